@@ -1,0 +1,47 @@
+import type { ChatMessage } from '../core/chat-message.js';
+import type { Usage } from '../llm/chat-model.js';
+
+/** One span of a run's trace: an LLM call or a tool call. */
+export type TraceSpan =
+  | {
+      kind: 'llm';
+      name: string; // `${provider}:${model}`
+      iteration: number;
+      startedAt: number;
+      durationMs: number;
+      usage: Usage | undefined;
+      costUsd: number | undefined;
+      error: string | undefined;
+      /** The request messages as JSON, only with TRACE_VERBOSE (truncated at 50,000 characters). */
+      input: string | undefined;
+    }
+  | {
+      kind: 'tool';
+      name: string;
+      toolCallId: string;
+      startedAt: number;
+      durationMs: number;
+      isError: boolean;
+      error: string | undefined;
+      outputPreview: string;
+    };
+
+export interface RunOutcome {
+  /** Messages this run added after the input messages (assistant, tool), in order. */
+  messages: ChatMessage[];
+  usage: Usage;
+  costUsd: number;
+  iterations: number;
+  spans: TraceSpan[];
+}
+
+/** Noun-then-action events of one agent run; the last one is always run-end, run-error or run-cancel. */
+export type AgentEvent =
+  | { type: 'run-start'; runId: string }
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  | { type: 'tool-call-start'; toolCallId: string; name: string; args: unknown }
+  | { type: 'tool-call-end'; toolCallId: string; name: string; isError: boolean; output: string }
+  | ({ type: 'run-end'; text: string } & RunOutcome)
+  | ({ type: 'run-error'; error: unknown } & RunOutcome)
+  | ({ type: 'run-cancel' } & RunOutcome);

@@ -1,0 +1,2 @@
+export type * from './app-config.js';
+export { loadConfig, readDotEnv } from './load-config.js';

@@ -1,0 +1,69 @@
+import type { ChannelName, ConversationRef, InboundMessage } from './inbound-message.js';
+
+/** What the gateway hands a webhook route: the raw body (signatures are computed over it) and the headers. */
+export interface WebhookRequest {
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: string;
+}
+
+export interface WebhookResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface WebhookRoute {
+  method: 'POST';
+  path: string;
+  handle(request: WebhookRequest): Promise<WebhookResponse>;
+}
+
+/** What happened to one inbound message; a channel turns `rejected` into an HTTP error so the platform retries. */
+export type InboundOutcome =
+  | { kind: 'queued'; sessionKey: string }
+  | { kind: 'duplicate' }
+  | { kind: 'ignored'; reason: string }
+  | { kind: 'command'; command: string }
+  | { kind: 'rejected'; reason: string };
+
+/** Every transport (webhook, polling, socket) ends here: commands answered now, everything else queued. */
+export type InboundSink = (message: InboundMessage) => Promise<InboundOutcome>;
+
+export interface DeliveryReceipt {
+  /** Platform ids of the messages that carry the reply, in order. */
+  messageIds: string[];
+}
+
+/** A feedback indicator (typing, reaction, assistant status) shown while a turn works. */
+export interface WorkingIndicator {
+  stop(): Promise<void>;
+}
+
+/** A reply that is written while the model streams, then settles into the final formatted message(s). */
+export interface LiveReply {
+  /** The answer so far (Markdown); the channel throttles edits. */
+  update(textSoFar: string): void;
+  /** Replace the draft with the final formatted answer (split as needed). */
+  finish(finalMarkdown: string): Promise<DeliveryReceipt>;
+  /** Remove anything half-written (silent or stopped turn). */
+  discard(): Promise<void>;
+}
+
+export interface Channel {
+  readonly name: ChannelName;
+  readonly accountId: string;
+  /** Webhook routes to mount on the gateway (empty in polling / socket modes). */
+  webhookRoutes(sink: InboundSink): WebhookRoute[];
+  /** Start non-HTTP inbound transports (long polling, Socket Mode, long connection) and one-time registration. */
+  startInbound(sink: InboundSink): Promise<void>;
+  stopInbound(): Promise<void>;
+  /** Render Markdown for the platform, split under its limits, send in order. */
+  send(to: ConversationRef, markdown: string): Promise<DeliveryReceipt>;
+  /** Plain text, no formatting: command confirmations and apologies. */
+  sendNotice(to: ConversationRef, text: string): Promise<DeliveryReceipt>;
+  startWorking(to: ConversationRef): WorkingIndicator;
+  /** Optional live streaming of a reply; undefined when the platform or config does not stream here. */
+  openLiveReply?(to: ConversationRef): LiveReply | undefined;
+  /** Platform-specific formatting rules for the system prompt's messaging section. */
+  promptSection(): string;
+}

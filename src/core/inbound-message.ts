@@ -1,0 +1,36 @@
+export type ChannelName = 'telegram' | 'slack' | 'feishu';
+export type ChatType = 'dm' | 'group';
+
+/** Where a reply goes: enough for the channel that produced the message to answer it. */
+export interface ConversationRef {
+  channel: ChannelName;
+  accountId: string;
+  chatId: string;
+  chatType: ChatType;
+  /** Slack thread ts, Telegram forum topic id. */
+  threadId?: string;
+  /** The platform message that triggered the turn (Feishu replies to it, Slack reacts to it). */
+  messageId: string;
+}
+
+export interface Sender {
+  id: string;
+  name?: string;
+  username?: string;
+}
+
+/** A message normalized by a channel adapter; no platform types past this point. */
+export interface InboundMessage {
+  conversation: ConversationRef;
+  /** Stable across platform redeliveries of the same message; the queue's job id and dedupe key derive from it. */
+  dedupeKey: string;
+  sender: Sender;
+  text: string;
+  /** Unix epoch milliseconds when the platform says the message was sent. */
+  sentAt: number;
+  chatTitle?: string;
+  threadKind?: 'thread' | 'topic';
+  /** Mentioned, replied to, or a command; always true in a DM. */
+  addressed: boolean;
+  agentId: string;
+}

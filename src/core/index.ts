@@ -1,0 +1,5 @@
+export * from './chat-message.js';
+export * from './inbound-message.js';
+export * from './session-key.js';
+export * from './errors.js';
+export * from './channel.js';

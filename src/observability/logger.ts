@@ -1,0 +1,45 @@
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+/** Paths pino blanks in every line: tokens, secrets, Authorization headers, webhook secrets. */
+export const REDACTED_PATHS = [
+  '*.token',
+  '*.apiKey',
+  '*.password',
+  '*.secret',
+  '*.webhookSecret',
+  '*.signingSecret',
+  '*.appSecret',
+  '*.encryptKey',
+  'headers.authorization',
+  'headers["x-telegram-bot-api-secret-token"]',
+  'req.headers.authorization',
+  'req.headers["x-telegram-bot-api-secret-token"]',
+];
+
+export function createLogger(options: { level?: string; format?: 'json' | 'pretty' } = {}): Logger {
+  const level = options.level ?? process.env.LOG_LEVEL ?? 'info';
+  const pretty = (options.format ?? process.env.LOG_FORMAT) === 'pretty';
+  return pino({
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
+  });
+}
+
+let root: Logger | undefined;
+
+/** The process-wide root logger; modules take a child of it (`logger.child({ module: 'queue' })`). */
+export function rootLogger(): Logger {
+  root ??= createLogger();
+  return root;
+}
+
+export function setRootLogger(logger: Logger): void {
+  root = logger;
+}
+
+export function moduleLogger(module: string): Logger {
+  return rootLogger().child({ module });
+}
