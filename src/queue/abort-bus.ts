@@ -1,0 +1,69 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../observability/logger.js';
+
+interface AbortNotice {
+  sessionKey: string;
+  turnIds: string[];
+}
+
+/**
+ * `/stop` reaches the worker holding a turn through Redis pub/sub; the scheduler's `aborted` set
+ * is the backstop (lease renewal reports it) when a notice is missed.
+ */
+export class AbortBus {
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(
+    private readonly channel: string,
+    private readonly publisher: Redis,
+    private readonly subscriber: Redis | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  async listen(): Promise<void> {
+    if (!this.subscriber) return;
+    this.subscriber.on('message', (channel: string, raw: string) => {
+      if (channel !== this.channel) return;
+      try {
+        const notice = JSON.parse(raw) as AbortNotice;
+        for (const turnId of notice.turnIds) this.abortLocal(turnId, 'stopped by user');
+      } catch (error) {
+        this.logger.warn({ err: error }, 'ignoring malformed abort notice');
+      }
+    });
+    await this.subscriber.subscribe(this.channel);
+  }
+
+  register(turnId: string): AbortController {
+    const controller = new AbortController();
+    this.running.set(turnId, controller);
+    return controller;
+  }
+
+  unregister(turnId: string): void {
+    this.running.delete(turnId);
+  }
+
+  abortLocal(turnId: string, reason: string): void {
+    const controller = this.running.get(turnId);
+    if (controller && !controller.signal.aborted) controller.abort(new Error(reason));
+  }
+
+  abortAll(reason: string): void {
+    for (const turnId of this.running.keys()) this.abortLocal(turnId, reason);
+  }
+
+  async publish(sessionKey: string, turnIds: string[]): Promise<void> {
+    if (turnIds.length === 0) return;
+    await this.publisher.publish(this.channel, JSON.stringify({ sessionKey, turnIds } satisfies AbortNotice));
+  }
+
+  get runningCount(): number {
+    return this.running.size;
+  }
+
+  async close(): Promise<void> {
+    this.running.clear();
+    if (this.subscriber) await this.subscriber.quit().catch(() => undefined);
+  }
+}

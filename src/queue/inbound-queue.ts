@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { Job, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { InboundMessage } from '../core/inbound-message.js';
+import { sessionKeyOf } from '../core/session-key.js';
+import type { Logger } from '../observability/logger.js';
+import type { AbortBus } from './abort-bus.js';
+import type { SessionScheduler } from './session-scheduler.js';
+
+export const INBOUND_QUEUE = 'inbound';
+
+/** What a job carries: only a wake-up for a session (the message itself waits in the scheduler). */
+export interface InboundJobData {
+  sessionKey: string;
+  dedupeKey?: string;
+  channel?: string;
+}
+
+export type SubmitResult = { kind: 'queued'; sessionKey: string } | { kind: 'duplicate'; sessionKey: string };
+
+/** BullMQ custom ids may not contain ':'. */
+export function jobIdFor(dedupeKey: string): string {
+  return `m.${dedupeKey.replaceAll(':', '.')}`;
+}
+
+export class InboundQueue {
+  readonly queue: Queue<InboundJobData>;
+
+  constructor(
+    connection: Redis,
+    prefix: string,
+    private readonly scheduler: SessionScheduler,
+    private readonly abortBus: AbortBus,
+    private readonly logger: Logger,
+  ) {
+    this.queue = new Queue<InboundJobData>(INBOUND_QUEUE, {
+      connection,
+      prefix,
+      defaultJobOptions: {
+        attempts: 4,
+        backoff: { type: 'exponential', delay: 2_000 },
+        removeOnComplete: { age: 3_600, count: 5_000 },
+        removeOnFail: { age: 7 * 24 * 3_600 },
+      },
+    });
+  }
+
+  /** Registers the message with its session and adds a wake-up job; a redelivered message is a duplicate. */
+  async submit(message: InboundMessage): Promise<SubmitResult> {
+    const sessionKey = sessionKeyOf(message);
+    const registered = await this.scheduler.enqueue(sessionKey, message);
+    if (registered === 'duplicate') return { kind: 'duplicate', sessionKey };
+    await this.queue.add(
+      'message',
+      { sessionKey, dedupeKey: message.dedupeKey, channel: message.conversation.channel },
+      { jobId: jobIdFor(message.dedupeKey) },
+    );
+    await this.scheduler.markQueued(message);
+    if (this.scheduler.options.mode === 'interrupt') {
+      const interrupted = await this.scheduler.interrupt(sessionKey);
+      await this.abortBus.publish(sessionKey, interrupted);
+    }
+    return { kind: 'queued', sessionKey };
+  }
+
+  /** A session has pending work but no job to carry it (its jobs finished early): add one. */
+  async addWakeJob(sessionKey: string): Promise<void> {
+    await this.queue.add('wake', { sessionKey }, { jobId: `w.${randomUUID()}` });
+  }
+
+  /** Moves a parked (delayed) job to the front; tolerant of the job still being on its way to `delayed`. */
+  async wake(jobId: string): Promise<void> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const job = await Job.fromId<InboundJobData>(this.queue, jobId);
+      if (!job) return;
+      const state = await job.getState();
+      if (state === 'delayed') {
+        try {
+          await job.promote();
+          return;
+        } catch (error) {
+          this.logger.debug({ err: error, jobId }, 'promote raced; retrying');
+        }
+      } else if (state !== 'active') {
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    this.logger.warn({ jobId }, 'could not wake parked job; it wakes itself at its lease deadline');
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * Lua scripts of the per-session scheduler. All state of one session lives under
+ * `<base> = <prefix>:s:{<sessionKey>}` (one hash slot):
+ *   :pending  ZSET entryId → arrival seq    (the truth: what still has to be answered)
+ *   :payload  HASH entryId → JSON           (a message, or a requeued turn's JSON array of messages)
+ *   :behind   SET  entryIds that arrived while every slot was taken (collected together later)
+ *   :arrived  HASH entryId → ms             (debounce)
+ *   :leases   ZSET turnId → lease expiry ms (slots in use; an expired lease is taken back)
+ *   :turn:<id> HASH seq, body               (what a running turn claimed, requeued intact if its holder dies)
+ *   :waiters  ZSET jobId → parked since ms  (BullMQ jobs parked as delayed until a slot frees)
+ *   :aborted  SET  turnIds stopped by /stop (backstop for a missed pub/sub abort)
+ *   :seq      counter of arrivals
+ * Entry ids of requeued turns are `turn:<turnId>`, so a turn keeps its id (and its idempotency) across takeovers.
+ */
+
+const COMMON = `
+local base = ARGV[1]
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function starts_with(value, prefix) return string.sub(value, 1, #prefix) == prefix end
+-- Take back leases whose holder stopped renewing: the claimed messages go back to the head, same turn id.
+local function purge_expired(now)
+  local expired = redis.call('ZRANGEBYSCORE', base .. ':leases', '-inf', now)
+  for _, turn_id in ipairs(expired) do
+    redis.call('ZREM', base .. ':leases', turn_id)
+    local turn_key = base .. ':turn:' .. turn_id
+    local record = redis.call('HMGET', turn_key, 'seq', 'body')
+    redis.call('DEL', turn_key)
+    local was_aborted = redis.call('SREM', base .. ':aborted', turn_id)
+    if record[1] and was_aborted == 0 then
+      redis.call('ZADD', base .. ':pending', record[1], 'turn:' .. turn_id)
+      redis.call('HSET', base .. ':payload', 'turn:' .. turn_id, record[2])
+    end
+  end
+end
+`;
+
+/** ARGV: base, seenKey, entryId, payload, limit, seenTtlSeconds → {'duplicate'} | {'registered'} | {'new', activeTurns} */
+export const ENQUEUE = `${COMMON}
+local seen_key, entry_id, payload, limit, ttl = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6]
+local state = redis.call('GET', seen_key)
+if state == 'queued' then return {'duplicate'} end
+if state == 'registered' then return {'registered'} end
+local now = now_ms()
+purge_expired(now)
+local active = redis.call('ZCARD', base .. ':leases')
+local waiting = redis.call('ZCARD', base .. ':pending') - redis.call('SCARD', base .. ':behind')
+local seq = redis.call('INCR', base .. ':seq')
+redis.call('ZADD', base .. ':pending', seq, entry_id)
+redis.call('HSET', base .. ':payload', entry_id, payload)
+redis.call('HSET', base .. ':arrived', entry_id, now)
+if active + waiting >= limit then redis.call('SADD', base .. ':behind', entry_id) end
+redis.call('SET', seen_key, 'registered', 'EX', ttl)
+return {'new', tostring(active)}
+`;
+
+/** ARGV: base, seenKey, ttl — the job for the entry exists now; later redeliveries are plain duplicates. */
+export const MARK_QUEUED = `
+redis.call('SET', ARGV[2], 'queued', 'EX', ARGV[3])
+return 1
+`;
+
+/**
+ * ARGV: base, jobId, limit, leaseMs, mode, debounceMs, newTurnId
+ * → {'empty'} | {'busy', waitMs} | {'debounce', waitMs} | {'acquired', turnId, bodyJson, jobIdToWake}
+ */
+export const ACQUIRE = `${COMMON}
+local job_id, limit, lease_ms, mode, debounce_ms, new_turn_id =
+  ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6]), ARGV[7]
+local now = now_ms()
+purge_expired(now)
+local pending_key, payload_key, behind_key = base .. ':pending', base .. ':payload', base .. ':behind'
+local active = redis.call('ZCARD', base .. ':leases')
+local nothing_pending = redis.call('ZCARD', pending_key) == 0
+if nothing_pending and active == 0 then
+  redis.call('ZREM', base .. ':waiters', job_id)
+  return {'empty'}
+end
+-- With turns running, a job parks even when nothing is pending: it is the guardian that takes a turn
+-- back if its holder dies (the lease expires while it sleeps); a release wakes it to finish.
+if nothing_pending or active >= limit then
+  redis.call('ZADD', base .. ':waiters', 'NX', now, job_id)
+  local first = redis.call('ZRANGE', base .. ':leases', 0, 0, 'WITHSCORES')
+  return {'busy', tostring(math.max(0, tonumber(first[2]) - now))}
+end
+local head = redis.call('ZRANGE', pending_key, 0, 0, 'WITHSCORES')
+local head_id, head_seq = head[1], head[2]
+if debounce_ms > 0 and mode ~= 'followup' and not starts_with(head_id, 'turn:') then
+  local newest = redis.call('ZRANGE', pending_key, -1, -1)[1]
+  local arrived = tonumber(redis.call('HGET', base .. ':arrived', newest) or '0')
+  if arrived + debounce_ms > now then
+    redis.call('ZADD', base .. ':waiters', 'NX', now, job_id)
+    return {'debounce', tostring(arrived + debounce_ms - now)}
+  end
+end
+local turn_id, body
+local claimed = {head_id}
+if starts_with(head_id, 'turn:') then
+  turn_id = string.sub(head_id, 6)
+  body = redis.call('HGET', payload_key, head_id)
+else
+  turn_id = new_turn_id
+  local collect_rest = mode == 'interrupt'
+    or (mode == 'collect' and (debounce_ms > 0 or redis.call('SISMEMBER', behind_key, head_id) == 1))
+  if collect_rest then
+    local rest = redis.call('ZRANGE', pending_key, 1, -1)
+    for _, id in ipairs(rest) do
+      if starts_with(id, 'turn:') then break end
+      if mode == 'collect' and debounce_ms == 0 and redis.call('SISMEMBER', behind_key, id) == 0 then break end
+      claimed[#claimed + 1] = id
+    end
+  end
+  body = '[' .. table.concat(redis.call('HMGET', payload_key, unpack(claimed)), ',') .. ']'
+end
+redis.call('ZREM', pending_key, unpack(claimed))
+redis.call('HDEL', payload_key, unpack(claimed))
+redis.call('SREM', behind_key, unpack(claimed))
+redis.call('HDEL', base .. ':arrived', unpack(claimed))
+redis.call('ZADD', base .. ':leases', now + lease_ms, turn_id)
+redis.call('HSET', base .. ':turn:' .. turn_id, 'seq', head_seq, 'body', body)
+redis.call('ZREM', base .. ':waiters', job_id)
+local wake = ''
+if active + 1 < limit and redis.call('ZCARD', pending_key) > 0 then
+  local popped = redis.call('ZPOPMIN', base .. ':waiters')
+  if popped[1] then wake = popped[1] end
+end
+return {'acquired', turn_id, body, wake}
+`;
+
+/** ARGV: base, turnId, leaseMs → 'ok' | 'aborted' | 'lost' */
+export const RENEW = `${COMMON}
+local turn_id, lease_ms = ARGV[2], tonumber(ARGV[3])
+if not redis.call('ZSCORE', base .. ':leases', turn_id) then return 'lost' end
+redis.call('ZADD', base .. ':leases', 'XX', now_ms() + lease_ms, turn_id)
+if redis.call('SISMEMBER', base .. ':aborted', turn_id) == 1 then return 'aborted' end
+return 'ok'
+`;
+
+/**
+ * ARGV: base, turnId → {'wake', jobId} (work remains, a parked job takes it) | {'orphan'} (work remains, nobody parked)
+ *                    | {'idle', jobIds...} (nothing pending: parked jobs can finish)
+ */
+export const RELEASE = `${COMMON}
+local turn_id = ARGV[2]
+redis.call('ZREM', base .. ':leases', turn_id)
+redis.call('DEL', base .. ':turn:' .. turn_id)
+redis.call('SREM', base .. ':aborted', turn_id)
+if redis.call('ZCARD', base .. ':pending') == 0 then
+  local parked = redis.call('ZRANGE', base .. ':waiters', 0, -1)
+  redis.call('DEL', base .. ':waiters')
+  local result = {'idle'}
+  for _, id in ipairs(parked) do result[#result + 1] = id end
+  return result
+end
+local popped = redis.call('ZPOPMIN', base .. ':waiters')
+if popped[1] then return {'wake', popped[1]} end
+return {'orphan'}
+`;
+
+/** ARGV: base, turnId → 'requeued' | 'dropped' (stopped meanwhile) | 'lost' (lease already taken back) */
+export const REQUEUE = `${COMMON}
+local turn_id = ARGV[2]
+local turn_key = base .. ':turn:' .. turn_id
+local record = redis.call('HMGET', turn_key, 'seq', 'body')
+redis.call('ZREM', base .. ':leases', turn_id)
+redis.call('DEL', turn_key)
+local was_aborted = redis.call('SREM', base .. ':aborted', turn_id)
+if not record[1] then return 'lost' end
+if was_aborted == 1 then return 'dropped' end
+redis.call('ZADD', base .. ':pending', record[1], 'turn:' .. turn_id)
+redis.call('HSET', base .. ':payload', 'turn:' .. turn_id, record[2])
+return 'requeued'
+`;
+
+/** ARGV: base → {droppedCount, activeCount, activeTurnIds..., parkedJobIds...} */
+export const STOP = `${COMMON}
+local active = redis.call('ZRANGE', base .. ':leases', 0, -1)
+for _, id in ipairs(active) do redis.call('SADD', base .. ':aborted', id) end
+local dropped = redis.call('ZCARD', base .. ':pending')
+redis.call('DEL', base .. ':pending', base .. ':payload', base .. ':behind', base .. ':arrived')
+local parked = redis.call('ZRANGE', base .. ':waiters', 0, -1)
+redis.call('DEL', base .. ':waiters')
+local result = {tostring(dropped), tostring(#active)}
+for _, id in ipairs(active) do result[#result + 1] = id end
+for _, id in ipairs(parked) do result[#result + 1] = id end
+return result
+`;
+
+/** ARGV: base → ids of the running turns, now marked aborted (interrupt mode: the newest message wins). */
+export const INTERRUPT = `
+local base = ARGV[1]
+local active = redis.call('ZRANGE', base .. ':leases', 0, -1)
+for _, id in ipairs(active) do redis.call('SADD', base .. ':aborted', id) end
+return active
+`;
+
+/** ARGV: base → {pendingCount, activeCount} */
+export const DEPTH = `
+local base = ARGV[1]
+return {redis.call('ZCARD', base .. ':pending'), redis.call('ZCARD', base .. ':leases')}
+`;

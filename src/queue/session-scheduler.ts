@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { QueueMode } from '../config/app-config.js';
+import type { InboundMessage } from '../core/inbound-message.js';
+import { isGroupSessionKey } from '../core/session-key.js';
+import { ACQUIRE, DEPTH, ENQUEUE, INTERRUPT, MARK_QUEUED, RELEASE, RENEW, REQUEUE, STOP } from './scheduler-scripts.js';
+
+const SEEN_TTL_SECONDS = 24 * 60 * 60;
+
+export type EnqueueResult = 'new' | 'registered' | 'duplicate';
+
+export type AcquireResult =
+  | { kind: 'empty' }
+  | { kind: 'busy' | 'debounce'; waitMs: number }
+  | { kind: 'acquired'; turnId: string; messages: InboundMessage[]; wakeJobId: string | undefined };
+
+export type ReleaseResult =
+  | { kind: 'wake'; jobId: string }
+  | { kind: 'orphan' }
+  | { kind: 'idle'; parkedJobIds: string[] };
+
+export interface StopResult {
+  droppedMessages: number;
+  abortedTurnIds: string[];
+  parkedJobIds: string[];
+}
+
+export interface SchedulerOptions {
+  prefix: string;
+  groupMaxConcurrent: number;
+  mode: QueueMode;
+  leaseMs: number;
+  debounceMs: number;
+}
+
+type ScriptRunner = (...args: string[]) => Promise<unknown>;
+
+/**
+ * Per-session slots and ordering, enforced in Redis so any number of gateways and workers agree.
+ * BullMQ jobs only wake a session up; the session's pending set is the truth (see scheduler-scripts.ts).
+ */
+export class SessionScheduler {
+  private readonly scripts: Record<string, ScriptRunner>;
+
+  constructor(
+    private readonly redis: Redis,
+    readonly options: SchedulerOptions,
+  ) {
+    const definitions = { ENQUEUE, MARK_QUEUED, ACQUIRE, RENEW, RELEASE, REQUEUE, STOP, INTERRUPT, DEPTH };
+    this.scripts = {};
+    for (const [name, lua] of Object.entries(definitions)) {
+      const command = `scheduler${name}`;
+      if (!(command in redis)) redis.defineCommand(command, { numberOfKeys: 0, lua });
+      const bound = (redis as unknown as Record<string, ScriptRunner>)[command]!;
+      this.scripts[name] = bound.bind(redis);
+    }
+  }
+
+  private base(sessionKey: string): string {
+    return `${this.options.prefix}:s:{${sessionKey}}`;
+  }
+
+  private seenKey(dedupeKey: string): string {
+    return `${this.options.prefix}:seen:${dedupeKey}`;
+  }
+
+  limitFor(sessionKey: string): number {
+    return isGroupSessionKey(sessionKey) ? this.options.groupMaxConcurrent : 1;
+  }
+
+  async enqueue(sessionKey: string, message: InboundMessage): Promise<EnqueueResult> {
+    const limit = String(this.limitFor(sessionKey));
+    const [result] = (await this.scripts.ENQUEUE!(
+      this.base(sessionKey),
+      this.seenKey(message.dedupeKey),
+      message.dedupeKey,
+      JSON.stringify(message),
+      limit,
+      String(SEEN_TTL_SECONDS),
+    )) as [EnqueueResult];
+    return result;
+  }
+
+  async markQueued(message: InboundMessage): Promise<void> {
+    await this.scripts.MARK_QUEUED!('', this.seenKey(message.dedupeKey), String(SEEN_TTL_SECONDS));
+  }
+
+  async acquire(sessionKey: string, jobId: string): Promise<AcquireResult> {
+    const { leaseMs, mode, debounceMs } = this.options;
+    const reply = (await this.scripts.ACQUIRE!(
+      this.base(sessionKey),
+      jobId,
+      String(this.limitFor(sessionKey)),
+      String(leaseMs),
+      mode,
+      String(debounceMs),
+      randomUUID(),
+    )) as string[];
+    switch (reply[0]) {
+      case 'empty':
+        return { kind: 'empty' };
+      case 'busy':
+      case 'debounce':
+        return { kind: reply[0], waitMs: Number(reply[1]) };
+      case 'acquired':
+        return {
+          kind: 'acquired',
+          turnId: reply[1]!,
+          messages: JSON.parse(reply[2]!) as InboundMessage[],
+          wakeJobId: reply[3] || undefined,
+        };
+      default:
+        throw new Error(`scheduler: unexpected acquire reply ${String(reply[0])}`);
+    }
+  }
+
+  async renew(sessionKey: string, turnId: string): Promise<'ok' | 'aborted' | 'lost'> {
+    return (await this.scripts.RENEW!(this.base(sessionKey), turnId, String(this.options.leaseMs))) as
+      | 'ok'
+      | 'aborted'
+      | 'lost';
+  }
+
+  async release(sessionKey: string, turnId: string): Promise<ReleaseResult> {
+    const reply = (await this.scripts.RELEASE!(this.base(sessionKey), turnId)) as string[];
+    if (reply[0] === 'wake') return { kind: 'wake', jobId: reply[1]! };
+    if (reply[0] === 'orphan') return { kind: 'orphan' };
+    return { kind: 'idle', parkedJobIds: reply.slice(1) };
+  }
+
+  /** Puts a failed turn's messages back at the head, same turn id, for a retry. */
+  async requeue(sessionKey: string, turnId: string): Promise<'requeued' | 'dropped' | 'lost'> {
+    return (await this.scripts.REQUEUE!(this.base(sessionKey), turnId)) as 'requeued' | 'dropped' | 'lost';
+  }
+
+  /** Marks running turns aborted and drops everything waiting. */
+  async stop(sessionKey: string): Promise<StopResult> {
+    const reply = (await this.scripts.STOP!(this.base(sessionKey))) as string[];
+    const activeCount = Number(reply[1]);
+    return {
+      droppedMessages: Number(reply[0]),
+      abortedTurnIds: reply.slice(2, 2 + activeCount),
+      parkedJobIds: reply.slice(2 + activeCount),
+    };
+  }
+
+  /** Marks the running turns aborted without dropping what waits; returns their ids. */
+  async interrupt(sessionKey: string): Promise<string[]> {
+    return (await this.scripts.INTERRUPT!(this.base(sessionKey))) as string[];
+  }
+
+  async depth(sessionKey: string): Promise<{ pending: number; active: number }> {
+    const [pending, active] = (await this.scripts.DEPTH!(this.base(sessionKey))) as [number, number];
+    return { pending, active };
+  }
+}

@@ -1,0 +1,163 @@
+import { DelayedError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { InboundMessage } from '../core/inbound-message.js';
+import type { Logger } from '../observability/logger.js';
+import type { AbortBus } from './abort-bus.js';
+import { INBOUND_QUEUE, type InboundJobData, type InboundQueue } from './inbound-queue.js';
+import type { SessionScheduler } from './session-scheduler.js';
+
+/** Why a running turn's signal fired. */
+export const ABORT_REASONS = { stopped: 'stopped by user', shutdown: 'worker shutting down', leaseLost: 'lease lost' } as const;
+
+export function isShutdown(signal: AbortSignal): boolean {
+  return signal.aborted && signal.reason instanceof Error && signal.reason.message === ABORT_REASONS.shutdown;
+}
+
+export interface TurnRequest {
+  turnId: string;
+  sessionKey: string;
+  messages: InboundMessage[];
+  signal: AbortSignal;
+  /** No retry follows a failure of this attempt: the runner must answer the user (apology) and record the failure. */
+  finalAttempt: boolean;
+  /** True while this worker still holds the turn's lease (checked right before sending). */
+  holdsLease(): Promise<boolean>;
+}
+
+export type TurnOutcome =
+  | { kind: 'completed' | 'silent' | 'cancelled' | 'failed' | 'skipped' }
+  /** Nothing was delivered or stored; the messages go back to the head of the session for another attempt. */
+  | { kind: 'retry'; error: unknown };
+
+export type TurnRunner = (request: TurnRequest) => Promise<TurnOutcome>;
+
+export interface TurnWorkerOptions {
+  connection: Redis;
+  prefix: string;
+  concurrency: number;
+  leaseMs: number;
+  scheduler: SessionScheduler;
+  inbound: InboundQueue;
+  abortBus: AbortBus;
+  runTurn: TurnRunner;
+  logger: Logger;
+}
+
+export class TurnWorker {
+  readonly worker: Worker<InboundJobData>;
+  private readonly options: TurnWorkerOptions;
+
+  constructor(options: TurnWorkerOptions) {
+    this.options = options;
+    this.worker = new Worker<InboundJobData>(INBOUND_QUEUE, (job, token) => this.process(job, token), {
+      connection: options.connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency,
+      // A dead worker's job comes back within seconds; its turn's lease expires on the same clock.
+      lockDuration: options.leaseMs,
+      stalledInterval: Math.max(1_000, Math.floor(options.leaseMs / 2)),
+      maxStalledCount: 10,
+      autorun: false,
+    });
+    this.worker.on('failed', (job, error) =>
+      options.logger.warn({ jobId: job?.id, err: error, attemptsMade: job?.attemptsMade }, 'job failed'),
+    );
+    this.worker.on('error', (error) => options.logger.error({ err: error }, 'worker error'));
+  }
+
+  start(): void {
+    void this.worker.run();
+  }
+
+  private async process(job: Job<InboundJobData>, token: string | undefined): Promise<string> {
+    const { scheduler } = this.options;
+    const { sessionKey } = job.data;
+    const claim = await scheduler.acquire(sessionKey, job.id!);
+    switch (claim.kind) {
+      case 'empty':
+        return 'collected';
+      case 'busy':
+      case 'debounce':
+        // Parked, not polling: a releasing turn promotes it; the timeout is only the crash backstop.
+        await job.moveToDelayed(Date.now() + claim.waitMs + 100, token);
+        throw new DelayedError();
+      case 'acquired': {
+        if (claim.wakeJobId) await this.options.inbound.wake(claim.wakeJobId);
+        const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        const result = await this.runLeased(sessionKey, claim.turnId, claim.messages, finalAttempt);
+        if (result === 'handed-back') {
+          // Shutdown: the turn waits at the head of its session; this job wakes another worker without using an attempt.
+          await job.moveToDelayed(Date.now() + 100, token);
+          throw new DelayedError();
+        }
+        return result;
+      }
+    }
+  }
+
+  private async runLeased(sessionKey: string, turnId: string, messages: InboundMessage[], finalAttempt: boolean) {
+    const { scheduler, abortBus, logger, leaseMs } = this.options;
+    const controller = abortBus.register(turnId);
+    let leaseLost = false;
+    const renew = async () => {
+      const state = await scheduler.renew(sessionKey, turnId).catch(() => 'ok' as const);
+      if (state === 'aborted') controller.abort(new Error(ABORT_REASONS.stopped));
+      if (state === 'lost') {
+        leaseLost = true;
+        controller.abort(new Error(ABORT_REASONS.leaseLost));
+      }
+      return state;
+    };
+    const renewal = setInterval(() => void renew(), Math.max(250, Math.floor(leaseMs / 3)));
+    let outcome: TurnOutcome;
+    try {
+      outcome = await this.options.runTurn({
+        turnId,
+        sessionKey,
+        messages,
+        signal: controller.signal,
+        finalAttempt,
+        holdsLease: async () => (await renew()) === 'ok',
+      });
+    } catch (error) {
+      outcome = { kind: 'retry', error };
+    } finally {
+      clearInterval(renewal);
+      abortBus.unregister(turnId);
+    }
+    if (leaseLost) {
+      logger.warn({ turnId, sessionKey }, 'lease lost mid-turn; another worker takes the turn over');
+      return 'lease-lost';
+    }
+    if (outcome.kind === 'retry') {
+      const requeued = await scheduler.requeue(sessionKey, turnId);
+      if (requeued === 'requeued' && isShutdown(controller.signal)) return 'handed-back';
+      if (requeued === 'requeued') throw outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
+      await this.afterRelease(sessionKey, await scheduler.release(sessionKey, turnId));
+      return requeued;
+    }
+    await this.afterRelease(sessionKey, await scheduler.release(sessionKey, turnId));
+    return outcome.kind;
+  }
+
+  private async afterRelease(sessionKey: string, released: Awaited<ReturnType<SessionScheduler['release']>>) {
+    const { inbound } = this.options;
+    if (released.kind === 'wake') await inbound.wake(released.jobId);
+    else if (released.kind === 'orphan') await inbound.addWakeJob(sessionKey);
+    else await Promise.all(released.parkedJobIds.map((jobId) => inbound.wake(jobId)));
+  }
+
+  /** Lets running turns finish for up to graceMs, then aborts them so another worker takes them over. */
+  async close(graceMs: number): Promise<void> {
+    const closing = this.worker.close();
+    const timer = setTimeout(() => {
+      this.options.logger.warn({ running: this.options.abortBus.runningCount }, 'grace period over; handing turns back');
+      this.options.abortBus.abortAll(ABORT_REASONS.shutdown);
+    }, graceMs);
+    try {
+      await closing;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

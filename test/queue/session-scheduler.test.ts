@@ -1,0 +1,177 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { sessionKeyOf } from '../../src/core/session-key.js';
+import { SessionScheduler, type SchedulerOptions } from '../../src/queue/session-scheduler.js';
+import { inboundMessage } from '../support/messages.js';
+import { TEST_REDIS_URL, uniqueName } from '../support/services.js';
+
+const redis = new Redis(TEST_REDIS_URL);
+let prefix: string;
+
+function scheduler(overrides: Partial<SchedulerOptions> = {}) {
+  return new SessionScheduler(redis, { prefix, groupMaxConcurrent: 3, mode: 'collect', leaseMs: 10_000, debounceMs: 0, ...overrides });
+}
+
+beforeEach(() => {
+  prefix = uniqueName('sched');
+});
+
+afterAll(async () => {
+  const keys = await redis.keys('sched_*');
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+});
+
+describe('SessionScheduler', () => {
+  it('registers a message once; a redelivery after the job exists is a duplicate', async () => {
+    const s = scheduler();
+    const message = inboundMessage();
+    const key = sessionKeyOf(message);
+    expect(await s.enqueue(key, message)).toBe('new');
+    expect(await s.enqueue(key, message)).toBe('registered');
+    await s.markQueued(message);
+    expect(await s.enqueue(key, message)).toBe('duplicate');
+    expect(await s.depth(key)).toEqual({ pending: 1, active: 0 });
+  });
+
+  it('runs one DM turn at a time and collects messages that arrived meanwhile into the next turn', async () => {
+    const s = scheduler();
+    const [first, second, third] = [inboundMessage(), inboundMessage(), inboundMessage()];
+    const key = sessionKeyOf(first);
+    await s.enqueue(key, first);
+    const turn1 = await s.acquire(key, 'job1');
+    expect(turn1.kind).toBe('acquired');
+    if (turn1.kind !== 'acquired') return;
+    expect(turn1.messages.map((m) => m.text)).toEqual([first.text]);
+
+    await s.enqueue(key, second);
+    await s.enqueue(key, third);
+    const blocked = await s.acquire(key, 'job2');
+    expect(blocked.kind).toBe('busy');
+    expect((await s.acquire(key, 'job3')).kind).toBe('busy');
+
+    expect(await s.release(key, turn1.turnId)).toEqual({ kind: 'wake', jobId: 'job2' });
+    const turn2 = await s.acquire(key, 'job2');
+    if (turn2.kind !== 'acquired') throw new Error(`expected acquired, got ${turn2.kind}`);
+    expect(turn2.messages.map((m) => m.text)).toEqual([second.text, third.text]);
+    // job3's message was collected, but while a turn runs it parks as the takeover guardian.
+    expect((await s.acquire(key, 'job3')).kind).toBe('busy');
+    expect(await s.release(key, turn2.turnId)).toEqual({ kind: 'idle', parkedJobIds: ['job3'] });
+    expect((await s.acquire(key, 'job3')).kind).toBe('empty');
+  });
+
+  it('lets a group run up to its limit, then collects the overflow', async () => {
+    const s = scheduler();
+    const messages = Array.from({ length: 6 }, () => inboundMessage({ chatType: 'group' }));
+    const key = sessionKeyOf(messages[0]!);
+    for (const message of messages) await s.enqueue(key, message);
+    const turns = [];
+    for (let index = 0; index < 3; index++) {
+      const claim = await s.acquire(key, `job${index}`);
+      if (claim.kind !== 'acquired') throw new Error('expected a slot');
+      expect(claim.messages).toHaveLength(1);
+      turns.push(claim);
+    }
+    expect((await s.acquire(key, 'job3')).kind).toBe('busy');
+    await s.release(key, turns[0]!.turnId);
+    const overflow = await s.acquire(key, 'job3');
+    if (overflow.kind !== 'acquired') throw new Error('expected the overflow turn');
+    expect(overflow.messages.map((m) => m.text)).toEqual(messages.slice(3).map((m) => m.text));
+  });
+
+  it('runs one message per turn in followup mode', async () => {
+    const s = scheduler({ mode: 'followup' });
+    const [first, second, third] = [inboundMessage(), inboundMessage(), inboundMessage()];
+    const key = sessionKeyOf(first);
+    for (const message of [first, second, third]) await s.enqueue(key, message);
+    const texts: string[] = [];
+    for (let index = 0; index < 3; index++) {
+      const claim = await s.acquire(key, `job${index}`);
+      if (claim.kind !== 'acquired') throw new Error('expected a turn');
+      texts.push(...claim.messages.map((m) => m.text));
+      await s.release(key, claim.turnId);
+    }
+    expect(texts).toEqual([first.text, second.text, third.text]);
+  });
+
+  it('takes back an expired lease with the same turn id and the same messages', async () => {
+    const s = scheduler({ leaseMs: 1_000 });
+    const message = inboundMessage();
+    const key = sessionKeyOf(message);
+    await s.enqueue(key, message);
+    const claim = await s.acquire(key, 'job1');
+    if (claim.kind !== 'acquired') throw new Error('expected a turn');
+    const parked = await s.acquire(key, 'job2');
+    expect(parked.kind).toBe('busy');
+    if (parked.kind === 'busy') expect(parked.waitMs).toBeLessThanOrEqual(1_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const takeover = await s.acquire(key, 'job2');
+    if (takeover.kind !== 'acquired') throw new Error('expected the takeover');
+    expect(takeover.turnId).toBe(claim.turnId);
+    expect(takeover.messages).toEqual(claim.messages);
+    expect(await s.renew(key, claim.turnId)).toBe('ok');
+  });
+
+  it('keeps a lease alive while it is renewed and reports it lost once taken back', async () => {
+    const s = scheduler({ leaseMs: 1_000 });
+    const message = inboundMessage();
+    const key = sessionKeyOf(message);
+    await s.enqueue(key, message);
+    const claim = await s.acquire(key, 'job1');
+    if (claim.kind !== 'acquired') throw new Error('expected a turn');
+    for (let index = 0; index < 4; index++) {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(await s.renew(key, claim.turnId)).toBe('ok');
+    }
+    expect((await s.acquire(key, 'job2')).kind).toBe('busy');
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await s.enqueue(key, inboundMessage());
+    expect(await s.renew(key, claim.turnId)).toBe('lost');
+  });
+
+  it('requeues a failed turn at the head with its id', async () => {
+    const s = scheduler();
+    const [first, second] = [inboundMessage(), inboundMessage()];
+    const key = sessionKeyOf(first);
+    await s.enqueue(key, first);
+    const claim = await s.acquire(key, 'job1');
+    if (claim.kind !== 'acquired') throw new Error('expected a turn');
+    await s.enqueue(key, second);
+    expect(await s.requeue(key, claim.turnId)).toBe('requeued');
+    const again = await s.acquire(key, 'job1');
+    if (again.kind !== 'acquired') throw new Error('expected the retry');
+    expect(again.turnId).toBe(claim.turnId);
+    expect(again.messages.map((m) => m.text)).toEqual([first.text]);
+  });
+
+  it('stop marks running turns aborted and drops what waits', async () => {
+    const s = scheduler();
+    const [first, second, third] = [inboundMessage(), inboundMessage(), inboundMessage()];
+    const key = sessionKeyOf(first);
+    await s.enqueue(key, first);
+    const claim = await s.acquire(key, 'job1');
+    if (claim.kind !== 'acquired') throw new Error('expected a turn');
+    await s.enqueue(key, second);
+    await s.enqueue(key, third);
+    await s.acquire(key, 'job2');
+    const stopped = await s.stop(key);
+    expect(stopped).toEqual({ droppedMessages: 2, abortedTurnIds: [claim.turnId], parkedJobIds: ['job2'] });
+    expect(await s.renew(key, claim.turnId)).toBe('aborted');
+    expect(await s.requeue(key, claim.turnId)).toBe('dropped');
+    expect(await s.depth(key)).toEqual({ pending: 0, active: 0 });
+  });
+
+  it('debounces rapid-fire messages into one turn', async () => {
+    const s = scheduler({ debounceMs: 300 });
+    const [first, second] = [inboundMessage(), inboundMessage()];
+    const key = sessionKeyOf(first);
+    await s.enqueue(key, first);
+    await s.enqueue(key, second);
+    const early = await s.acquire(key, 'job1');
+    expect(early.kind).toBe('debounce');
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    const claim = await s.acquire(key, 'job1');
+    if (claim.kind !== 'acquired') throw new Error('expected a turn');
+    expect(claim.messages.map((m) => m.text)).toEqual([first.text, second.text]);
+  });
+});
