@@ -1,0 +1,92 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from './schema/index.js';
+
+/** What every repository takes: the postgres-js and the PGlite drizzle instances (and their transactions) both fit. */
+export type StoreDatabase = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface Database {
+  db: StoreDatabase;
+  kind: 'postgres' | 'pglite';
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** Runs `work` while this process holds a PostgreSQL advisory lock, so other processes wait for it. */
+  withAdvisoryLock<T>(lockId: number, work: () => Promise<T>): Promise<T>;
+}
+
+export interface OpenDatabaseOptions {
+  /** `postgres://…`; unset: embedded PGlite under `${dataDir}/pglite`. */
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  /** Called with the text of every statement sent to a real server (BEGIN and COMMIT included): the benchmark counts them. */
+  onQuery?: (statement: string) => void;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.onQuery) : openPglite(options.dataDir);
+}
+
+function openPostgres(databaseUrl: string, onQuery: ((statement: string) => void) | undefined): Database {
+  const client = postgres(databaseUrl, {
+    max: 10,
+    onnotice: () => {},
+    ...(onQuery ? { debug: (_connection: number, statement: string) => onQuery(statement) } : {}),
+  });
+  const db: StoreDatabase = drizzlePostgres({ client, schema });
+  return {
+    db,
+    kind: 'postgres',
+    ping: async () => {
+      await client`select 1`;
+    },
+    close: () => client.end({ timeout: 5 }),
+    withAdvisoryLock: async (lockId, work) => {
+      // A session-level lock belongs to one connection, so it is taken and released on a reserved one
+      // while `work` runs on the pool.
+      const connection = await client.reserve();
+      try {
+        await connection`select pg_advisory_lock(${lockId}::bigint)`;
+        try {
+          return await work();
+        } finally {
+          await connection`select pg_advisory_unlock(${lockId}::bigint)`;
+        }
+      } finally {
+        connection.release();
+      }
+    },
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const directory = path.join(dataDir, 'pglite');
+  await mkdir(directory, { recursive: true });
+  const client = await PGlite.create(directory);
+  const db: StoreDatabase = drizzlePglite({ client, schema });
+  // PGlite is one connection inside this process: an in-process queue is the whole lock.
+  let lockQueue: Promise<unknown> = Promise.resolve();
+  return {
+    db,
+    kind: 'pglite',
+    ping: async () => {
+      await db.execute(sql`select 1`);
+    },
+    close: () => client.close(),
+    withAdvisoryLock: (_lockId, work) => {
+      const result = lockQueue.then(work);
+      lockQueue = result.catch(() => undefined);
+      return result;
+    },
+  };
+}
+
+/** Rows of a raw `db.execute`: postgres-js returns an array, PGlite an object with `rows`. */
+export function rowsOf<Row>(result: unknown): Row[] {
+  return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
+}

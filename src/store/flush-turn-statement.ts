@@ -1,0 +1,132 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { TraceSpan } from '../agent/agent-events.js';
+import type { TurnMessage, TurnRecord } from './turn-record.js';
+
+/**
+ * The whole turn as ONE statement (one round trip, atomic by itself):
+ * - the run row goes in first with ON CONFLICT DO NOTHING; when it already exists every later
+ *   step is empty, so a retried turn writes nothing;
+ * - the session UPDATE both locks the row and claims `next_seq … next_seq + n - 1`. Under READ
+ *   COMMITTED a concurrent flush of the same session waits on the row lock and then sees the
+ *   bumped `next_seq`, so turns get consecutive, non-interleaved ranges;
+ * - messages and spans arrive as one JSON array each, turned into rows by
+ *   jsonb_populate_recordset (JSON keys are the column names).
+ */
+export function flushTurnStatement(record: TurnRecord): SQL {
+  const { run, runId, sessionId } = record;
+  const count = record.messages.length;
+  const durationMs = Math.max(0, whole(run.finishedAt.getTime() - run.startedAt.getTime()));
+  const inputTokens = whole(run.inputTokens);
+  const outputTokens = whole(run.outputTokens);
+  const costUsd = amount(run.costUsd);
+  const messageRows = toJson(record.messages.map(messageRow));
+  const spanRows = toJson(record.spans.map(spanRow));
+  const error = run.error === undefined ? null : withoutNul(run.error);
+  return sql`
+with inserted_run as (
+  insert into runs (id, session_id, status, silent, provider, model, iterations, input_tokens, output_tokens,
+                    cost_usd, error, started_at, finished_at, duration_ms, delivered_message_ids)
+  values (${runId}::text, ${sessionId}::uuid, ${run.status}::text, ${run.silent}::boolean, ${run.provider}::text,
+          ${run.model}::text, ${whole(run.iterations)}::integer, ${inputTokens}::bigint,
+          ${outputTokens}::bigint, ${costUsd}::double precision, ${error}::text,
+          ${run.startedAt.toISOString()}::timestamptz, ${run.finishedAt.toISOString()}::timestamptz,
+          ${durationMs}::integer, ${toJson(run.deliveredMessageIds)}::text::jsonb)
+  on conflict (id) do nothing
+  returning id
+),
+claimed as (
+  update sessions
+     set next_seq = next_seq + ${count}::bigint,
+         input_tokens = input_tokens + ${inputTokens}::bigint,
+         output_tokens = output_tokens + ${outputTokens}::bigint,
+         cost_usd = cost_usd + ${costUsd}::double precision,
+         last_model = ${run.model}::text,
+         updated_at = now()
+   where id = ${sessionId}::uuid and exists (select from inserted_run)
+  returning next_seq - ${count}::bigint as first_seq
+),
+inserted_messages as (
+  insert into messages (session_id, seq, run_id, role, parts, inbound_key, created_at)
+  select ${sessionId}::uuid, claimed.first_seq + message.ordinality - 1, ${runId}::text,
+         message.role, message.parts, message.inbound_key, message.created_at
+    from claimed,
+         jsonb_populate_recordset(null::messages, ${messageRows}::text::jsonb) with ordinality as message
+),
+inserted_spans as (
+  insert into run_spans (run_id, position, kind, name, iteration, tool_call_id, started_at, duration_ms,
+                         input_tokens, output_tokens, cost_usd, is_error, error, output_preview, input)
+  select inserted_run.id, span.position, span.kind, span.name, span.iteration, span.tool_call_id, span.started_at,
+         span.duration_ms, span.input_tokens, span.output_tokens, span.cost_usd, span.is_error, span.error,
+         span.output_preview, span.input
+    from inserted_run,
+         jsonb_populate_recordset(null::run_spans, ${spanRows}::text::jsonb) as span
+)
+select (select count(*) from inserted_run)::integer as written`;
+}
+
+/** A NaN from a provider's odd usage report must not poison the session totals or fail the turn. */
+function whole(value: number): number {
+  return Number.isFinite(value) ? Math.round(value) : 0;
+}
+
+function amount(value: number): number {
+  return Number.isFinite(value) ? value : 0;
+}
+
+/**
+ * PostgreSQL text and jsonb cannot hold U+0000, and a tool may well return it: one such character
+ * must not cost the whole turn, so it becomes U+FFFD.
+ */
+function withoutNul(text: string): string {
+  return text.replaceAll('\u0000', '\uFFFD');
+}
+
+function toJson(value: unknown): string {
+  return JSON.stringify(value, (_key, member: unknown) => (typeof member === 'string' ? withoutNul(member) : member));
+}
+
+function messageRow(message: TurnMessage) {
+  return {
+    role: message.role,
+    parts: message.parts,
+    inbound_key: message.inboundKey ?? null,
+    created_at: message.createdAt.toISOString(),
+  };
+}
+
+function spanRow(span: TraceSpan, position: number) {
+  const common = {
+    position,
+    kind: span.kind,
+    name: span.name,
+    started_at: new Date(span.startedAt).toISOString(),
+    duration_ms: Math.max(0, whole(span.durationMs)),
+    error: span.error ?? null,
+  };
+  switch (span.kind) {
+    case 'llm':
+      return {
+        ...common,
+        iteration: span.iteration,
+        tool_call_id: null,
+        input_tokens: span.usage ? whole(span.usage.inputTokens) : null,
+        output_tokens: span.usage ? whole(span.usage.outputTokens) : null,
+        cost_usd: span.costUsd === undefined ? null : amount(span.costUsd),
+        is_error: span.error !== undefined,
+        output_preview: null,
+        input: span.input ?? null,
+      };
+    case 'tool':
+      return {
+        ...common,
+        iteration: null,
+        tool_call_id: span.toolCallId,
+        input_tokens: null,
+        output_tokens: null,
+        cost_usd: null,
+        is_error: span.isError,
+        output_preview: span.outputPreview,
+        input: null,
+      };
+  }
+}

@@ -1,0 +1,43 @@
+import { sql } from 'drizzle-orm';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import type { PgliteDatabase } from 'drizzle-orm/pglite';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import { rowsOf, type Database } from './database.js';
+import { migrationsFolder } from './migrations-folder.js';
+import type * as schema from './schema/index.js';
+
+/** Any constant works as long as every process of this service uses the same one. */
+const MIGRATION_LOCK_ID = 72_410_001;
+const MIGRATIONS_SCHEMA = 'drizzle';
+const MIGRATIONS_TABLE = '__drizzle_migrations';
+
+/** Applies the pending migrations under `drizzle/`; processes starting together apply them once, one after the other. */
+export async function migrateDatabase(database: Database): Promise<void> {
+  const config = { migrationsFolder: migrationsFolder(), migrationsSchema: MIGRATIONS_SCHEMA, migrationsTable: MIGRATIONS_TABLE };
+  await database.withAdvisoryLock(MIGRATION_LOCK_ID, async () => {
+    if (database.kind === 'postgres') {
+      await migratePostgres(database.db as PostgresJsDatabase<typeof schema>, config);
+    } else {
+      await migratePglite(database.db as PgliteDatabase<typeof schema>, config);
+    }
+  });
+}
+
+/** How many migrations under `drizzle/` the database has not applied yet. */
+export async function pendingMigrations(database: Database): Promise<number> {
+  const migrations = readMigrationFiles({ migrationsFolder: migrationsFolder() });
+  const [table] = rowsOf<{ exists: boolean }>(
+    await database.db.execute(sql`select to_regclass(${`${MIGRATIONS_SCHEMA}.${MIGRATIONS_TABLE}`}) is not null as "exists"`),
+  );
+  if (!table?.exists) return migrations.length;
+  // Same rule as drizzle's migrator: everything newer than the last applied migration is pending.
+  const [applied] = rowsOf<{ last: string | null }>(
+    await database.db.execute(
+      sql`select max(created_at)::text as "last" from ${sql.identifier(MIGRATIONS_SCHEMA)}.${sql.identifier(MIGRATIONS_TABLE)}`,
+    ),
+  );
+  const last = applied?.last == null ? -Infinity : Number(applied.last);
+  return migrations.filter((migration) => migration.folderMillis > last).length;
+}

@@ -1,0 +1,5 @@
+export * from './sessions.js';
+export * from './runs.js';
+export * from './messages.js';
+export * from './run-spans.js';
+export * from './summaries.js';

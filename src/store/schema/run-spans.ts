@@ -1,0 +1,41 @@
+import { sql } from 'drizzle-orm';
+import { boolean, check, doublePrecision, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { runs } from './runs.js';
+
+export type RunSpanKind = 'llm' | 'tool';
+
+/** One LLM call or tool call of a run, in the order the run made them. */
+export const runSpans = pgTable(
+  'run_spans',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    kind: text('kind').$type<RunSpanKind>().notNull(),
+    /** `provider:model` for an LLM call, the tool's name for a tool call. */
+    name: text('name').notNull(),
+    /** LLM spans only. */
+    iteration: integer('iteration'),
+    /** Tool spans only. */
+    toolCallId: text('tool_call_id'),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    inputTokens: integer('input_tokens'),
+    outputTokens: integer('output_tokens'),
+    costUsd: doublePrecision('cost_usd'),
+    isError: boolean('is_error').notNull().default(false),
+    error: text('error'),
+    outputPreview: text('output_preview'),
+    /** The request messages as JSON, only with TRACE_VERBOSE. */
+    input: text('input'),
+  },
+  (table) => [
+    uniqueIndex('run_spans_run_id_position_index').on(table.runId, table.position),
+    check('run_spans_kind_check', sql`${table.kind} in ('llm', 'tool')`),
+  ],
+);
+
+export type RunSpanRow = typeof runSpans.$inferSelect;
+export type NewRunSpanRow = typeof runSpans.$inferInsert;

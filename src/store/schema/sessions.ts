@@ -1,0 +1,34 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, doublePrecision, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import type { ChannelName, ChatType } from '../../core/inbound-message.js';
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** `agent:<agentId>:<channel>:<accountId>:dm:<userId>` or `…:group:<chatId>` (see core/session-key.ts). */
+    key: text('key').notNull().unique(),
+    agentId: text('agent_id').notNull(),
+    channel: text('channel').$type<ChannelName>().notNull(),
+    accountId: text('account_id').notNull(),
+    chatId: text('chat_id').notNull(),
+    chatType: text('chat_type').$type<ChatType>().notNull(),
+    userId: text('user_id'),
+    title: text('title'),
+    /** The seq the next stored message gets; messages of a session are numbered 0, 1, 2… without gaps. */
+    nextSeq: bigint('next_seq', { mode: 'number' }).notNull().default(0),
+    /** `/new` moves this to `next_seq`: older messages stay stored but are no longer loaded. */
+    historyStartSeq: bigint('history_start_seq', { mode: 'number' }).notNull().default(0),
+    inputTokens: bigint('input_tokens', { mode: 'number' }).notNull().default(0),
+    outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+    compactionCount: integer('compaction_count').notNull().default(0),
+    lastModel: text('last_model'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [check('sessions_chat_type_check', sql`${table.chatType} in ('dm', 'group')`)],
+);
+
+export type SessionRow = typeof sessions.$inferSelect;
+export type NewSessionRow = typeof sessions.$inferInsert;

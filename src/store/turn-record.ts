@@ -1,0 +1,38 @@
+import type { TraceSpan } from '../agent/agent-events.js';
+import type { MessagePart, MessageRole } from '../core/chat-message.js';
+import type { RunStatus } from './schema/index.js';
+
+/** Everything one turn stored at its end, written in one transaction by `flushTurn`. */
+export interface TurnRecord {
+  /** The scheduler's turn id: flushing the same id twice writes once. */
+  runId: string;
+  sessionKey: string;
+  sessionId: string;
+  /** In order: the user message(s) that started the turn, then what the run added. */
+  messages: TurnMessage[];
+  run: TurnRun;
+  spans: TraceSpan[];
+}
+
+export interface TurnMessage {
+  role: MessageRole;
+  parts: MessagePart[];
+  /** The platform dedupe key of a user message. */
+  inboundKey?: string | undefined;
+  createdAt: Date;
+}
+
+export interface TurnRun {
+  status: RunStatus;
+  silent: boolean;
+  provider: string;
+  model: string;
+  iterations: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  error?: string | undefined;
+  startedAt: Date;
+  finishedAt: Date;
+  deliveredMessageIds: string[];
+}

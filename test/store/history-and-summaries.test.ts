@@ -1,0 +1,93 @@
+import { expect, it } from 'vitest';
+import { findSession, flushTurn, latestSummary, loadHistory, resetSession, saveSummary, sessionStats } from '../../src/store/index.js';
+import { newSession, turnRecord } from './fixtures.js';
+import { describeEachBackend } from './store-backends.js';
+
+describeEachBackend('history, summaries and stats', (database) => {
+  it('loadHistory returns the last n messages in order', async () => {
+    const { db } = database();
+    const session = await newSession(db);
+    for (let turn = 0; turn < 3; turn += 1) await flushTurn(db, turnRecord(session));
+
+    expect((await loadHistory(db, session.id, { limit: 5 })).map((message) => message.seq)).toEqual([7, 8, 9, 10, 11]);
+    expect((await loadHistory(db, session.id, { limit: 50 })).map((message) => message.seq)).toHaveLength(12);
+    expect(await loadHistory(db, session.id, { limit: 0 })).toEqual([]);
+  });
+
+  it('loadHistory starts at fromSeq, but never before the history start', async () => {
+    const { db } = database();
+    const session = await newSession(db);
+    await flushTurn(db, turnRecord(session));
+    await flushTurn(db, turnRecord(session));
+
+    expect((await loadHistory(db, session.id, { fromSeq: 6 })).map((message) => message.seq)).toEqual([6, 7]);
+    expect((await loadHistory(db, session.id, { fromSeq: 2, limit: 3 })).map((message) => message.seq)).toEqual([5, 6, 7]);
+
+    await resetSession(db, session.key);
+    await flushTurn(db, turnRecord(session));
+    expect((await loadHistory(db, session.id, { fromSeq: 2 })).map((message) => message.seq)).toEqual([8, 9, 10, 11]);
+  });
+
+  it('loadHistory of a session without messages is empty', async () => {
+    const { db } = database();
+    const session = await newSession(db);
+    expect(await loadHistory(db, session.id)).toEqual([]);
+  });
+
+  it('saves summaries, counts compactions, and keeps every message', async () => {
+    const { db } = database();
+    const session = await newSession(db);
+    await flushTurn(db, turnRecord(session));
+    await flushTurn(db, turnRecord(session));
+    expect(await latestSummary(db, session.id)).toBeUndefined();
+
+    await saveSummary(db, session.id, 'They asked the time.', 3);
+    const saved = await saveSummary(db, session.id, 'They asked the time twice.', 5);
+
+    expect(saved).toMatchObject({ sessionId: session.id, summary: 'They asked the time twice.', coversUpToSeq: 5 });
+    expect(await latestSummary(db, session.id)).toMatchObject({ id: saved.id, coversUpToSeq: 5 });
+    expect(await findSession(db, session.key)).toMatchObject({ compactionCount: 2 });
+    expect(await loadHistory(db, session.id)).toHaveLength(8);
+    const summary = await latestSummary(db, session.id);
+    expect((await loadHistory(db, session.id, { fromSeq: summary!.coversUpToSeq + 1 })).map((message) => message.seq)).toEqual([6, 7]);
+  });
+
+  it('a summary from before /new no longer counts', async () => {
+    const { db } = database();
+    const session = await newSession(db);
+    await flushTurn(db, turnRecord(session));
+    await saveSummary(db, session.id, 'Old conversation.', 3);
+
+    await resetSession(db, session.key);
+
+    expect(await latestSummary(db, session.id)).toBeUndefined();
+  });
+
+  it('sessionStats counts the current conversation', async () => {
+    const { db } = database();
+    const session = await newSession(db);
+    const first = turnRecord(session);
+    await flushTurn(db, first);
+    await flushTurn(db, turnRecord(session));
+
+    const stats = await sessionStats(db, session.key);
+    expect(stats).toMatchObject({ messageCount: 8, inputTokens: 300, outputTokens: 60, lastModel: 'gpt-test', compactionCount: 0 });
+    expect(stats!.costUsd).toBeCloseTo(0.003, 10);
+    const partsCharacters = [...first.messages, ...first.messages].reduce((sum, message) => sum + JSON.stringify(message.parts).length, 0);
+    // Characters of the stored JSON / 4: roughly, since PostgreSQL prints jsonb with spaces.
+    expect(stats!.estimatedContextTokens).toBeGreaterThanOrEqual(Math.floor(partsCharacters / 4));
+    expect(stats!.estimatedContextTokens).toBeLessThan(partsCharacters / 2);
+
+    await saveSummary(db, session.id, 'x'.repeat(400), 7);
+    const summarized = await sessionStats(db, session.key);
+    expect(summarized).toMatchObject({ messageCount: 8, compactionCount: 1, estimatedContextTokens: 100 });
+
+    await resetSession(db, session.key);
+    expect(await sessionStats(db, session.key)).toMatchObject({ messageCount: 0, estimatedContextTokens: 0, inputTokens: 300 });
+  });
+
+  it('sessionStats of an unknown key is undefined', async () => {
+    const { db } = database();
+    expect(await sessionStats(db, 'agent:main:slack:team:dm:nobody')).toBeUndefined();
+  });
+});

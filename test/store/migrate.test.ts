@@ -1,0 +1,76 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrateDatabase, openDatabase, pendingMigrations, type Database } from '../../src/store/index.js';
+import { createBackend, type Backend, type BackendKind } from './store-backends.js';
+
+const journal = JSON.parse(readFileSync(new URL('../../drizzle/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
+
+async function appliedCount(database: Database): Promise<number> {
+  const result = await database.db.execute(sql`select count(*)::integer as "count" from drizzle.__drizzle_migrations`);
+  const rows = Array.isArray(result) ? result : (result as { rows: Array<{ count: number }> }).rows;
+  return rows[0].count;
+}
+
+async function tableNames(database: Database): Promise<string[]> {
+  const result = await database.db.execute(
+    sql`select table_name as "name" from information_schema.tables where table_schema = 'public' order by table_name`,
+  );
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ name: string }>;
+  return rows.map((row) => row.name);
+}
+
+describe.each<BackendKind>(['postgres', 'pglite'])('migrateDatabase (%s)', (kind) => {
+  let backend: Backend | undefined;
+  afterEach(async () => {
+    await backend?.dispose();
+    backend = undefined;
+  });
+
+  it('applies every migration, and applying again changes nothing', async () => {
+    backend = await createBackend(kind);
+    const database = await backend.open();
+    expect(journal.entries.length).toBeGreaterThan(0);
+    expect(await pendingMigrations(database)).toBe(journal.entries.length);
+
+    await migrateDatabase(database);
+    await migrateDatabase(database);
+
+    expect(await pendingMigrations(database)).toBe(0);
+    expect(await appliedCount(database)).toBe(journal.entries.length);
+    expect(await tableNames(database)).toEqual(['messages', 'run_spans', 'runs', 'sessions', 'summaries']);
+    await database.ping();
+  });
+
+  it('applies them once when several starts migrate at the same time', async () => {
+    backend = await createBackend(kind);
+    const handles = await Promise.all([backend.open(), backend.open(), backend.open()]);
+
+    await Promise.all(handles.map((database) => migrateDatabase(database)));
+
+    expect(await appliedCount(handles[0]!)).toBe(journal.entries.length);
+    for (const database of handles) expect(await pendingMigrations(database)).toBe(0);
+  });
+});
+
+describe('PGlite storage', () => {
+  it('keeps the database under DATA_DIR/pglite across restarts', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'store-restart-'));
+    try {
+      const first = await openDatabase({ dataDir });
+      expect(first.kind).toBe('pglite');
+      await migrateDatabase(first);
+      await first.close();
+      expect(existsSync(path.join(dataDir, 'pglite', 'PG_VERSION'))).toBe(true);
+
+      const second = await openDatabase({ dataDir });
+      expect(await pendingMigrations(second)).toBe(0);
+      await second.close();
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
