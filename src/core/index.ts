@@ -3,3 +3,4 @@ export * from './inbound-message.js';
 export * from './session-key.js';
 export * from './errors.js';
 export * from './channel.js';
+export * from './channel-registry.js';

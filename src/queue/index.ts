@@ -11,3 +11,4 @@ export {
   type TurnRequest,
   type TurnRunner,
 } from './turn-worker.js';
+export { GroupContext, type ContextLine } from './group-context.js';

@@ -1,0 +1,22 @@
+# Build stage: compile TypeScript.
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+COPY channels ./channels
+COPY bench ./bench
+RUN npx tsc -p tsconfig.json
+
+# Runtime stage: production dependencies, compiled code, migrations; runs as a non-root user.
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY drizzle ./drizzle
+USER node
+EXPOSE 8080
+CMD ["node", "dist/src/cli.js", "start"]

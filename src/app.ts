@@ -1,0 +1,172 @@
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { createChannels } from '../channels/index.js';
+import { defaultTools } from './agent/index.js';
+import { createCommandHandler } from './commands/index.js';
+import type { AppConfig } from './config/app-config.js';
+import { ChannelRegistry } from './core/channel-registry.js';
+import { createHttpServer, createInboundHandler, mountAdminDashboard } from './gateway/index.js';
+import { createChatModel } from './llm/index.js';
+import { moduleLogger } from './observability/logger.js';
+import {
+  AbortBus,
+  createRedis,
+  GroupContext,
+  InboundQueue,
+  SessionScheduler,
+  startEmbeddedRedis,
+  TurnWorker,
+  waitUntilReady,
+  type EmbeddedRedis,
+} from './queue/index.js';
+import { migrateDatabase, openDatabase, resetSession, sessionStats, type Database } from './store/index.js';
+import { createTurnRunner } from './turn/run-turn.js';
+import { DeliveryRecords } from './turn/delivery-records.js';
+import { createTurnStore } from './turn/store-adapter.js';
+
+export const DEFAULT_AGENT_ID = 'main';
+
+export interface RunningService {
+  /** The HTTP port actually bound (PORT=0 picks a free one). */
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** The composition root: builds what the role needs, starts it, and knows how to stop it in order. */
+export async function startService(config: AppConfig): Promise<RunningService> {
+  const logger = moduleLogger('app');
+  const stops: Array<() => Promise<unknown>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((error: unknown) => logger.warn({ err: error }, 'error while stopping'));
+  };
+  try {
+    let embedded: EmbeddedRedis | undefined;
+    if (!config.redisUrl) {
+      embedded = await startEmbeddedRedis(config.dataDir);
+      stops.push(() => embedded!.stop());
+      logger.info({ url: embedded.url }, 'REDIS_URL unset: started redis-server from PATH');
+    }
+    const redisUrl = config.redisUrl ?? embedded!.url;
+    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    stops.push(() => database.close());
+    await migrateDatabase(database);
+
+    const runsGateway = config.role !== 'worker';
+    const runsWorker = config.role !== 'gateway';
+    const redis = track(createRedis(redisUrl, runsGateway ? 'producer' : 'worker'), stops);
+    await waitUntilReady(redis);
+    const schedulerOptions = {
+      prefix: config.queuePrefix,
+      groupMaxConcurrent: config.groupMaxConcurrent,
+      mode: config.queueMode,
+      leaseMs: config.turnLeaseMs,
+      debounceMs: config.inboundDebounceMs,
+    };
+    const scheduler = new SessionScheduler(redis, schedulerOptions);
+    const abortChannel = `${config.queuePrefix}:abort`;
+    const publisherBus = new AbortBus(abortChannel, redis, undefined, logger);
+    const inbound = new InboundQueue(redis, config.queuePrefix, scheduler, publisherBus, moduleLogger('queue'));
+    stops.push(() => inbound.close());
+    const groupContext = new GroupContext(redis, config.queuePrefix);
+
+    const channels = new ChannelRegistry();
+    for (const channel of await createChannels(config, DEFAULT_AGENT_ID, moduleLogger('channels'))) channels.add(channel);
+
+    if (runsWorker) {
+      const workerRedis = track(createRedis(redisUrl, 'worker'), stops);
+      const subscriber = track(createRedis(redisUrl, 'subscriber'), stops);
+      const workerScheduler = new SessionScheduler(workerRedis, schedulerOptions);
+      const abortBus = new AbortBus(abortChannel, workerRedis, subscriber, moduleLogger('abort'));
+      await abortBus.listen();
+      const runTurn = createTurnRunner({
+        store: createTurnStore(database.db),
+        channels,
+        model: createChatModel(config.llm),
+        tools: defaultTools(),
+        groupContext: new GroupContext(workerRedis, config.queuePrefix),
+        deliveries: new DeliveryRecords(workerRedis, config.queuePrefix),
+        settings: {
+          systemPrompt: config.systemPrompt,
+          maxIterations: config.maxIterations,
+          historyTurns: config.historyTurns,
+          inputGuard: config.inputGuard,
+          traceVerbose: config.traceVerbose,
+          dataDir: config.dataDir,
+        },
+        logger: moduleLogger('turn'),
+      });
+      const worker = new TurnWorker({
+        connection: workerRedis,
+        prefix: config.queuePrefix,
+        concurrency: config.workerConcurrency,
+        leaseMs: config.turnLeaseMs,
+        scheduler: workerScheduler,
+        inbound,
+        abortBus,
+        runTurn,
+        logger: moduleLogger('worker'),
+      });
+      worker.start();
+      stops.push(() => abortBus.close());
+      stops.push(() => worker.close(config.shutdownGraceMs));
+    }
+
+    const sink = createInboundHandler({
+      queue: inbound,
+      groupContext,
+      policy: { dmPolicy: config.dmPolicy, allowFrom: config.allowFrom, groupRequireMention: config.groupRequireMention },
+      logger: moduleLogger('inbound'),
+      commands: createCommandHandler({
+        stopSession: async (sessionKey) => {
+          const stopped = await scheduler.stop(sessionKey);
+          await publisherBus.publish(sessionKey, stopped.abortedTurnIds);
+          await Promise.all(stopped.parkedJobIds.map((jobId) => inbound.wake(jobId)));
+          return { abortedTurns: stopped.abortedTurnIds.length, droppedMessages: stopped.droppedMessages };
+        },
+        resetSession: async (sessionKey) => {
+          await resetSession(database.db, sessionKey);
+        },
+        requestCompaction: async () => 'nothing-to-compact',
+        sessionUsage: (sessionKey) => sessionStats(database.db, sessionKey),
+        queueDepth: (sessionKey) => scheduler.depth(sessionKey),
+        model: { provider: config.llm.provider, name: config.llm.model, contextWindow: config.llm.contextWindow },
+        reply: async (message, text) => {
+          await channels.for(message.conversation).sendNotice(message.conversation, text);
+        },
+      }),
+    });
+
+    const server = await createHttpServer({
+      routes: runsGateway ? channels.all().flatMap((channel) => channel.webhookRoutes(sink)) : [],
+      health: { redis: () => redis.ping(), postgres: () => database.ping() },
+      logger: moduleLogger('gateway'),
+    });
+    if (runsGateway && config.admin) await mountAdminDashboard(server, [inbound.queue], config.admin, false);
+    await server.listen({ port: config.port, host: config.host });
+    stops.push(() => server.close());
+    if (runsGateway) {
+      for (const channel of channels.all()) {
+        await channel.startInbound(sink);
+        stops.push(() => channel.stopInbound());
+      }
+    }
+    const port = boundPort(server);
+    logger.info({ role: config.role, port, channels: channels.all().map((channel) => channel.name) }, 'service started');
+    return { port, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+function track(redis: Redis, stops: Array<() => Promise<unknown>>): Redis {
+  stops.push(() => redis.quit().catch(() => redis.disconnect()));
+  return redis;
+}
+
+function boundPort(server: FastifyInstance): number {
+  const address = server.server.address();
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+export type { Database };

@@ -1,0 +1,71 @@
+import type { InboundMessage } from '../core/inbound-message.js';
+import { sessionKeyOf } from '../core/session-key.js';
+import { COMMAND_DESCRIPTIONS, type ChatCommand } from './parse-command.js';
+
+export interface SessionUsage {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  estimatedContextTokens: number;
+  lastModel: string | null;
+}
+
+/** What commands act on; wired to the scheduler, abort bus, store and channels by the app. */
+export interface CommandDependencies {
+  stopSession(sessionKey: string): Promise<{ abortedTurns: number; droppedMessages: number }>;
+  resetSession(sessionKey: string): Promise<void>;
+  requestCompaction(sessionKey: string): Promise<'scheduled' | 'nothing-to-compact'>;
+  sessionUsage(sessionKey: string): Promise<SessionUsage | undefined>;
+  queueDepth(sessionKey: string): Promise<{ pending: number; active: number }>;
+  model: { provider: string; name: string; contextWindow: number };
+  reply(message: InboundMessage, text: string): Promise<void>;
+}
+
+const number = new Intl.NumberFormat('en-US');
+
+/** Commands act at once in the gateway and are never queued behind a running turn. */
+export function createCommandHandler(deps: CommandDependencies) {
+  return async function handleCommand(command: ChatCommand, message: InboundMessage): Promise<string> {
+    const sessionKey = sessionKeyOf(message);
+    const text = await answer(command, sessionKey);
+    await deps.reply(message, text);
+    return text;
+  };
+
+  async function answer(command: ChatCommand, sessionKey: string): Promise<string> {
+    switch (command.name) {
+      case 'stop': {
+        const { abortedTurns, droppedMessages } = await deps.stopSession(sessionKey);
+        if (abortedTurns === 0 && droppedMessages === 0) return 'Nothing to stop.';
+        const dropped = droppedMessages > 0 ? ` Dropped ${droppedMessages} waiting message${droppedMessages === 1 ? '' : 's'}.` : '';
+        return `Stopped.${dropped}`;
+      }
+      case 'new':
+        await deps.resetSession(sessionKey);
+        return 'Started a fresh conversation. Earlier messages are kept but no longer sent to the model.';
+      case 'compact':
+        return (await deps.requestCompaction(sessionKey)) === 'scheduled'
+          ? 'Summarizing the conversation so far; the next answer uses the summary.'
+          : 'Nothing to summarize yet.';
+      case 'status':
+        return status(sessionKey);
+      case 'help':
+        return ['Commands:', ...COMMAND_DESCRIPTIONS.map(({ command: name, description }) => `/${name} — ${description}`)].join('\n');
+    }
+  }
+
+  async function status(sessionKey: string): Promise<string> {
+    const [usage, depth] = await Promise.all([deps.sessionUsage(sessionKey), deps.queueDepth(sessionKey)]);
+    const { provider, name, contextWindow } = deps.model;
+    const used = usage?.estimatedContextTokens ?? 0;
+    const fill = contextWindow > 0 ? Math.round((used / contextWindow) * 100) : 0;
+    return [
+      `Model: ${provider}/${name}`,
+      `Tokens used: ${number.format(usage?.inputTokens ?? 0)} in, ${number.format(usage?.outputTokens ?? 0)} out (cost $${(usage?.costUsd ?? 0).toFixed(4)})`,
+      `Context: ~${number.format(used)} of ${number.format(contextWindow)} tokens (${fill}%)`,
+      `Queue: ${depth.active} running, ${depth.pending} waiting`,
+    ].join('\n');
+  }
+}
+
+export type CommandHandler = ReturnType<typeof createCommandHandler>;

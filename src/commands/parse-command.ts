@@ -1,0 +1,32 @@
+export type CommandName = 'stop' | 'new' | 'status' | 'compact' | 'help';
+
+export interface ChatCommand {
+  name: CommandName;
+  args: string;
+}
+
+const ALIASES: Record<string, CommandName> = {
+  stop: 'stop',
+  new: 'new',
+  reset: 'new',
+  status: 'status',
+  compact: 'compact',
+  help: 'help',
+  start: 'help', // Telegram sends /start when someone opens the bot
+};
+
+export const COMMAND_DESCRIPTIONS: Array<{ command: string; description: string }> = [
+  { command: 'stop', description: 'Stop the answer in progress and drop waiting messages' },
+  { command: 'new', description: 'Start a fresh conversation' },
+  { command: 'status', description: 'Model, tokens used, context fill and queue' },
+  { command: 'compact', description: 'Summarize the conversation now' },
+  { command: 'help', description: 'List the commands' },
+];
+
+/** Channels normalize their command forms (`/stop@Bot`, `@bot stop`, slash commands) to `/name args`. */
+export function parseCommand(text: string): ChatCommand | undefined {
+  const match = /^\/([a-zA-Z_]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const name = ALIASES[match[1]!.toLowerCase()];
+  return name ? { name, args: (match[2] ?? '').trim() } : undefined;
+}

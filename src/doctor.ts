@@ -1,0 +1,76 @@
+import { createChannels } from '../channels/index.js';
+import type { AppConfig } from './config/app-config.js';
+import { errorMessage } from './core/errors.js';
+import { complete, createChatModel } from './llm/index.js';
+import { createLogger } from './observability/logger.js';
+import { createRedis, waitUntilReady } from './queue/index.js';
+import { openDatabase, pendingMigrations } from './store/index.js';
+
+interface Check {
+  name: string;
+  run: () => Promise<string>;
+  hint: string;
+}
+
+/** One line per check, with what to do when it fails; the exit code says whether all passed. */
+export async function runDoctor(config: AppConfig): Promise<number> {
+  const checks: Check[] = [
+    { name: 'configuration', run: async () => `role ${config.role}, provider ${config.llm.provider}/${config.llm.model}`, hint: 'fix the variable named above' },
+    {
+      name: 'redis',
+      run: async () => {
+        if (!config.redisUrl) return 'REDIS_URL unset: a redis-server from PATH will be started';
+        const redis = createRedis(config.redisUrl, 'producer');
+        try {
+          await waitUntilReady(redis, 3_000);
+          const policy = (await redis.config('GET', 'maxmemory-policy')) as string[];
+          return `reachable, maxmemory-policy ${policy[1] ?? 'unknown'}${policy[1] === 'noeviction' ? '' : ' (BullMQ needs noeviction)'}`;
+        } finally {
+          redis.disconnect();
+        }
+      },
+      hint: 'start Redis or fix REDIS_URL',
+    },
+    {
+      name: 'postgres',
+      run: async () => {
+        const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+        try {
+          await database.ping();
+          const pending = await pendingMigrations(database);
+          return `${database.kind} reachable, ${pending} pending migration(s)${pending ? ' (run `cli migrate` or start the service)' : ''}`;
+        } finally {
+          await database.close();
+        }
+      },
+      hint: 'start PostgreSQL or fix DATABASE_URL',
+    },
+    {
+      name: 'llm',
+      run: async () => {
+        const model = createChatModel({ ...config.llm, stream: false, maxRetries: 0 });
+        await complete(model, { system: 'Reply with OK.', messages: [{ role: 'user', parts: [{ type: 'text', text: 'ping' }] }], maxTokens: 1 });
+        return `${config.llm.provider}/${config.llm.model} answered`;
+      },
+      hint: 'check the API key, LLM_MODEL and the base URL',
+    },
+    {
+      name: 'channels',
+      run: async () => {
+        const channels = await createChannels(config, 'main', createLogger({ level: 'silent' }));
+        return channels.length ? channels.map((channel) => `${channel.name} account ${channel.accountId} ok`).join(', ') : 'none configured';
+      },
+      hint: 'check the platform tokens (TELEGRAM_BOT_TOKEN …)',
+    },
+  ];
+  let failures = 0;
+  for (const check of checks) {
+    try {
+      process.stdout.write(`ok    ${check.name}: ${await check.run()}\n`);
+    } catch (error) {
+      failures += 1;
+      process.stdout.write(`FAIL  ${check.name}: ${errorMessage(error)} — ${check.hint}\n`);
+    }
+  }
+  return failures === 0 ? 0 : 1;
+}

@@ -1,0 +1,84 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { WebhookRoute } from '../core/channel.js';
+import type { Logger } from '../observability/logger.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface HealthChecks {
+  /** Each check throws when its dependency does not answer. */
+  [dependency: string]: () => Promise<unknown>;
+}
+
+export interface HttpServerOptions {
+  routes: WebhookRoute[];
+  health: HealthChecks;
+  logger: Logger;
+  metrics?: () => Promise<{ contentType: string; body: string }>;
+}
+
+/** One HTTP server: webhook routes (raw bodies, verified by their channel), health, readiness, metrics. */
+export async function createHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({ bodyLimit: MAX_BODY_BYTES, logger: false, return503OnClosing: true });
+  // Channels verify signatures over the exact bytes, so every body reaches them as a string.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) options.logger.error({ err: error }, 'unhandled gateway error');
+    void reply.code(status).send({ error: status === 500 ? 'internal error' : error.message });
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const failures: Record<string, string> = {};
+    await Promise.all(
+      Object.entries(options.health).map(async ([name, check]) => {
+        try {
+          await withTimeout(check(), 2_000);
+        } catch (error) {
+          failures[name] = error instanceof Error ? error.message : String(error);
+        }
+      }),
+    );
+    if (Object.keys(failures).length > 0) return reply.code(503).send({ status: 'unavailable', failures });
+    return { status: 'ready' };
+  });
+  if (options.metrics) {
+    const metrics = options.metrics;
+    app.get('/metrics', async (_request, reply) => {
+      const { contentType, body } = await metrics();
+      return reply.header('content-type', contentType).send(body);
+    });
+  }
+
+  for (const route of options.routes) {
+    app.route({
+      method: route.method,
+      url: route.path,
+      handler: async (request, reply) => {
+        const rawBody = typeof request.body === 'string' ? request.body : '';
+        const response = await route.handle({ headers: request.headers, rawBody });
+        if (response.headers) void reply.headers(response.headers);
+        return reply.code(response.status).send(response.body ?? '');
+      },
+    });
+  }
+  return app;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}

@@ -1,0 +1,35 @@
+import { buildSystemPrompt, prepareHistory, summaryPreamble, workspaceFor } from '../agent/index.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { InboundMessage } from '../core/inbound-message.js';
+import type { TurnDependencies } from './turn-dependencies.js';
+
+/** System prompt and the message list the model sees: summary preamble, pruned history, the new user message(s). */
+export async function prepareModelInput(
+  deps: TurnDependencies,
+  input: { sessionId: string; latest: InboundMessage; userMessages: ChatMessage[]; clock: () => number },
+): Promise<{ system: string; messages: ChatMessage[]; workspace: string }> {
+  const { latest } = input;
+  const channel = deps.channels.for(latest.conversation);
+  const [{ summary, history }, workspace] = await Promise.all([
+    deps.store.loadContext(input.sessionId),
+    workspaceFor(deps.settings.dataDir, latest.sender.id),
+  ]);
+  const system = buildSystemPrompt({
+    identity: deps.settings.systemPrompt,
+    channelSection: channel.promptSection(),
+    chatContext: {
+      chatType: latest.conversation.chatType,
+      groupName: latest.chatTitle,
+      senderName: latest.sender.name ?? latest.sender.username,
+    },
+    tools: deps.tools,
+    now: new Date(input.clock()),
+    workspace,
+  });
+  const prior = [...(summary ? summaryPreamble(summary) : []), ...history];
+  const messages = prepareHistory([...prior, ...input.userMessages], {
+    historyTurns: deps.settings.historyTurns,
+    contextWindow: deps.model.contextWindow,
+  });
+  return { system, messages, workspace };
+}

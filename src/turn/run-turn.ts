@@ -1,0 +1,174 @@
+import type { RunOutcome } from '../agent/agent-events.js';
+import { applyInputGuard, isSilentReply, runAgent, sanitizeAssistantContent, stripSilentToken } from '../agent/index.js';
+import type { InboundMessage } from '../core/inbound-message.js';
+import { BotError, errorMessage, isAbortError } from '../core/errors.js';
+import { isShutdown, type TurnOutcome, type TurnRequest } from '../queue/turn-worker.js';
+import type { TurnRecord } from '../store/turn-record.js';
+import { prepareModelInput } from './model-input.js';
+import type { TurnDependencies } from './turn-dependencies.js';
+import { buildUserMessages } from './user-messages.js';
+
+export const APOLOGY = 'Sorry, something went wrong while answering. Please try again in a moment.';
+
+/** One turn from claimed messages to a delivered reply and a flushed history. */
+export function createTurnRunner(deps: TurnDependencies) {
+  const clock = deps.clock ?? Date.now;
+
+  return async function runTurn(request: TurnRequest): Promise<TurnOutcome> {
+    const { turnId, sessionKey, messages } = request;
+    const log = deps.logger.child({ runId: turnId, sessionKey });
+    if (await deps.store.runExists(turnId)) return { kind: 'skipped' };
+    const resumed = await deps.deliveries.get(turnId);
+    if (resumed) {
+      log.info({ delivered: resumed.delivered }, 'resuming a turn whose answer was already computed');
+      return finish(request, resumed.record, resumed.reply, resumed.delivered);
+    }
+
+    const latest = messages.at(-1)!;
+    const channel = deps.channels.for(latest.conversation);
+    const session = await deps.store.ensureSession(sessionInfo(sessionKey, latest));
+    const startedAt = new Date(clock());
+    const guarded = messages.map((message) => applyInputGuard(message.text, deps.settings.inputGuard));
+    for (const [index, guard] of guarded.entries()) {
+      if (guard.findings.length > 0 && deps.settings.inputGuard !== 'off') {
+        const level = deps.settings.inputGuard === 'log' ? 'info' : 'warn';
+        log[level]({ patterns: guard.findings, dedupeKey: messages[index]!.dedupeKey }, 'security.injection_detected');
+      }
+    }
+    const groupLines = latest.conversation.chatType === 'group' ? await deps.groupContext.peek(sessionKey) : [];
+    const user = buildUserMessages(
+      messages,
+      groupLines,
+      guarded.map((guard) => guard.text),
+    );
+    const baseRecord = (run: Partial<TurnRecord['run']> & Pick<TurnRecord['run'], 'status'>): TurnRecord => ({
+      runId: turnId,
+      sessionKey,
+      sessionId: session.id,
+      messages: [...user.forStore],
+      run: {
+        silent: false,
+        provider: deps.model.provider,
+        model: deps.model.model,
+        iterations: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: 0,
+        startedAt,
+        finishedAt: new Date(clock()),
+        deliveredMessageIds: [],
+        ...run,
+      },
+      spans: [],
+    });
+
+    if (guarded.some((guard) => guard.blocked)) {
+      const notice = guarded.find((guard) => guard.blocked)!.reply ?? APOLOGY;
+      return finish(request, baseRecord({ status: 'completed', error: 'input blocked by the input guard' }), notice, false, true, groupLines.length);
+    }
+
+    const working = channel.startWorking(latest.conversation);
+    try {
+      const input = await prepareModelInput(deps, { sessionId: session.id, latest, userMessages: user.forModel, clock });
+      let terminal: (RunOutcome & { type: 'run-end' | 'run-error' | 'run-cancel'; text?: string; error?: unknown }) | undefined;
+      for await (const event of runAgent({
+        runId: turnId,
+        system: input.system,
+        messages: input.messages,
+        tools: deps.tools,
+        model: deps.model,
+        maxIterations: deps.settings.maxIterations,
+        signal: request.signal,
+        toolContext: { signal: request.signal, workspace: input.workspace, sessionKey, userId: latest.sender.id },
+        clock,
+        traceVerbose: deps.settings.traceVerbose,
+      })) {
+        if (event.type === 'run-end' || event.type === 'run-error' || event.type === 'run-cancel') terminal = event;
+      }
+      if (!terminal) throw new BotError('internal', 'agent run ended without a terminal event');
+      const outcome = {
+        iterations: terminal.iterations,
+        inputTokens: terminal.usage.inputTokens,
+        outputTokens: terminal.usage.outputTokens,
+        costUsd: terminal.costUsd,
+      };
+      const record = (status: TurnRecord['run']['status'], extra: Partial<TurnRecord['run']> = {}): TurnRecord => {
+        const base = baseRecord({ status, ...outcome, ...extra });
+        const runMessages = terminal!.messages.map((message) => ({ ...message, createdAt: new Date(clock()) }));
+        return { ...base, messages: [...base.messages, ...runMessages], spans: terminal!.spans };
+      };
+
+      if (terminal.type === 'run-cancel' || (terminal.type === 'run-error' && isAbortError(terminal.error) && request.signal.aborted)) {
+        if (isShutdown(request.signal)) return { kind: 'retry', error: new BotError('aborted', 'handed back on shutdown') };
+        if (!request.signal.aborted) throw new BotError('internal', 'run cancelled without a signal');
+        log.info('turn cancelled');
+        await deps.store.flushTurn(record('cancelled'));
+        await deps.groupContext.consume(sessionKey, groupLines.length);
+        return { kind: 'cancelled' };
+      }
+      if (terminal.type === 'run-error') {
+        const error = terminal.error;
+        const retryable = error instanceof BotError ? error.isRetryable : true;
+        log.warn({ err: error, retryable, finalAttempt: request.finalAttempt }, 'agent run failed');
+        if (retryable && !request.finalAttempt) return { kind: 'retry', error };
+        return finish(request, record('failed', { error: errorMessage(error) }), APOLOGY, false, true, groupLines.length);
+      }
+      const clean = sanitizeAssistantContent(terminal.text ?? '');
+      const silent = clean.length === 0 || isSilentReply(clean);
+      const reply = silent ? '' : stripSilentToken(clean);
+      return finish(request, record('completed', { silent }), reply, false, false, groupLines.length);
+    } catch (error) {
+      if (request.signal.aborted && isShutdown(request.signal)) return { kind: 'retry', error };
+      throw error;
+    } finally {
+      await working.stop().catch(() => undefined);
+    }
+  };
+
+  /** Deliver (once), remember the delivery, then write the whole turn in one transaction. */
+  async function finish(
+    request: TurnRequest,
+    record: TurnRecord,
+    reply: string,
+    alreadyDelivered: boolean,
+    plainNotice = false,
+    consumedContext = 0,
+  ): Promise<TurnOutcome> {
+    const { turnId, sessionKey } = request;
+    const conversation = request.messages.at(-1)!.conversation;
+    let delivered = alreadyDelivered;
+    if (reply && !delivered) {
+      await deps.deliveries.save(turnId, { record, reply, delivered: false });
+      if (!(await request.holdsLease())) return { kind: 'skipped' };
+      const channel = deps.channels.for(conversation);
+      try {
+        const receipt = plainNotice ? await channel.sendNotice(conversation, reply) : await channel.send(conversation, reply);
+        record.run.deliveredMessageIds = receipt.messageIds;
+      } catch (error) {
+        if (request.finalAttempt) throw error;
+        return { kind: 'retry', error };
+      }
+      delivered = true;
+      await deps.deliveries.save(turnId, { record, reply, delivered: true });
+    }
+    await deps.store.flushTurn(record);
+    await deps.deliveries.clear(turnId);
+    if (consumedContext > 0) await deps.groupContext.consume(sessionKey, consumedContext);
+    if (record.run.status === 'failed') return { kind: 'failed' };
+    return { kind: record.run.silent ? 'silent' : 'completed' };
+  }
+}
+
+function sessionInfo(sessionKey: string, message: InboundMessage) {
+  const { conversation } = message;
+  return {
+    key: sessionKey,
+    agentId: message.agentId,
+    channel: conversation.channel,
+    accountId: conversation.accountId,
+    chatId: conversation.chatId,
+    chatType: conversation.chatType,
+    ...(conversation.chatType === 'dm' ? { userId: message.sender.id } : {}),
+    ...(message.chatTitle ? { title: message.chatTitle } : {}),
+  };
+}

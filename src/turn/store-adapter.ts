@@ -1,0 +1,31 @@
+import { ensureSession, findRun, flushTurn, latestSummary, loadHistory, type StoreDatabase } from '../store/index.js';
+import type { SessionInfo, TurnStore } from './turn-dependencies.js';
+
+const SESSION_CACHE_LIMIT = 10_000;
+/** Messages loaded per turn at most; the history pipeline keeps the last HISTORY_TURNS user turns of them. */
+const HISTORY_LOAD_LIMIT = 500;
+
+/** The store as a turn needs it, with session ids cached (a session row never changes id). */
+export function createTurnStore(db: StoreDatabase): TurnStore {
+  const sessionIds = new Map<string, string>();
+  return {
+    runExists: async (runId) => (await findRun(db, runId)) !== undefined,
+    ensureSession: async (session: SessionInfo) => {
+      const cached = sessionIds.get(session.key);
+      if (cached) return { id: cached };
+      const row = await ensureSession(db, session);
+      if (sessionIds.size >= SESSION_CACHE_LIMIT) sessionIds.delete(sessionIds.keys().next().value!);
+      sessionIds.set(session.key, row.id);
+      return { id: row.id };
+    },
+    loadContext: async (sessionId) => {
+      const summary = await latestSummary(db, sessionId);
+      const history = await loadHistory(db, sessionId, {
+        ...(summary ? { fromSeq: summary.coversUpToSeq + 1 } : {}),
+        limit: HISTORY_LOAD_LIMIT,
+      });
+      return { summary: summary?.summary, history: history.map(({ role, parts }) => ({ role, parts })) };
+    },
+    flushTurn: (record) => flushTurn(db, record),
+  };
+}

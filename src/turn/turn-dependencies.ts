@@ -1,0 +1,42 @@
+import type { AgentTool } from '../agent/tools/agent-tool.js';
+import type { InputGuardMode } from '../config/app-config.js';
+import type { ChannelRegistry } from '../core/channel-registry.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import type { Logger } from '../observability/logger.js';
+import type { GroupContext } from '../queue/group-context.js';
+import type { DeliveryRecords } from './delivery-records.js';
+import type { TurnRecord } from '../store/turn-record.js';
+
+export type { EnsureSessionInput as SessionInfo } from '../store/index.js';
+import type { EnsureSessionInput as SessionInfo } from '../store/index.js';
+
+/** The store as a turn sees it. */
+export interface TurnStore {
+  runExists(runId: string): Promise<boolean>;
+  ensureSession(session: SessionInfo): Promise<{ id: string }>;
+  /** History since the last `/new`, after the latest summary, oldest first; and that summary. */
+  loadContext(sessionId: string): Promise<{ summary: string | undefined; history: ChatMessage[] }>;
+  flushTurn(record: TurnRecord): Promise<{ written: boolean }>;
+}
+
+export interface TurnSettings {
+  systemPrompt: string | undefined;
+  maxIterations: number;
+  historyTurns: number;
+  inputGuard: InputGuardMode;
+  traceVerbose: boolean;
+  dataDir: string;
+}
+
+export interface TurnDependencies {
+  store: TurnStore;
+  channels: ChannelRegistry;
+  model: ChatModel;
+  tools: AgentTool[];
+  groupContext: GroupContext;
+  deliveries: DeliveryRecords;
+  settings: TurnSettings;
+  logger: Logger;
+  clock?: () => number;
+}
