@@ -20,6 +20,23 @@ export interface TelegramConfig {
   webhookSecret: string | undefined;
 }
 
+export interface SlackConfig {
+  botToken: string;
+  signingSecret: string;
+  /** Set: Socket Mode instead of the HTTP Events API. */
+  appToken: string | undefined;
+  apiUrl: string;
+}
+
+export interface FeishuConfig {
+  appId: string;
+  appSecret: string;
+  verificationToken: string | undefined;
+  encryptKey: string | undefined;
+  domain: string;
+  mode: 'webhook' | 'websocket';
+}
+
 export interface AppConfig {
   port: number;
   host: string;
@@ -39,6 +56,8 @@ export interface AppConfig {
   maxIterations: number;
   historyTurns: number;
   telegram: TelegramConfig | undefined;
+  slack: SlackConfig | undefined;
+  feishu: FeishuConfig | undefined;
   publicUrl: string | undefined;
   admin: { user: string; password: string } | undefined;
   dmPolicy: 'open' | 'allowlist' | 'disabled';

@@ -59,6 +59,15 @@ function checkContradictions(env: Environment, config: AppConfig): void {
   if (config.telegram?.mode === 'webhook' && !config.telegram.webhookSecret) {
     throw new BotError('config', 'TELEGRAM_WEBHOOK_SECRET: required when TELEGRAM_MODE=webhook');
   }
+  if (config.slack && !config.slack.appToken && !env.SLACK_SIGNING_SECRET) {
+    throw new BotError('config', 'SLACK_SIGNING_SECRET: required with SLACK_BOT_TOKEN for the HTTP Events API (or set SLACK_APP_TOKEN for Socket Mode)');
+  }
+  if (config.feishu && !env.FEISHU_APP_SECRET) {
+    throw new BotError('config', 'FEISHU_APP_SECRET: required with FEISHU_APP_ID');
+  }
+  if (config.feishu?.mode === 'webhook' && !config.feishu.verificationToken && !config.feishu.encryptKey) {
+    throw new BotError('config', 'FEISHU_VERIFICATION_TOKEN: required in webhook mode (or FEISHU_ENCRYPT_KEY) so forged events are refused');
+  }
   if (env.ADMIN_USER && !env.ADMIN_PASSWORD) {
     throw new BotError('config', 'ADMIN_PASSWORD: required when ADMIN_USER is set');
   }
@@ -93,6 +102,24 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
           apiRoot: env.TELEGRAM_API_ROOT ?? 'https://api.telegram.org',
           mode: env.TELEGRAM_MODE ?? 'polling',
           webhookSecret: env.TELEGRAM_WEBHOOK_SECRET,
+        }
+      : undefined,
+    slack: env.SLACK_BOT_TOKEN
+      ? {
+          botToken: env.SLACK_BOT_TOKEN,
+          signingSecret: env.SLACK_SIGNING_SECRET ?? '',
+          appToken: env.SLACK_APP_TOKEN,
+          apiUrl: env.SLACK_API_URL ?? 'https://slack.com/api/',
+        }
+      : undefined,
+    feishu: env.FEISHU_APP_ID
+      ? {
+          appId: env.FEISHU_APP_ID,
+          appSecret: env.FEISHU_APP_SECRET ?? '',
+          verificationToken: env.FEISHU_VERIFICATION_TOKEN,
+          encryptKey: env.FEISHU_ENCRYPT_KEY,
+          domain: (env.FEISHU_DOMAIN ?? 'https://open.feishu.cn').replace(/\/+$/, ''),
+          mode: env.FEISHU_MODE ?? 'webhook',
         }
       : undefined,
     publicUrl: env.PUBLIC_URL?.replace(/\/+$/, ''),

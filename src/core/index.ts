@@ -4,3 +4,4 @@ export * from './session-key.js';
 export * from './errors.js';
 export * from './channel.js';
 export * from './channel-registry.js';
+export * from './channel-state.js';

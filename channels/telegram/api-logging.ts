@@ -1,0 +1,25 @@
+import type { Api, Transformer } from 'grammy';
+import { HttpError } from 'grammy';
+import type { Logger } from '../../src/observability/logger.js';
+
+/**
+ * Logs every failed Bot API attempt (including the ones a retry later fixes) by method and
+ * Telegram's description; payloads are left out, they carry users' text.
+ */
+export function installApiLogging(api: Api, logger: Logger): void {
+  const logFailures: Transformer = async (previous, method, payload, signal) => {
+    try {
+      const result = await previous(method, payload, signal);
+      if (!result.ok) {
+        logger.warn({ method, errorCode: result.error_code, description: result.description, retryAfter: result.parameters?.retry_after }, 'telegram api call failed');
+      }
+      return result;
+    } catch (error) {
+      if (!signal?.aborted) {
+        logger.warn({ method, error: error instanceof HttpError ? error.message : String(error) }, 'telegram api request failed');
+      }
+      throw error;
+    }
+  };
+  api.config.use(logFailures);
+}

@@ -1,0 +1,81 @@
+import { Bot, GrammyError } from 'grammy';
+import type { Update } from 'grammy/types';
+import type { TelegramConfig } from '../../src/config/app-config.js';
+import { BotError, type Channel, type InboundSink } from '../../src/core/index.js';
+import type { Logger } from '../../src/observability/logger.js';
+import { installApiLogging } from './api-logging.js';
+import { installRetries } from './api-retry.js';
+import { registerCommands, type BotCommandDescription } from './commands-registration.js';
+import { toPlatformError } from './errors.js';
+import { normalizeUpdate, type BotIdentity } from './inbound.js';
+import { createOutbound } from './outbound.js';
+import { createPolling } from './polling.js';
+import { telegramPromptSection } from './prompt-section.js';
+import { startTyping } from './typing.js';
+import { createWebhookRoute, type UpdateHandler } from './webhook.js';
+import { registerWebhook } from './webhook-registration.js';
+
+export type { BotCommandDescription } from './commands-registration.js';
+export { TELEGRAM_WEBHOOK_PATH } from './webhook.js';
+
+export interface TelegramChannelOptions {
+  config: TelegramConfig;
+  agentId: string;
+  logger: Logger;
+  /** The bot's command menu; registered at start only when it changed. */
+  commandNames?: BotCommandDescription[];
+  /** PUBLIC_URL: in webhook mode the webhook is registered at `${publicUrl}/webhooks/telegram`. */
+  publicUrl?: string;
+  /** How often the typing indicator is renewed (tests shorten it). */
+  typingIntervalMs?: number;
+}
+
+/** The Telegram channel: asks Telegram who the bot is (getMe) once, then serves webhook or long polling. */
+export async function createTelegramChannel(options: TelegramChannelOptions): Promise<Channel> {
+  const { config, agentId } = options;
+  const logger = options.logger.child({ module: 'telegram' });
+  const bot = new Bot(config.token, { client: { apiRoot: config.apiRoot.replace(/\/+$/, '') } });
+  installApiLogging(bot.api, logger);
+  installRetries(bot.api);
+  try {
+    await bot.init();
+  } catch (error) {
+    if (error instanceof GrammyError && error.error_code === 401) {
+      throw new BotError('config', 'TELEGRAM_BOT_TOKEN was refused by Telegram (401 Unauthorized)', { cause: error });
+    }
+    throw toPlatformError(error, 'getMe');
+  }
+
+  const identity: BotIdentity = { botId: bot.botInfo.id, botUsername: bot.botInfo.username, agentId };
+  const accountId = String(identity.botId);
+  const outbound = createOutbound(bot.api, logger);
+  const polling = config.mode === 'polling' ? createPolling(bot, logger) : undefined;
+  const updateHandler =
+    (sink: InboundSink): UpdateHandler =>
+    async (update: Update) => {
+      const message = normalizeUpdate(update, identity);
+      return message === undefined ? undefined : sink(message);
+    };
+  logger.info({ accountId, username: identity.botUsername, mode: config.mode }, 'telegram channel ready');
+
+  return {
+    name: 'telegram',
+    accountId,
+    webhookRoutes(sink) {
+      if (config.mode !== 'webhook') return [];
+      return [createWebhookRoute({ secret: config.webhookSecret, handleUpdate: updateHandler(sink), logger })];
+    },
+    async startInbound(sink) {
+      if (polling) await polling.start(updateHandler(sink));
+      else if (options.publicUrl) await registerWebhook(bot.api, options.publicUrl, config.webhookSecret, logger);
+      if (options.commandNames) await registerCommands(bot.api, options.commandNames, logger);
+    },
+    async stopInbound() {
+      await polling?.stop();
+    },
+    send: (to, markdown) => outbound.send(to, markdown),
+    sendNotice: (to, text) => outbound.sendNotice(to, text),
+    startWorking: (to) => startTyping(bot.api, to, logger, options.typingIntervalMs),
+    promptSection: () => telegramPromptSection(identity.botUsername),
+  };
+}

@@ -1,0 +1,292 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Update } from 'grammy/types';
+
+/** A local stand-in for the Telegram Bot API (https://core.telegram.org/bots/api), driven by the real grammY. */
+export interface TelegramCall {
+  method: string;
+  params: Record<string, unknown>;
+  at: number;
+  /** true when the double answered with an error (failNext, validation). */
+  failed: boolean;
+}
+
+export interface TelegramFailure {
+  status: number;
+  description: string;
+  retry_after?: number;
+  times?: number;
+}
+
+type ApiAnswer = { ok: true; result: unknown } | { ok: false; error_code: number; description: string; parameters?: { retry_after: number } };
+type Waiter = { offset: number; limit: number; answer: (updates: Update[]) => void };
+
+const ALLOWED_TAGS = new Set(['b', 'strong', 'i', 'em', 'u', 'ins', 's', 'strike', 'del', 'span', 'tg-spoiler', 'a', 'code', 'pre', 'blockquote', 'tg-emoji']);
+const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
+
+export async function startTelegramDouble(options: { token?: string; botUsername?: string } = {}) {
+  const token = options.token ?? '123456789:TEST-double-token';
+  const botUsername = options.botUsername ?? 'TestDoubleBot';
+  const botId = Number(token.split(':')[0]);
+  const calls: TelegramCall[] = [];
+  const failures = new Map<string, TelegramFailure[]>();
+  const queuedUpdates: Update[] = [];
+  const waiters = new Set<Waiter>();
+  let commands: unknown[] = [];
+  let nextMessageId = 1;
+  let nextUpdateId = 1;
+
+  function pendingUpdates(offset: number, limit: number): Update[] {
+    return queuedUpdates.filter((update) => update.update_id >= offset).slice(0, limit);
+  }
+
+  function sentMessage(params: Record<string, unknown>, text: string): Record<string, unknown> {
+    return {
+      message_id: nextMessageId++,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: params.chat_id, type: Number(params.chat_id) < 0 ? 'supergroup' : 'private' },
+      from: { id: botId, is_bot: true, first_name: botUsername, username: botUsername },
+      text,
+      ...(params.message_thread_id !== undefined ? { message_thread_id: params.message_thread_id, is_topic_message: true } : {}),
+    };
+  }
+
+  /** Text checks shared by sendMessage and editMessageText: HTML parsing (when asked for) and the length limit. */
+  function checkText(params: Record<string, unknown>): { text: string } | ApiAnswer {
+    const raw = typeof params.text === 'string' ? params.text : '';
+    const parsed = params.parse_mode === 'HTML' ? parseTelegramHtml(raw) : { text: raw };
+    if ('error' in parsed) return failure(400, `Bad Request: can't parse entities: ${parsed.error}`);
+    if (parsed.text.trim() === '') return failure(400, 'Bad Request: message text is empty');
+    if (parsed.text.length > 4096) return failure(400, 'Bad Request: message is too long');
+    return { text: parsed.text };
+  }
+
+  async function answer(method: string, params: Record<string, unknown>, clientGone: AbortSignal): Promise<ApiAnswer> {
+    switch (method) {
+      case 'getMe':
+        return success({ id: botId, is_bot: true, first_name: botUsername, username: botUsername, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
+      case 'sendMessage':
+      case 'editMessageText': {
+        if (params.chat_id === undefined) return failure(400, 'Bad Request: chat not found');
+        const checked = checkText(params);
+        if ('ok' in checked) return checked;
+        return success(sentMessage(params, checked.text));
+      }
+      case 'getUpdates': {
+        const offset = Number(params.offset ?? 0);
+        const limit = Number(params.limit ?? 100);
+        queuedUpdates.splice(0, queuedUpdates.length, ...queuedUpdates.filter((update) => update.update_id >= offset));
+        const ready = pendingUpdates(offset, limit);
+        if (ready.length > 0 || !params.timeout) return success(ready);
+        return success(await longPoll(offset, limit, Number(params.timeout) * 1000, clientGone));
+      }
+      case 'setMyCommands':
+        commands = Array.isArray(params.commands) ? params.commands : [];
+        return success(true);
+      case 'getMyCommands':
+        return success(commands);
+      default:
+        // deleteMessage, sendChatAction, setWebhook, deleteWebhook and anything else: recorded, accepted
+        return success(true);
+    }
+  }
+
+  function longPoll(offset: number, limit: number, timeoutMs: number, clientGone: AbortSignal): Promise<Update[]> {
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        offset,
+        limit,
+        answer: (updates) => {
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          resolve(updates);
+        },
+      };
+      const timer = setTimeout(() => waiter.answer([]), timeoutMs);
+      clientGone.addEventListener('abort', () => waiter.answer([]));
+      waiters.add(waiter);
+    });
+  }
+
+  const server = createServer((request, response) => {
+    void handle(request, response);
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://double');
+    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
+    const params = { ...Object.fromEntries(url.searchParams), ...(await readParams(request)) };
+    let reply: ApiAnswer;
+    if (match === null || match[1] !== token) {
+      reply = failure(match === null ? 404 : 401, match === null ? 'Not Found' : 'Unauthorized');
+    } else {
+      const method = match[2] as string;
+      const call: TelegramCall = { method, params, at: Date.now(), failed: false };
+      calls.push(call);
+      const clientGone = new AbortController();
+      response.once('close', () => clientGone.abort());
+      const planned = takeFailure(method);
+      reply = planned ?? (await answer(method, params, clientGone.signal));
+      call.failed = !reply.ok;
+      // a long poll whose client went away (aborted on stop) has no one to answer
+      if (clientGone.signal.aborted) return;
+    }
+    response.writeHead(reply.ok ? 200 : reply.error_code, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(reply));
+  }
+
+  function takeFailure(method: string): ApiAnswer | undefined {
+    const planned = failures.get(method)?.[0];
+    if (planned === undefined) return undefined;
+    planned.times = (planned.times ?? 1) - 1;
+    if (planned.times <= 0) failures.get(method)?.shift();
+    return failure(planned.status, planned.description, planned.retry_after);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    apiRoot: `http://127.0.0.1:${port}`,
+    token,
+    botId,
+    botUsername,
+    calls,
+    callsOf: (method: string) => calls.filter((call) => call.method === method),
+    makeUpdate: createUpdateFactory({ id: botId, username: botUsername }),
+    /** Queues an update for getUpdates (an update_id is assigned when missing) and wakes waiting long polls. */
+    pushUpdate(update: Partial<Update> & Omit<Update, 'update_id'>): Update {
+      const full = { ...update, update_id: update.update_id ?? nextUpdateId } as Update;
+      nextUpdateId = Math.max(nextUpdateId, full.update_id) + 1;
+      queuedUpdates.push(full);
+      for (const waiter of waiters) {
+        const ready = pendingUpdates(waiter.offset, waiter.limit);
+        if (ready.length > 0) waiter.answer(ready);
+      }
+      return full;
+    },
+    failNext(method: string, failureToPlan: TelegramFailure): void {
+      failures.set(method, [...(failures.get(method) ?? []), { ...failureToPlan }]);
+    },
+    async close(): Promise<void> {
+      for (const waiter of waiters) waiter.answer([]);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export type TelegramDouble = Awaited<ReturnType<typeof startTelegramDouble>>;
+
+function success(result: unknown): ApiAnswer {
+  return { ok: true, result };
+}
+
+function failure(status: number, description: string, retryAfter?: number): ApiAnswer {
+  return { ok: false, error_code: status, description, ...(retryAfter !== undefined ? { parameters: { retry_after: retryAfter } } : {}) };
+}
+
+async function readParams(request: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks).toString('utf8');
+  if (body === '') return {};
+  const type = request.headers['content-type'] ?? '';
+  if (type.includes('application/json')) return JSON.parse(body) as Record<string, unknown>;
+  if (type.includes('application/x-www-form-urlencoded')) {
+    return Object.fromEntries([...new URLSearchParams(body)].map(([key, value]) => [key, parseFormValue(value)]));
+  }
+  return {};
+}
+
+/** Form fields carry JSON-serialized objects and numbers, as the Bot API accepts them. */
+function parseFormValue(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * Telegram's HTML parse mode, strictly: only its tags, properly nested and closed, and its nesting rules
+ * (nothing inside code/pre but `<pre><code>`, no link or blockquote inside itself, no code inside a link).
+ * Returns the visible text, or the reason Telegram would give.
+ */
+export function parseTelegramHtml(html: string): { text: string } | { error: string } {
+  const stack: string[] = [];
+  let text = '';
+  let index = 0;
+  const offset = (at: number): number => Buffer.byteLength(html.slice(0, at));
+  while (index < html.length) {
+    const character = html[index] as string;
+    if (character === '<') {
+      const end = html.indexOf('>', index);
+      const name = /^<\/?([a-z][a-z0-9-]*)/i.exec(html.slice(index))?.[1]?.toLowerCase();
+      if (end === -1 || name === undefined || !ALLOWED_TAGS.has(name)) {
+        return { error: `Unsupported start tag "${name ?? html.slice(index + 1, index + 8)}" at byte offset ${offset(index)}` };
+      }
+      if (html[index + 1] === '/') {
+        const open = stack.pop();
+        if (open !== name) return { error: `Unmatched end tag at byte offset ${offset(index)}, expected "</${open ?? ''}>", found "</${name}>"` };
+      } else {
+        const parent = stack.at(-1);
+        const nestedInCode = parent === 'code' || (parent === 'pre' && name !== 'code');
+        const badInLink = stack.includes('a') && ['a', 'code', 'pre', 'blockquote'].includes(name);
+        const nestedQuote = name === 'blockquote' && stack.includes('blockquote');
+        if (nestedInCode || badInLink || nestedQuote) return { error: `Can't nest "${name}" in "${parent ?? ''}" at byte offset ${offset(index)}` };
+        stack.push(name);
+      }
+      index = end + 1;
+    } else if (character === '&') {
+      const entity = /^&(#\d+|#x[0-9a-f]+|[a-z]+);/i.exec(html.slice(index, index + 12))?.[1];
+      const decoded = entity === undefined ? '&' : decodeEntity(entity);
+      if (decoded === undefined) return { error: `Unsupported HTML entity "&${entity};" at byte offset ${offset(index)}` };
+      text += decoded;
+      index += entity === undefined ? 1 : entity.length + 2;
+    } else {
+      text += character;
+      index += 1;
+    }
+  }
+  const unclosed = stack.pop();
+  return unclosed === undefined ? { text } : { error: `Can't find end tag corresponding to start tag "${unclosed}"` };
+}
+
+function decodeEntity(entity: string): string | undefined {
+  if (entity.startsWith('#x') || entity.startsWith('#X')) return String.fromCodePoint(Number.parseInt(entity.slice(2), 16));
+  if (entity.startsWith('#')) return String.fromCodePoint(Number.parseInt(entity.slice(1), 10));
+  return ENTITIES[entity.toLowerCase()];
+}
+
+/** Builders for the updates Telegram would send: each call gets a fresh update_id and message_id. */
+export function createUpdateFactory(bot: { id: number; username: string }) {
+  let updateId = 10_000;
+  let messageId = 500;
+  const user = (userId: number) => ({ id: userId, is_bot: false, first_name: 'User', last_name: String(userId), username: `user${userId}` });
+  const group = (chatId: number, title = 'Test group') => ({ id: chatId, type: 'supergroup', title });
+  const update = (chat: object, userId: number, text: string, extra: object = {}): Update =>
+    ({
+      update_id: ++updateId,
+      message: { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat, from: user(userId), text, ...extra },
+    }) as Update;
+  return {
+    privateText: (userId: number, text: string, extra: object = {}) =>
+      update({ id: userId, type: 'private', first_name: 'User' }, userId, text, extra),
+    groupText: (chatId: number, userId: number, text: string, extra: object = {}) => update(group(chatId), userId, text, extra),
+    /** `@botname text` with the mention entity Telegram adds. */
+    mention: (chatId: number, userId: number, text: string) =>
+      update(group(chatId), userId, `@${bot.username} ${text}`, { entities: [{ type: 'mention', offset: 0, length: bot.username.length + 1 }] }),
+    /** A group message replying to one of the bot's messages. */
+    reply: (chatId: number, userId: number, text: string, repliedMessageId = 1) =>
+      update(group(chatId), userId, text, {
+        reply_to_message: { message_id: repliedMessageId, date: 0, chat: group(chatId), from: { id: bot.id, is_bot: true, first_name: bot.username, username: bot.username }, text: 'earlier answer' },
+      }),
+    /** `/command@target args` with its bot_command entity; target defaults to no suffix. */
+    command: (chatId: number, userId: number, command: string, options: { target?: string; args?: string } = {}) => {
+      const head = `/${command}${options.target ? `@${options.target}` : ''}`;
+      const chat = chatId > 0 ? { id: chatId, type: 'private', first_name: 'User' } : group(chatId);
+      return update(chat, userId, options.args ? `${head} ${options.args}` : head, { entities: [{ type: 'bot_command', offset: 0, length: head.length }] });
+    },
+  };
+}
