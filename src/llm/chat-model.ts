@@ -14,11 +14,14 @@ export interface ChatRequest {
   /** `none` keeps tool definitions out of the request (max-iterations summary, summarization). */
   toolChoice?: 'auto' | 'none';
   maxTokens?: number;
+  /** Ignored by Anthropic: its API version in this SDK has no sampling parameters. */
   temperature?: number;
   signal?: AbortSignal;
 }
 
+/** Token counts of one call. The three input counts are disjoint: their sum is the whole prompt. */
 export interface Usage {
+  /** Input tokens neither read from nor written to the prompt cache. */
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens?: number;

@@ -1,0 +1,82 @@
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import type { LlmConfig } from '../config/app-config.js';
+import { BotError } from '../core/errors.js';
+import { boundedRetryFetch } from './bounded-retry-fetch.js';
+import type { ChatModel, ChatRequest, ModelStreamEvent } from './chat-model.js';
+import { convertOpenAiMessages } from './convert-openai-messages.js';
+import { convertOpenAiTools } from './convert-tools.js';
+import { finishFromCompletion, OpenAiStreamAssembler } from './openai-stream-assembler.js';
+import { toBotError } from './provider-errors.js';
+import { readModelStream } from './read-model-stream.js';
+
+/**
+ * A model behind the Chat Completions API: OpenAI itself or any compatible server at
+ * `config.baseUrl`. Retries (408/409/429/5xx and connection failures, honouring
+ * `retry-after-ms` / `Retry-After`) are the SDK's, `config.maxRetries` times; a wait over
+ * a minute is surfaced at once instead (see bounded-retry-fetch.ts).
+ */
+export function createOpenAiModel(config: LlmConfig): ChatModel {
+  const client = new OpenAI({
+    apiKey: config.apiKey,
+    baseURL: config.baseUrl,
+    timeout: config.timeoutMs,
+    maxRetries: config.maxRetries,
+    fetch: boundedRetryFetch(),
+  });
+  return {
+    provider: 'openai',
+    model: config.model,
+    contextWindow: config.contextWindow,
+    stream: (request) => (config.stream ? streamCompletion(client, config, request) : completeOnce(client, config, request)),
+  };
+}
+
+function streamCompletion(client: OpenAI, config: LlmConfig, request: ChatRequest): AsyncIterable<ModelStreamEvent> {
+  return readModelStream({
+    provider: 'openai',
+    open: (signal) =>
+      client.chat.completions.create(
+        { ...buildParams(config, request), stream: true, stream_options: { include_usage: true } },
+        { signal },
+      ),
+    assembler: new OpenAiStreamAssembler(),
+    signal: request.signal,
+    idleTimeoutMs: config.timeoutMs,
+  });
+}
+
+async function* completeOnce(client: OpenAI, config: LlmConfig, request: ChatRequest): AsyncGenerator<ModelStreamEvent> {
+  if (request.signal?.aborted) throw new BotError('aborted', 'openai request aborted', { cause: request.signal.reason });
+  let completion;
+  try {
+    completion = await client.chat.completions.create({ ...buildParams(config, request), stream: false }, { signal: request.signal });
+  } catch (error) {
+    throw toBotError(error, { provider: 'openai', signal: request.signal });
+  }
+  yield finishFromCompletion(completion);
+}
+
+function buildParams(config: LlmConfig, request: ChatRequest): ChatCompletionCreateParamsBase {
+  const params: ChatCompletionCreateParamsBase = {
+    model: config.model,
+    messages: convertOpenAiMessages(request.system, request.messages),
+  };
+  // `none` sends no tools at all rather than tool_choice "none": fewer tokens, and every compatible server understands it.
+  if (request.toolChoice !== 'none' && request.tools?.length) params.tools = convertOpenAiTools(request.tools);
+  if (request.maxTokens !== undefined) {
+    if (usesOfficialApi(config.baseUrl)) params.max_completion_tokens = request.maxTokens;
+    else params.max_tokens = request.maxTokens;
+  }
+  if (request.temperature !== undefined) params.temperature = request.temperature;
+  return params;
+}
+
+/**
+ * OpenAI deprecated `max_tokens` (its reasoning models reject it) while many compatible servers
+ * only know `max_tokens`.
+ */
+function usesOfficialApi(baseUrl: string | undefined): boolean {
+  if (baseUrl === undefined) return true;
+  return URL.canParse(baseUrl) && new URL(baseUrl).hostname.endsWith('openai.com');
+}

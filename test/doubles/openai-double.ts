@@ -1,0 +1,235 @@
+import { startHttpDouble, type Exchange, type HttpDouble, type RecordedRequest } from './http-double.js';
+import {
+  argumentsText,
+  chunkText,
+  DEFAULT_STREAM_SETTINGS,
+  EventPacer,
+  ReplyScript,
+  settingsFor,
+  stopReasonOf,
+  usageOf,
+  type Fault,
+  type ModelReply,
+  type Responder,
+  type StreamSettings,
+} from './model-script.js';
+
+export interface OpenAiDoubleOptions extends Partial<StreamSettings> {
+  /** Answers when no scripted reply is queued; default: `You said: <last user text>`. */
+  responder?: Responder;
+  /** When set, a request without `Authorization: Bearer <apiKey>` gets 401. */
+  apiKey?: string;
+  /** The model `GET /v1/models` lists. */
+  model?: string;
+}
+
+export interface OpenAiDouble extends HttpDouble {
+  /** What OPENAI_BASE_URL should be: `http://127.0.0.1:PORT/v1`. */
+  baseUrl: string;
+  script: ReplyScript;
+  /** Latency and chunking for every reply; change them at any time. */
+  settings: StreamSettings;
+  /** Only the `POST /v1/chat/completions` requests. */
+  readonly modelCalls: RecordedRequest[];
+}
+
+const COMPLETIONS_PATH = '/v1/chat/completions';
+
+/** A local stand-in for the OpenAI Chat Completions API (JSON and SSE), for the real `openai` SDK. */
+export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Promise<OpenAiDouble> {
+  const script = new ReplyScript(options.responder);
+  const settings: StreamSettings = {
+    latencyMs: options.latencyMs ?? DEFAULT_STREAM_SETTINGS.latencyMs,
+    chunkSize: options.chunkSize ?? DEFAULT_STREAM_SETTINGS.chunkSize,
+    chunkDelayMs: options.chunkDelayMs ?? DEFAULT_STREAM_SETTINGS.chunkDelayMs,
+  };
+
+  const http = await startHttpDouble(async (exchange) => {
+    const { request } = exchange;
+    const path = request.path.split('?')[0];
+    if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
+      return exchange.json(401, errorBody('Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key'));
+    }
+    if (request.method === 'GET' && path === '/v1/models') {
+      const model = options.model ?? 'gpt-4o-mini';
+      return exchange.json(200, { object: 'list', data: [{ id: model, object: 'model', created: 0, owned_by: 'double' }] });
+    }
+    if (request.method !== 'POST' || path !== COMPLETIONS_PATH) {
+      return exchange.json(404, errorBody(`Unknown request URL: ${request.method} ${path}`, 'invalid_request_error'));
+    }
+    const modelReply = await script.next(request, lastUserText(request.body));
+    const replySettings = settingsFor(modelReply, settings);
+    if (replySettings.latencyMs > 0 && !(await exchange.pause(replySettings.latencyMs))) return;
+    if (modelReply.fault?.type === 'hang') return exchange.untilClientGone();
+    if (answerFault(exchange, modelReply.fault)) return;
+    if (request.body?.stream === true) await writeStream(exchange, modelReply, replySettings);
+    else await writeCompletion(exchange, modelReply);
+  });
+
+  const initialSettings = { ...settings };
+  const resetRequests = http.reset;
+  const double = Object.assign(http, {
+    baseUrl: `${http.url}/v1`,
+    script,
+    settings,
+    /** Also empties the script and restores the responder and settings the double started with. */
+    reset() {
+      resetRequests();
+      script.reset();
+      Object.assign(settings, initialSettings);
+    },
+  });
+  return Object.defineProperty(double, 'modelCalls', {
+    get: () => http.requests.filter((request) => request.method === 'POST' && request.path.startsWith(COMPLETIONS_PATH)),
+  }) as typeof double & { readonly modelCalls: RecordedRequest[] };
+}
+
+/** The text of the last user message (string content or text parts). */
+export function lastUserText(body: any): string {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  const last = messages.findLast((message) => message?.role === 'user');
+  if (!last) return '';
+  if (typeof last.content === 'string') return last.content;
+  return (Array.isArray(last.content) ? last.content : [])
+    .filter((part: any) => part?.type === 'text')
+    .map((part: any) => part.text)
+    .join('');
+}
+
+function answerFault(exchange: Exchange, fault: Fault | undefined): boolean {
+  switch (fault?.type) {
+    case 'status':
+      exchange.json(
+        fault.status,
+        errorBody(fault.message ?? `double error ${fault.status}`, fault.errorType ?? (fault.status >= 500 ? 'server_error' : 'invalid_request_error'), fault.code),
+        fault.headers,
+      );
+      return true;
+    case 'rate-limit':
+      exchange.json(429, errorBody('Rate limit reached for requests.', 'requests', 'rate_limit_exceeded'), {
+        'retry-after': String(fault.retryAfterSeconds),
+      });
+      return true;
+    case 'overloaded':
+      exchange.json(503, errorBody('The engine is currently overloaded, please try again later.', 'server_error'));
+      return true;
+    case 'context-length':
+      exchange.json(
+        400,
+        errorBody(
+          "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
+          'invalid_request_error',
+          'context_length_exceeded',
+          'messages',
+        ),
+      );
+      return true;
+    default:
+      return false;
+  }
+}
+
+function errorBody(message: string, type: string, code: string | null = null, param: string | null = null) {
+  return { error: { message, type, param, code } };
+}
+
+const FINISH_REASONS = { stop: 'stop', 'tool-use': 'tool_calls', length: 'length' } as const;
+
+function wireUsage(modelReply: ModelReply, request: RecordedRequest) {
+  const usage = usageOf(modelReply, request);
+  const prompt = usage.inputTokens + usage.cacheReadTokens;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: usage.outputTokens,
+    total_tokens: prompt + usage.outputTokens,
+    prompt_tokens_details: { cached_tokens: usage.cacheReadTokens, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+}
+
+async function writeStream(exchange: Exchange, modelReply: ModelReply, settings: StreamSettings): Promise<void> {
+  const { request } = exchange;
+  const id = `chatcmpl-double-${request.index}`;
+  const created = Math.floor(Date.now() / 1000);
+  const model = request.body.model;
+  const includeUsage = request.body.stream_options?.include_usage === true;
+  const chunk = (delta: object, finishReason: string | null = null) => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    system_fingerprint: 'fp_double',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    ...(includeUsage ? { usage: null } : {}),
+  });
+  exchange.openEventStream();
+  const pacer = new EventPacer(exchange, modelReply.fault, settings.chunkDelayMs, () =>
+    exchange.sendEvent(JSON.stringify(errorBody('The server had an error while processing your request.', 'server_error'))),
+  );
+  if (!(await pacer.send(chunk({ role: 'assistant', content: '', refusal: null })))) return;
+  let toolIndex = 0;
+  for (const part of modelReply.parts ?? []) {
+    if (part.type === 'text' || part.type === 'thinking') {
+      const field = part.type === 'text' ? 'content' : 'reasoning_content';
+      for (const piece of chunkText(part.text, settings.chunkSize)) {
+        if (!(await pacer.sendDelta(chunk({ [field]: piece })))) return;
+      }
+    } else if (part.type === 'tool-call') {
+      const index = toolIndex++;
+      const callId = part.id ?? `call_double_${request.index}_${index}`;
+      const start = { index, id: callId, type: 'function', function: { name: part.name, arguments: '' } };
+      if (!(await pacer.sendDelta(chunk({ tool_calls: [start] })))) return;
+      for (const piece of chunkText(argumentsText(part), settings.chunkSize)) {
+        if (!(await pacer.sendDelta(chunk({ tool_calls: [{ index, function: { arguments: piece } }] })))) return;
+      }
+    }
+  }
+  if (!(await pacer.beforeClosing())) return;
+  await pacer.send(chunk({}, FINISH_REASONS[stopReasonOf(modelReply)]));
+  if (includeUsage) {
+    await pacer.send({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_double', choices: [], usage: wireUsage(modelReply, request) });
+  }
+  await pacer.send('[DONE]');
+  pacer.end();
+}
+
+async function writeCompletion(exchange: Exchange, modelReply: ModelReply): Promise<void> {
+  const { request } = exchange;
+  const parts = modelReply.parts ?? [];
+  const text = parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+  const reasoning = parts.flatMap((part) => (part.type === 'thinking' ? [part.text] : [])).join('');
+  const toolCalls = parts.flatMap((part, index) =>
+    part.type === 'tool-call'
+      ? [{ id: part.id ?? `call_double_${request.index}_${index}`, type: 'function', function: { name: part.name, arguments: argumentsText(part) } }]
+      : [],
+  );
+  const body = {
+    id: `chatcmpl-double-${request.index}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: request.body.model,
+    system_fingerprint: 'fp_double',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text || null,
+          refusal: null,
+          annotations: [],
+          ...(reasoning ? { reasoning_content: reasoning } : {}),
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
+        logprobs: null,
+        finish_reason: FINISH_REASONS[stopReasonOf(modelReply)],
+      },
+    ],
+    usage: wireUsage(modelReply, request),
+  };
+  if (modelReply.fault?.type === 'cut' || modelReply.fault?.type === 'stream-error') {
+    await exchange.cutHalfway(200, body);
+    return;
+  }
+  exchange.json(200, body);
+}
+
