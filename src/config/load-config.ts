@@ -5,7 +5,7 @@ import { BotError } from '../core/errors.js';
 import type { AppConfig, LlmConfig } from './app-config.js';
 import { EnvironmentSchema, type Environment } from './environment-schema.js';
 
-const DEFAULT_MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-5' } as const;
+const DEFAULT_MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6' } as const;
 const DEFAULT_CONTEXT_WINDOWS = { openai: 128_000, anthropic: 200_000 } as const;
 
 /** Reads `.env` from the working directory (without overriding the real environment). */
