@@ -150,6 +150,9 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         stops.push(() => channel.stopInbound());
       }
     }
+    if (channels.all().length === 0) {
+      logger.warn('no channel configured: set TELEGRAM_BOT_TOKEN (or SLACK_BOT_TOKEN / FEISHU_APP_ID) to talk to the bot');
+    }
     const port = boundPort(server);
     logger.info({ role: config.role, port, channels: channels.all().map((channel) => channel.name) }, 'service started');
     return { port, stop: stopAll };
