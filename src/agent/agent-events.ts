@@ -1,11 +1,14 @@
 import type { ChatMessage } from '../core/chat-message.js';
 import type { Usage } from '../llm/chat-model.js';
+import type { FinalReply } from './output/silent-reply.js';
 
 /** One span of a run's trace: an LLM call or a tool call. */
 export type TraceSpan =
   | {
       kind: 'llm';
       name: string; // `${provider}:${model}`
+      provider: string;
+      model: string;
       iteration: number;
       startedAt: number;
       durationMs: number;
@@ -42,6 +45,7 @@ export type AgentEvent =
   | { type: 'reasoning-delta'; text: string }
   | { type: 'tool-call-start'; toolCallId: string; name: string; args: unknown }
   | { type: 'tool-call-end'; toolCallId: string; name: string; isError: boolean; output: string }
-  | ({ type: 'run-end'; text: string } & RunOutcome)
+  /** `text` is the raw final assistant text; `reply` is what to deliver (sanitized, NO_REPLY handled). */
+  | ({ type: 'run-end'; text: string; reply: FinalReply } & RunOutcome)
   | ({ type: 'run-error'; error: unknown } & RunOutcome)
   | ({ type: 'run-cancel' } & RunOutcome);

@@ -1,0 +1,81 @@
+import type { ChatMessage, MessagePart } from '../../core/chat-message.js';
+import { estimateTokens as defaultEstimator, type TokenEstimator } from './estimate-tokens.js';
+
+export const CLEARED_TOOL_RESULT = '[Old tool result content cleared]';
+
+export interface PruneOptions {
+  contextWindow: number;
+  estimateTokens?: TokenEstimator;
+  /** Tokens the request spends outside the messages (system prompt, tool definitions). */
+  reservedTokens?: number;
+  softTrimRatio?: number;
+  hardClearRatio?: number;
+  softTrimMinChars?: number;
+  softTrimHeadChars?: number;
+  softTrimTailChars?: number;
+  keepLastAssistants?: number;
+}
+
+/** Tool messages that may be pruned: everything before the last N assistant messages and their results. */
+function prunableIndexes(messages: ChatMessage[], keepLastAssistants: number): number[] {
+  let protectedFrom = messages.length;
+  let assistants = 0;
+  for (let index = messages.length - 1; index >= 0 && assistants < keepLastAssistants; index--) {
+    if (messages[index]?.role === 'assistant') {
+      assistants++;
+      protectedFrom = index;
+    }
+  }
+  return messages.flatMap((message, index) => (message.role === 'tool' && index < protectedFrom ? [index] : []));
+}
+
+function mapResults(message: ChatMessage, change: (content: string) => string): ChatMessage {
+  const parts = message.parts.map((part): MessagePart => (part.type === 'tool-result' ? { ...part, content: change(part.content) } : part));
+  return { ...message, parts };
+}
+
+/**
+ * Stage 2: shrink old tool results by estimated context fill. At `softTrimRatio` long results
+ * keep only their head and tail; at `hardClearRatio` results are cleared, oldest first, until
+ * the fill drops below it. The last assistant messages with their results are never touched,
+ * and only tool results are, so user messages (the first one included) always survive.
+ */
+export function pruneToolResults(messages: ChatMessage[], options: PruneOptions): ChatMessage[] {
+  const estimate = options.estimateTokens ?? defaultEstimator;
+  const soft = options.softTrimRatio ?? 0.3;
+  const hard = options.hardClearRatio ?? 0.5;
+  const minChars = options.softTrimMinChars ?? 4000;
+  const head = options.softTrimHeadChars ?? 1500;
+  const tail = options.softTrimTailChars ?? 1500;
+  if (options.contextWindow <= 0) return messages;
+
+  const result = [...messages];
+  const tokens = result.map((message) => estimate([message]));
+  let total = tokens.reduce((sum, value) => sum + value, options.reservedTokens ?? 0);
+  const ratio = (): number => total / options.contextWindow;
+  const replace = (index: number, message: ChatMessage): void => {
+    result[index] = message;
+    const updated = estimate([message]);
+    total += updated - (tokens[index] ?? 0);
+    tokens[index] = updated;
+  };
+  if (ratio() < soft) return messages;
+
+  const prunable = prunableIndexes(result, options.keepLastAssistants ?? 3);
+  for (const index of prunable) {
+    const message = result[index];
+    if (!message) continue;
+    const trim = (content: string): string =>
+      content.length > minChars
+        ? `${content.slice(0, head)}\n\n[... ${content.length - head - tail} characters trimmed ...]\n\n${content.slice(-tail)}`
+        : content;
+    replace(index, mapResults(message, trim));
+  }
+
+  for (const index of prunable) {
+    if (ratio() < hard) break;
+    const message = result[index];
+    if (message) replace(index, mapResults(message, () => CLEARED_TOOL_RESULT));
+  }
+  return result;
+}

@@ -1,0 +1,44 @@
+// The loop and its events
+export { runAgent, MAX_ITERATIONS_FALLBACK, MAX_ITERATIONS_SUMMARY_PROMPT, type AgentInput } from './agent-loop.js';
+export type { AgentEvent, RunOutcome, TraceSpan } from './agent-events.js';
+export { priceTableFrom, DEFAULT_MODEL_RATES, type PriceTable, type ModelRates } from './pricing.js';
+export { addUsage } from './run-accounting.js';
+
+// Output
+export {
+  sanitizeAssistantContent,
+  stripEchoedSystemMessages,
+  collapseDuplicateParagraphs,
+  stripLeadingBlankLines,
+} from './output/sanitize-assistant-content.js';
+export { isSilentReply, stripSilentToken, couldBeSilentReply, finalizeReply, SILENT_TOKEN, type FinalReply } from './output/silent-reply.js';
+
+// Input
+export {
+  scanInput,
+  applyInputGuard,
+  truncateMessage,
+  INPUT_GUARD_PATTERNS,
+  INPUT_BLOCKED_REPLY,
+  MAX_MESSAGE_CHARS,
+  type InputGuardMode,
+  type GuardedInput,
+} from './input/input-guard.js';
+export { markUntrustedToolOutput } from './input/untrusted-content.js';
+
+// History, summarization, prompt
+export * from './history/index.js';
+export {
+  shouldSummarize,
+  summarizeConversation,
+  summaryCutPoint,
+  KEEP_LAST_MESSAGES,
+  type SummarizeOptions,
+  type SummarizeTrigger,
+  type ConversationSummary,
+} from './summarize.js';
+export { memoryFlushTurn, MEMORY_FLUSH_PROMPT, type MemoryFlushOptions } from './memory-flush.js';
+export * from './prompt/index.js';
+
+// Tools
+export * from './tools/index.js';

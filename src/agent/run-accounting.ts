@@ -1,0 +1,74 @@
+import type { ChatMessage } from '../core/chat-message.js';
+import type { ChatModel, Usage } from '../llm/chat-model.js';
+import type { RunOutcome, TraceSpan } from './agent-events.js';
+import type { PriceTable } from './pricing.js';
+import type { ToolCallOutcome } from './tool-calls.js';
+
+export const VERBOSE_INPUT_LIMIT = 50_000;
+export const OUTPUT_PREVIEW_LIMIT = 500;
+
+export function addUsage(total: Usage, usage: Usage): Usage {
+  const sum: Usage = { inputTokens: total.inputTokens + usage.inputTokens, outputTokens: total.outputTokens + usage.outputTokens };
+  if (total.cacheReadTokens !== undefined || usage.cacheReadTokens !== undefined) sum.cacheReadTokens = (total.cacheReadTokens ?? 0) + (usage.cacheReadTokens ?? 0);
+  if (total.cacheWriteTokens !== undefined || usage.cacheWriteTokens !== undefined) sum.cacheWriteTokens = (total.cacheWriteTokens ?? 0) + (usage.cacheWriteTokens ?? 0);
+  return sum;
+}
+
+export interface LlmCallRecord {
+  iteration: number;
+  startedAt: number;
+  usage: Usage | undefined;
+  error: string | undefined;
+  request: { system: string; messages: ChatMessage[] };
+}
+
+/** Usage, cost and spans of one run, and the messages it added. */
+export class RunAccounting {
+  readonly messages: ChatMessage[] = [];
+  readonly spans: TraceSpan[] = [];
+  usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  costUsd = 0;
+  iterations = 0;
+
+  constructor(
+    private readonly model: ChatModel,
+    private readonly clock: () => number,
+    private readonly options: { traceVerbose: boolean; prices: PriceTable | undefined },
+  ) {}
+
+  recordLlmCall(record: LlmCallRecord): void {
+    const costUsd = record.usage && this.options.prices ? this.options.prices(this.model.model, record.usage) : undefined;
+    if (record.usage) this.usage = addUsage(this.usage, record.usage);
+    if (costUsd !== undefined) this.costUsd += costUsd;
+    this.spans.push({
+      kind: 'llm',
+      name: `${this.model.provider}:${this.model.model}`,
+      provider: this.model.provider,
+      model: this.model.model,
+      iteration: record.iteration,
+      startedAt: record.startedAt,
+      durationMs: this.clock() - record.startedAt,
+      usage: record.usage,
+      costUsd,
+      error: record.error,
+      input: this.options.traceVerbose ? JSON.stringify(record.request).slice(0, VERBOSE_INPUT_LIMIT) : undefined,
+    });
+  }
+
+  recordToolCall(outcome: ToolCallOutcome): void {
+    this.spans.push({
+      kind: 'tool',
+      name: outcome.call.name,
+      toolCallId: outcome.call.id,
+      startedAt: outcome.startedAt,
+      durationMs: outcome.durationMs,
+      isError: outcome.isError,
+      error: outcome.isError ? outcome.content.slice(0, OUTPUT_PREVIEW_LIMIT) : undefined,
+      outputPreview: outcome.content.slice(0, OUTPUT_PREVIEW_LIMIT),
+    });
+  }
+
+  outcome(): RunOutcome {
+    return { messages: [...this.messages], usage: this.usage, costUsd: this.costUsd, iterations: this.iterations, spans: [...this.spans] };
+  }
+}

@@ -1,0 +1,39 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+
+export type ToolCategory = 'read' | 'write' | 'admin';
+
+/** What every tool call receives besides its arguments. */
+export interface ToolContext {
+  signal: AbortSignal;
+  /** Absolute directory of the user's workspace; file tools and subprocesses are confined to or start in it. */
+  workspace: string;
+  sessionKey: string;
+  userId: string;
+}
+
+/**
+ * A capability of the agent. `execute` returns the text the model sees; throwing turns into an
+ * error result (error-as-content), never into a failed run.
+ */
+export interface AgentTool<TParameters extends TSchema = TSchema> {
+  name: string;
+  description: string;
+  parameters: TParameters;
+  category: ToolCategory;
+  execute(args: Static<TParameters>, context: ToolContext): Promise<string>;
+  /** Called instead of `execute` when the model's arguments are not JSON. */
+  executeRaw?(raw: string, context: ToolContext): Promise<string>;
+}
+
+/** Keeps a tool's argument type tied to its schema while storing it as a plain `AgentTool`. */
+export function defineTool<TParameters extends TSchema>(tool: AgentTool<TParameters>): AgentTool {
+  return tool as unknown as AgentTool;
+}
+
+/** A failure a tool reports to the model; the message is shown as is. */
+export class ToolError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ToolError';
+  }
+}

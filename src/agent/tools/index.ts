@@ -1,0 +1,21 @@
+export { defineTool, ToolError, type AgentTool, type ToolCategory, type ToolContext } from './agent-tool.js';
+export { ToolRegistry, applyToolPolicy, isToolAllowed, DEFAULT_TOOL_POLICY, type ToolPolicy } from './tool-registry.js';
+export { workspaceFor, sanitizeUserId } from './workspace.js';
+export { resolveToolPath, DEFAULT_DENIED_PATHS, type FileAccessPolicy } from './path-guard.js';
+export { createFileTools, type FileToolOptions } from './file-tools.js';
+export { createBashTool, type BashToolOptions } from './bash-tool.js';
+export { findBlockedCommand, BLOCKED_COMMANDS } from './command-blocklist.js';
+export {
+  createCliTool,
+  cliParametersSchema,
+  buildCliArguments,
+  CliToolDeclarationSchema,
+  parseCliToolDeclaration,
+  type CliToolDeclaration,
+  type CliParameter,
+  type CliToolOptions,
+} from './cli-tool.js';
+export { buildToolEnvironment, ALLOWED_ENV_KEYS, type HostEnvironment } from './tool-environment.js';
+export { runProcess, type ProcessRequest, type ProcessResult } from './run-process.js';
+export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TOOL_TIMEOUT_MS } from './output-limit.js';
+export { defaultTools, ToolsConfigSchema, type ToolsConfig } from './tools-config.js';

@@ -1,0 +1,23 @@
+import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/**
+ * A directory name for a user id. Ids that are already safe stay readable; others are
+ * sanitized and suffixed with a hash so `a:b` and `a_b` never share a workspace.
+ */
+export function sanitizeUserId(userId: string): string {
+  if (SAFE_ID.test(userId)) return userId;
+  const readable = userId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80) || 'user';
+  const hash = createHash('sha256').update(userId).digest('hex').slice(0, 10);
+  return `${readable}-${hash}`;
+}
+
+/** `<dataDir>/workspaces/<sanitized user id>`, absolute, created on first use. */
+export async function workspaceFor(dataDir: string, userId: string): Promise<string> {
+  const directory = join(resolve(dataDir), 'workspaces', sanitizeUserId(userId));
+  await mkdir(directory, { recursive: true });
+  return directory;
+}

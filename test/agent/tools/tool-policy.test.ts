@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox';
+import { describe, expect, it } from 'vitest';
+import { defineTool, type AgentTool } from '../../../src/agent/tools/agent-tool.js';
+import { defaultTools } from '../../../src/agent/tools/tools-config.js';
+import { applyToolPolicy, ToolRegistry } from '../../../src/agent/tools/tool-registry.js';
+import { agentInput, collectEvents } from '../support/agent-run.js';
+import { ScriptedModel } from '../support/scripted-model.js';
+import { echoTool } from '../support/test-tools.js';
+
+function adminTool(calls: string[]): AgentTool {
+  return defineTool({
+    name: 'restart_service',
+    description: 'Restart a service',
+    category: 'admin',
+    parameters: Type.Object({}),
+    execute: async () => {
+      calls.push('ran');
+      return 'restarted';
+    },
+  });
+}
+
+async function callAdminTool(tools: AgentTool[]) {
+  const model = new ScriptedModel([{ toolCalls: [{ name: 'restart_service' }] }, { text: 'ok' }]);
+  const events = await collectEvents(agentInput(model, tools));
+  return events.find((event) => event.type === 'tool-call-end');
+}
+
+describe('tool policy', () => {
+  it('S6.14: an admin tool is blocked unless allowed by policy', async () => {
+    const calls: string[] = [];
+    const registry = new ToolRegistry([echoTool(), adminTool(calls)]);
+
+    const refused = await callAdminTool(registry.toolsFor({ allowAdminTools: false }));
+    expect(refused).toMatchObject({ isError: true });
+    expect(refused?.type === 'tool-call-end' && refused.output).toMatch(/^Error: Tool 'restart_service' requires approval/);
+    expect(calls).toEqual([]);
+
+    const otherListed = await callAdminTool(registry.toolsFor({ allowAdminTools: ['something_else'] }));
+    expect(otherListed).toMatchObject({ isError: true });
+
+    expect(await callAdminTool(registry.toolsFor({ allowAdminTools: ['restart_service'] }))).toMatchObject({ isError: false, output: 'restarted' });
+    expect(await callAdminTool(registry.toolsFor({ allowAdminTools: true }))).toMatchObject({ isError: false });
+    expect(calls).toEqual(['ran', 'ran']);
+  });
+
+  it('read and write tools are not affected by the admin policy; refused tools stay visible', () => {
+    const reader = echoTool('reader', 'read');
+    const writer = echoTool('writer', 'write');
+    const tools = applyToolPolicy([reader, writer, adminTool([])], { allowAdminTools: false });
+    expect(tools.map((tool) => tool.name)).toEqual(['reader', 'writer', 'restart_service']);
+    expect(tools[0]).toBe(reader);
+    expect(tools[1]).toBe(writer);
+  });
+
+  it('the registry refuses two tools with one name', () => {
+    expect(() => new ToolRegistry([echoTool(), echoTool()])).toThrow(/declared twice/);
+  });
+
+  it('default tools: the three file tools, bash only when enabled', () => {
+    expect(defaultTools().map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'list_directory']);
+    expect(defaultTools({ bash: { enabled: true } }, { PATH: '/usr/bin' }).map((tool) => tool.name)).toContain('bash');
+  });
+});
