@@ -35,25 +35,29 @@ export interface RunningService {
 /** The composition root: builds what the role needs, starts it, and knows how to stop it in order. */
 export async function startService(config: AppConfig): Promise<RunningService> {
   const logger = moduleLogger('app');
-  const stops: Array<() => Promise<unknown>> = [];
+  const stops: Array<{ name: string; stop: () => Promise<unknown> }> = [];
+  const onStop = (name: string, stop: () => Promise<unknown>) => stops.push({ name, stop });
   const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((error: unknown) => logger.warn({ err: error }, 'error while stopping'));
+    for (const { name, stop } of stops.reverse()) {
+      logger.debug({ step: name }, 'stopping');
+      await stop().catch((error: unknown) => logger.warn({ err: error, step: name }, 'error while stopping'));
+    }
   };
   try {
     let embedded: EmbeddedRedis | undefined;
     if (!config.redisUrl) {
       embedded = await startEmbeddedRedis(config.dataDir);
-      stops.push(() => embedded!.stop());
+      onStop('embedded redis', () => embedded!.stop());
       logger.info({ url: embedded.url }, 'REDIS_URL unset: started redis-server from PATH');
     }
     const redisUrl = config.redisUrl ?? embedded!.url;
     const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    stops.push(() => database.close());
+    onStop('database', () => database.close());
     await migrateDatabase(database);
 
     const runsGateway = config.role !== 'worker';
     const runsWorker = config.role !== 'gateway';
-    const redis = track(createRedis(redisUrl, runsGateway ? 'producer' : 'worker'), stops);
+    const redis = track('redis', createRedis(redisUrl, runsGateway ? 'producer' : 'worker'), onStop);
     await waitUntilReady(redis);
     const schedulerOptions = {
       prefix: config.queuePrefix,
@@ -66,15 +70,15 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     const abortChannel = `${config.queuePrefix}:abort`;
     const publisherBus = new AbortBus(abortChannel, redis, undefined, logger);
     const inbound = new InboundQueue(redis, config.queuePrefix, scheduler, publisherBus, moduleLogger('queue'));
-    stops.push(() => inbound.close());
+    onStop('inbound queue', () => inbound.close());
     const groupContext = new GroupContext(redis, config.queuePrefix);
 
     const channels = new ChannelRegistry();
     for (const channel of await createChannels(config, DEFAULT_AGENT_ID, moduleLogger('channels'))) channels.add(channel);
 
     if (runsWorker) {
-      const workerRedis = track(createRedis(redisUrl, 'worker'), stops);
-      const subscriber = track(createRedis(redisUrl, 'subscriber'), stops);
+      const workerRedis = track('worker redis', createRedis(redisUrl, 'worker'), onStop);
+      const subscriber = track('abort subscriber', createRedis(redisUrl, 'subscriber'), onStop);
       const workerScheduler = new SessionScheduler(workerRedis, schedulerOptions);
       const abortBus = new AbortBus(abortChannel, workerRedis, subscriber, moduleLogger('abort'));
       await abortBus.listen();
@@ -107,8 +111,8 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         logger: moduleLogger('worker'),
       });
       worker.start();
-      stops.push(() => abortBus.close());
-      stops.push(() => worker.close(config.shutdownGraceMs));
+      onStop('abort bus', () => abortBus.close());
+      onStop('workers', () => worker.close(config.shutdownGraceMs));
     }
 
     const sink = createInboundHandler({
@@ -143,11 +147,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     });
     if (runsGateway && config.admin) await mountAdminDashboard(server, [inbound.queue], config.admin, false);
     await server.listen({ port: config.port, host: config.host });
-    stops.push(() => server.close());
+    onStop('http server', () => server.close());
     if (runsGateway) {
       for (const channel of channels.all()) {
         await channel.startInbound(sink);
-        stops.push(() => channel.stopInbound());
+        onStop(`${channel.name} inbound`, () => channel.stopInbound());
       }
     }
     if (channels.all().length === 0) {
@@ -162,8 +166,8 @@ export async function startService(config: AppConfig): Promise<RunningService> {
   }
 }
 
-function track(redis: Redis, stops: Array<() => Promise<unknown>>): Redis {
-  stops.push(() => redis.quit().catch(() => redis.disconnect()));
+function track(name: string, redis: Redis, onStop: (name: string, stop: () => Promise<unknown>) => void): Redis {
+  onStop(name, () => redis.quit().catch(() => redis.disconnect()));
   return redis;
 }
 

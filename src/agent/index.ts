@@ -1,7 +1,7 @@
 // The loop and its events
 export { runAgent, MAX_ITERATIONS_FALLBACK, MAX_ITERATIONS_SUMMARY_PROMPT, type AgentInput } from './agent-loop.js';
 export type { AgentEvent, RunOutcome, TraceSpan } from './agent-events.js';
-export { priceTableFrom, DEFAULT_MODEL_RATES, type PriceTable, type ModelRates } from './pricing.js';
+export type { PriceTable } from './pricing.js';
 export { addUsage } from './run-accounting.js';
 
 // Output

@@ -48,13 +48,9 @@ function resolveLlm(env: Environment): LlmConfig {
 
 function checkContradictions(env: Environment, config: AppConfig): void {
   if (config.role !== 'gateway' && !config.llm.apiKey) {
+    if (env.LLM_PROVIDER === 'openai') throw new BotError('config', 'OPENAI_API_KEY: required when LLM_PROVIDER=openai');
+    if (env.LLM_PROVIDER === 'anthropic') throw new BotError('config', 'ANTHROPIC_API_KEY: required when LLM_PROVIDER=anthropic');
     throw new BotError('config', 'OPENAI_API_KEY or ANTHROPIC_API_KEY: one is required to answer messages (workers call the LLM)');
-  }
-  if (env.LLM_PROVIDER === 'openai' && !env.OPENAI_API_KEY && config.role !== 'gateway') {
-    throw new BotError('config', 'OPENAI_API_KEY: required when LLM_PROVIDER=openai');
-  }
-  if (env.LLM_PROVIDER === 'anthropic' && !env.ANTHROPIC_API_KEY && config.role !== 'gateway') {
-    throw new BotError('config', 'ANTHROPIC_API_KEY: required when LLM_PROVIDER=anthropic');
   }
   if (config.telegram?.mode === 'webhook' && !config.telegram.webhookSecret) {
     throw new BotError('config', 'TELEGRAM_WEBHOOK_SECRET: required when TELEGRAM_MODE=webhook');

@@ -1,7 +1,8 @@
-import type { RunOutcome } from '../agent/agent-events.js';
-import { applyInputGuard, isSilentReply, runAgent, sanitizeAssistantContent, stripSilentToken } from '../agent/index.js';
+import type { AgentEvent } from '../agent/agent-events.js';
+import { applyInputGuard, runAgent } from '../agent/index.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { BotError, errorMessage, isAbortError } from '../core/errors.js';
+import { costOf, priceOf } from '../llm/pricing.js';
 import { isShutdown, type TurnOutcome, type TurnRequest } from '../queue/turn-worker.js';
 import type { TurnRecord } from '../store/turn-record.js';
 import { prepareModelInput } from './model-input.js';
@@ -70,7 +71,7 @@ export function createTurnRunner(deps: TurnDependencies) {
     const working = channel.startWorking(latest.conversation);
     try {
       const input = await prepareModelInput(deps, { sessionId: session.id, latest, userMessages: user.forModel, clock });
-      let terminal: (RunOutcome & { type: 'run-end' | 'run-error' | 'run-cancel'; text?: string; error?: unknown }) | undefined;
+      let terminal: Extract<AgentEvent, { type: 'run-end' | 'run-error' | 'run-cancel' }> | undefined;
       for await (const event of runAgent({
         runId: turnId,
         system: input.system,
@@ -82,6 +83,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         toolContext: { signal: request.signal, workspace: input.workspace, sessionKey, userId: latest.sender.id },
         clock,
         traceVerbose: deps.settings.traceVerbose,
+        prices: (model, usage) => (priceOf(model) ? costOf(model, usage) : undefined),
       })) {
         if (event.type === 'run-end' || event.type === 'run-error' || event.type === 'run-cancel') terminal = event;
       }
@@ -113,10 +115,9 @@ export function createTurnRunner(deps: TurnDependencies) {
         if (retryable && !request.finalAttempt) return { kind: 'retry', error };
         return finish(request, record('failed', { error: errorMessage(error) }), APOLOGY, false, true, groupLines.length);
       }
-      const clean = sanitizeAssistantContent(terminal.text ?? '');
-      const silent = clean.length === 0 || isSilentReply(clean);
-      const reply = silent ? '' : stripSilentToken(clean);
-      return finish(request, record('completed', { silent }), reply, false, false, groupLines.length);
+      // The loop already sanitized the answer and detected NO_REPLY; an empty answer sends nothing either.
+      const reply = terminal.type === 'run-end' ? terminal.reply.text : '';
+      return finish(request, record('completed', { silent: reply.length === 0 }), reply, false, false, groupLines.length);
     } catch (error) {
       if (request.signal.aborted && isShutdown(request.signal)) return { kind: 'retry', error };
       throw error;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { priceTableFrom } from '../../src/agent/pricing.js';
+import type { PriceTable } from '../../src/agent/pricing.js';
 import { defineTool } from '../../src/agent/tools/agent-tool.js';
 import { BotError } from '../../src/core/errors.js';
 import { agentInput, collectEvents, terminalOf } from './support/agent-run.js';
@@ -140,7 +140,8 @@ describe('tool calls in the loop', () => {
       { toolCalls: [{ id: 'c1', name: 'echo', args: { text: 'x'.repeat(600) } }], usage: { inputTokens: 1000, outputTokens: 100 } },
       { text: 'done', usage: { inputTokens: 2000, outputTokens: 50, cacheReadTokens: 500 } },
     ]);
-    const prices = priceTableFrom({ 'scripted-model': { input: 1, output: 10, cacheRead: 0.1 } });
+    const prices: PriceTable = (model, usage) =>
+      model === 'scripted-model' ? (usage.inputTokens * 1 + usage.outputTokens * 10 + (usage.cacheReadTokens ?? 0) * 0.1) / 1_000_000 : undefined;
     const end = terminalOf(await collectEvents(agentInput(model, [echoTool()], { prices, traceVerbose: true })));
     expect(end.usage).toEqual({ inputTokens: 3000, outputTokens: 150, cacheReadTokens: 500 });
     expect(end.costUsd).toBeCloseTo((3000 * 1 + 150 * 10 + 500 * 0.1) / 1_000_000, 10);
