@@ -73,7 +73,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
     async stopInbound() {
       await polling?.stop();
     },
-    send: (to, markdown) => outbound.send(to, markdown),
+    send: (to, markdown, progress) => outbound.send(to, markdown, progress),
     sendNotice: (to, text) => outbound.sendNotice(to, text),
     startWorking: (to) => startTyping(bot.api, to, logger, options.typingIntervalMs),
     promptSection: () => telegramPromptSection(identity.botUsername),

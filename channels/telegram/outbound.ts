@@ -1,5 +1,5 @@
 import type { Api } from 'grammy';
-import type { ConversationRef, DeliveryReceipt } from '../../src/core/index.js';
+import type { ConversationRef, DeliveryProgress, DeliveryReceipt } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { targetOf } from './conversation-target.js';
 import { isParseEntitiesError, toPlatformError } from './errors.js';
@@ -8,7 +8,7 @@ import { escapeHtml, htmlToPlainText } from './html-text.js';
 import { splitTelegramHtml, TELEGRAM_MESSAGE_LIMIT } from './split.js';
 
 export interface TelegramOutbound {
-  send(to: ConversationRef, markdown: string): Promise<DeliveryReceipt>;
+  send(to: ConversationRef, markdown: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
   sendNotice(to: ConversationRef, text: string): Promise<DeliveryReceipt>;
 }
 
@@ -39,10 +39,13 @@ export function createOutbound(api: Api, logger: Logger): TelegramOutbound {
   }
 
   return {
-    async send(to, markdown) {
+    async send(to, markdown, progress) {
       const chunks = splitTelegramHtml(markdownToTelegramHtml(markdown)).filter((chunk) => htmlToPlainText(chunk).trim() !== '');
-      const messageIds: string[] = [];
-      for (const chunk of chunks) messageIds.push(await sendHtmlChunk(to, chunk));
+      const messageIds = [...(progress?.delivered ?? [])];
+      for (const chunk of chunks.slice(messageIds.length)) {
+        messageIds.push(await sendHtmlChunk(to, chunk));
+        await progress?.onDelivered([...messageIds]);
+      }
       return { messageIds };
     },
     async sendNotice(to, text) {

@@ -34,6 +34,16 @@ export interface DeliveryReceipt {
   messageIds: string[];
 }
 
+/**
+ * Resumable delivery: chunking is deterministic, so a retried turn skips the chunks an earlier attempt
+ * delivered, and learns of each chunk as soon as it is out (a crash loses at most the chunk in flight).
+ */
+export interface DeliveryProgress {
+  /** Ids of the chunks already delivered, in order. */
+  delivered: string[];
+  onDelivered(messageIds: string[]): Promise<void>;
+}
+
 /** A feedback indicator (typing, reaction, assistant status) shown while a turn works. */
 export interface WorkingIndicator {
   stop(): Promise<void>;
@@ -57,8 +67,8 @@ export interface Channel {
   /** Start non-HTTP inbound transports (long polling, Socket Mode, long connection) and one-time registration. */
   startInbound(sink: InboundSink): Promise<void>;
   stopInbound(): Promise<void>;
-  /** Render Markdown for the platform, split under its limits, send in order. */
-  send(to: ConversationRef, markdown: string): Promise<DeliveryReceipt>;
+  /** Render Markdown for the platform, split under its limits, send in order (skipping chunks already delivered). */
+  send(to: ConversationRef, markdown: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
   /** Plain text, no formatting: command confirmations and apologies. */
   sendNotice(to: ConversationRef, text: string): Promise<DeliveryReceipt>;
   startWorking(to: ConversationRef): WorkingIndicator;

@@ -7,7 +7,13 @@ export interface PendingDelivery {
   record: TurnRecord;
   /** The reply to send (sanitized Markdown); empty for silent or cancelled turns. */
   reply: string;
+  /** A notice (apology, refusal) sent as plain text rather than rendered Markdown. */
+  plain: boolean;
+  /** Unaddressed group lines this turn showed the model, consumed once it is stored. */
+  consumedContext: number;
   delivered: boolean;
+  /** Ids of the chunks already out, so a retry sends only the rest. */
+  deliveredIds: string[];
 }
 
 /**

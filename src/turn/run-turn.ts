@@ -6,6 +6,7 @@ import { costOf, priceOf } from '../llm/pricing.js';
 import { isShutdown, type TurnOutcome, type TurnRequest } from '../queue/turn-worker.js';
 import type { TurnRecord } from '../store/turn-record.js';
 import { prepareModelInput } from './model-input.js';
+import type { PendingDelivery } from './delivery-records.js';
 import type { TurnDependencies } from './turn-dependencies.js';
 import { buildUserMessages } from './user-messages.js';
 
@@ -22,7 +23,7 @@ export function createTurnRunner(deps: TurnDependencies) {
     const resumed = await deps.deliveries.get(turnId);
     if (resumed) {
       log.info({ delivered: resumed.delivered }, 'resuming a turn whose answer was already computed');
-      return finish(request, resumed.record, resumed.reply, resumed.delivered);
+      return finish(request, resumed);
     }
 
     const latest = messages.at(-1)!;
@@ -65,7 +66,8 @@ export function createTurnRunner(deps: TurnDependencies) {
 
     if (guarded.some((guard) => guard.blocked)) {
       const notice = guarded.find((guard) => guard.blocked)!.reply ?? APOLOGY;
-      return finish(request, baseRecord({ status: 'completed', error: 'input blocked by the input guard' }), notice, false, true, groupLines.length);
+      const record = baseRecord({ status: 'completed', error: 'input blocked by the input guard' });
+      return finish(request, newDelivery(record, notice, true, groupLines.length));
     }
 
     const working = channel.startWorking(latest.conversation);
@@ -113,11 +115,11 @@ export function createTurnRunner(deps: TurnDependencies) {
         const retryable = error instanceof BotError ? error.isRetryable : true;
         log.warn({ err: error, retryable, finalAttempt: request.finalAttempt }, 'agent run failed');
         if (retryable && !request.finalAttempt) return { kind: 'retry', error };
-        return finish(request, record('failed', { error: errorMessage(error) }), APOLOGY, false, true, groupLines.length);
+        return finish(request, newDelivery(record('failed', { error: errorMessage(error) }), APOLOGY, true, groupLines.length));
       }
       // The loop already sanitized the answer and detected NO_REPLY; an empty answer sends nothing either.
       const reply = terminal.type === 'run-end' ? terminal.reply.text : '';
-      return finish(request, record('completed', { silent: reply.length === 0 }), reply, false, false, groupLines.length);
+      return finish(request, newDelivery(record('completed', { silent: reply.length === 0 }), reply, false, groupLines.length));
     } catch (error) {
       if (request.signal.aborted && isShutdown(request.signal)) return { kind: 'retry', error };
       throw error;
@@ -126,38 +128,38 @@ export function createTurnRunner(deps: TurnDependencies) {
     }
   };
 
-  /** Deliver (once), remember the delivery, then write the whole turn in one transaction. */
-  async function finish(
-    request: TurnRequest,
-    record: TurnRecord,
-    reply: string,
-    alreadyDelivered: boolean,
-    plainNotice = false,
-    consumedContext = 0,
-  ): Promise<TurnOutcome> {
+  /** Deliver (once, resuming after the chunks already out), remember the delivery, then write the whole turn. */
+  async function finish(request: TurnRequest, pending: PendingDelivery): Promise<TurnOutcome> {
     const { turnId, sessionKey } = request;
+    const { record, reply } = pending;
     const conversation = request.messages.at(-1)!.conversation;
-    let delivered = alreadyDelivered;
-    if (reply && !delivered) {
-      await deps.deliveries.save(turnId, { record, reply, delivered: false });
+    if (reply && !pending.delivered) {
+      await deps.deliveries.save(turnId, pending);
       if (!(await request.holdsLease())) return { kind: 'skipped' };
       const channel = deps.channels.for(conversation);
+      const progress = {
+        delivered: pending.deliveredIds,
+        onDelivered: (messageIds: string[]) => deps.deliveries.save(turnId, { ...pending, deliveredIds: messageIds }),
+      };
       try {
-        const receipt = plainNotice ? await channel.sendNotice(conversation, reply) : await channel.send(conversation, reply);
+        const receipt = pending.plain ? await channel.sendNotice(conversation, reply) : await channel.send(conversation, reply, progress);
         record.run.deliveredMessageIds = receipt.messageIds;
       } catch (error) {
         if (request.finalAttempt) throw error;
         return { kind: 'retry', error };
       }
-      delivered = true;
-      await deps.deliveries.save(turnId, { record, reply, delivered: true });
+      await deps.deliveries.save(turnId, { ...pending, delivered: true, deliveredIds: record.run.deliveredMessageIds });
     }
     await deps.store.flushTurn(record);
     await deps.deliveries.clear(turnId);
-    if (consumedContext > 0) await deps.groupContext.consume(sessionKey, consumedContext);
+    if (pending.consumedContext > 0) await deps.groupContext.consume(sessionKey, pending.consumedContext);
     if (record.run.status === 'failed') return { kind: 'failed' };
     return { kind: record.run.silent ? 'silent' : 'completed' };
   }
+}
+
+function newDelivery(record: TurnRecord, reply: string, plain: boolean, consumedContext: number): PendingDelivery {
+  return { record, reply, plain, consumedContext, delivered: false, deliveredIds: [] };
 }
 
 function sessionInfo(sessionKey: string, message: InboundMessage) {

@@ -16,6 +16,8 @@ export interface TelegramFailure {
   description: string;
   retry_after?: number;
   times?: number;
+  /** Let this many calls of the method succeed first. */
+  after?: number;
 }
 
 type ApiAnswer = { ok: true; result: unknown } | { ok: false; error_code: number; description: string; parameters?: { retry_after: number } };
@@ -138,6 +140,10 @@ export async function startTelegramDouble(options: { token?: string; botUsername
   function takeFailure(method: string): ApiAnswer | undefined {
     const planned = failures.get(method)?.[0];
     if (planned === undefined) return undefined;
+    if ((planned.after ?? 0) > 0) {
+      planned.after! -= 1;
+      return undefined;
+    }
     planned.times = (planned.times ?? 1) - 1;
     if (planned.times <= 0) failures.get(method)?.shift();
     return failure(planned.status, planned.description, planned.retry_after);

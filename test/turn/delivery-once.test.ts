@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TurnStore } from '../../src/turn/turn-dependencies.js';
+import { createTurnFixture, type TurnFixture } from './turn-fixture.js';
+
+let fixture: TurnFixture;
+
+beforeAll(async () => {
+  fixture = await createTurnFixture();
+});
+
+afterAll(async () => {
+  await fixture?.close();
+});
+
+/** The real store, except that the next `failures` flushes fail as if PostgreSQL went away. */
+function storeFailingFlushes(failures: number): TurnStore {
+  let remaining = failures;
+  return {
+    ...fixture.store,
+    flushTurn: async (record) => {
+      if (remaining-- > 0) throw new Error('connection to PostgreSQL lost');
+      return fixture.store.flushTurn(record);
+    },
+  };
+}
+
+const sentTo = (chatId: number) => fixture.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === chatId && !call.failed);
+
+async function storedRows(userId: number) {
+  const rows = await fixture.database.db.execute(
+    `SELECT m.role, m.seq FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE '%:dm:${userId}' ORDER BY m.seq`,
+  );
+  return (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as Array<{ role: string }>;
+}
+
+describe('a turn is delivered once and stored once', () => {
+  it('does not send again when the flush failed after delivery; the retry only stores', async () => {
+    const message = fixture.dmFrom(7001, 'deliver me once', fixture.telegram.botId);
+    const turnId = randomUUID();
+    await expect(fixture.runTurnWith(storeFailingFlushes(1))(fixture.request(turnId, [message]))).rejects.toThrow(/PostgreSQL/);
+    expect(sentTo(7001)).toHaveLength(1);
+
+    const outcome = await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]));
+    expect(outcome.kind).toBe('completed');
+    expect(sentTo(7001)).toHaveLength(1);
+    expect(fixture.openai.modelCalls.filter((call) => JSON.stringify(call.body).includes('deliver me once'))).toHaveLength(1);
+    expect((await storedRows(7001)).map((row) => row.role)).toEqual(['user', 'assistant']);
+
+    // a third attempt (a duplicate takeover) finds the run stored and does nothing
+    expect((await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]))).kind).toBe('skipped');
+    expect(sentTo(7001)).toHaveLength(1);
+  });
+
+  it('resumes a reply after the chunks already delivered when a send fails midway', async () => {
+    const paragraphs = Array.from({ length: 45 }, (_, index) => `Part ${index}: ${'words and more words '.repeat(12)}`);
+    fixture.openai.script.push(paragraphs.join('\n\n'));
+    // the first chunk goes out, the second is refused (a non-retryable platform error)
+    fixture.telegram.failNext('sendMessage', { status: 400, description: 'Bad Request: chat not found', times: 1, after: 1 });
+    const message = fixture.dmFrom(7002, 'long one', fixture.telegram.botId);
+    const turnId = randomUUID();
+    const first = await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]));
+    expect(first.kind).toBe('retry');
+    expect(sentTo(7002)).toHaveLength(1);
+
+    const second = await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]));
+    expect(second.kind).toBe('completed');
+    const texts = sentTo(7002).map((call) => String(call.params.text));
+    expect(texts.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(texts).size).toBe(texts.length); // no chunk twice
+    expect(texts[0]).toContain('Part 0:');
+    expect(texts.at(-1)).toContain('Part 44:');
+    expect(fixture.openai.modelCalls.filter((call) => JSON.stringify(call.body).includes('long one'))).toHaveLength(1);
+    expect((await storedRows(7002)).map((row) => row.role)).toEqual(['user', 'assistant']);
+  });
+});

@@ -1,0 +1,104 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { createTelegramChannel } from '../../channels/telegram/index.js';
+import { ChannelRegistry } from '../../src/core/channel-registry.js';
+import type { InboundMessage } from '../../src/core/inbound-message.js';
+import { createChatModel } from '../../src/llm/index.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { GroupContext } from '../../src/queue/group-context.js';
+import type { TurnRequest } from '../../src/queue/turn-worker.js';
+import { migrateDatabase, openDatabase, type Database } from '../../src/store/index.js';
+import { DeliveryRecords } from '../../src/turn/delivery-records.js';
+import { createTurnRunner } from '../../src/turn/run-turn.js';
+import { createTurnStore } from '../../src/turn/store-adapter.js';
+import type { TurnStore } from '../../src/turn/turn-dependencies.js';
+import { startOpenAiDouble, type OpenAiDouble } from '../doubles/openai-double.js';
+import { startTelegramDouble, type TelegramDouble } from '../doubles/telegram-double.js';
+import { createTestDatabase, TEST_REDIS_URL, uniqueName } from '../support/services.js';
+
+export interface TurnFixture {
+  telegram: TelegramDouble;
+  openai: OpenAiDouble;
+  database: Database;
+  redis: Redis;
+  store: TurnStore;
+  runTurnWith(store: TurnStore): ReturnType<typeof createTurnRunner>;
+  dmFrom(userId: number, text: string, botId: number): InboundMessage;
+  request(turnId: string, messages: InboundMessage[], overrides?: Partial<TurnRequest>): TurnRequest;
+  close(): Promise<void>;
+}
+
+/** One turn runner on real Redis and PostgreSQL, talking through grammY and the openai SDK to doubles. */
+export async function createTurnFixture(): Promise<TurnFixture> {
+  const [telegram, openai, testDatabase] = await Promise.all([startTelegramDouble(), startOpenAiDouble(), createTestDatabase()]);
+  const database = await openDatabase({ databaseUrl: testDatabase.url, dataDir: mkdtempSync(join(tmpdir(), 'turn-')) });
+  await migrateDatabase(database);
+  const redis = new Redis(TEST_REDIS_URL);
+  const prefix = uniqueName('turn');
+  const logger = createLogger({ level: 'silent' });
+  const channels = new ChannelRegistry();
+  channels.add(
+    await createTelegramChannel({
+      config: { token: telegram.token, apiRoot: telegram.apiRoot, mode: 'webhook', webhookSecret: 'x' },
+      agentId: 'main',
+      logger,
+    }),
+  );
+  const store = createTurnStore(database.db);
+  const runTurnWith = (turnStore: TurnStore) =>
+    createTurnRunner({
+      store: turnStore,
+      channels,
+      model: createChatModel({
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        apiKey: 'sk-test',
+        baseUrl: openai.baseUrl,
+        stream: true,
+        contextWindow: 128_000,
+        timeoutMs: 10_000,
+        maxRetries: 0,
+      }),
+      tools: [],
+      groupContext: new GroupContext(redis, prefix),
+      deliveries: new DeliveryRecords(redis, prefix),
+      settings: { systemPrompt: undefined, maxIterations: 5, historyTurns: 50, inputGuard: 'warn', traceVerbose: false, dataDir: tmpdir() },
+      logger,
+    });
+  return {
+    telegram,
+    openai,
+    database,
+    redis,
+    store,
+    runTurnWith,
+    dmFrom: (userId, text, botId) => ({
+      conversation: { channel: 'telegram', accountId: String(botId), chatId: String(userId), chatType: 'dm', messageId: '1' },
+      dedupeKey: `telegram:${botId}:${userId}:${Math.random()}`,
+      sender: { id: String(userId), name: 'Ada' },
+      text,
+      sentAt: Date.now(),
+      addressed: true,
+      agentId: 'main',
+    }),
+    request: (turnId, messages, overrides = {}) => ({
+      turnId,
+      sessionKey: `agent:main:telegram:x:dm:${messages[0]!.sender.id}`,
+      messages,
+      signal: new AbortController().signal,
+      finalAttempt: false,
+      holdsLease: async () => true,
+      ...overrides,
+    }),
+    close: async () => {
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+      await database.close();
+      await Promise.all([telegram.close(), openai.close()]);
+      await testDatabase.drop();
+    },
+  };
+}
