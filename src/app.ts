@@ -8,6 +8,7 @@ import { ChannelRegistry } from './core/channel-registry.js';
 import { createHttpServer, createInboundHandler, mountAdminDashboard } from './gateway/index.js';
 import { createChatModel } from './llm/index.js';
 import { moduleLogger } from './observability/logger.js';
+import { Metrics, statementKind } from './observability/metrics.js';
 import {
   AbortBus,
   createRedis,
@@ -51,7 +52,12 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       logger.info({ url: embedded.url }, 'REDIS_URL unset: started redis-server from PATH');
     }
     const redisUrl = config.redisUrl ?? embedded!.url;
-    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    const metrics = new Metrics();
+    const database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      onQuery: (statement) => metrics.databaseStatements.inc({ kind: statementKind(statement) }),
+    });
     onStop('database', () => database.close());
     await migrateDatabase(database);
 
@@ -72,6 +78,10 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     const inbound = new InboundQueue(redis, config.queuePrefix, scheduler, publisherBus, moduleLogger('queue'));
     onStop('inbound queue', () => inbound.close());
     const groupContext = new GroupContext(redis, config.queuePrefix);
+    metrics.sampleQueuesWith(async () => {
+      const counts = await inbound.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
+      return Object.entries(counts).map(([state, count]) => ({ queue: inbound.queue.name, state, count }));
+    });
 
     const channels = new ChannelRegistry();
     for (const channel of await createChannels(config, DEFAULT_AGENT_ID, moduleLogger('channels'))) channels.add(channel);
@@ -98,6 +108,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
           dataDir: config.dataDir,
         },
         logger: moduleLogger('turn'),
+        metrics,
       });
       const worker = new TurnWorker({
         connection: workerRedis,
@@ -108,6 +119,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         inbound,
         abortBus,
         runTurn,
+        metrics,
         logger: moduleLogger('worker'),
       });
       worker.start();
@@ -144,6 +156,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       routes: runsGateway ? channels.all().flatMap((channel) => channel.webhookRoutes(sink)) : [],
       health: { redis: () => redis.ping(), postgres: () => database.ping() },
       logger: moduleLogger('gateway'),
+      metrics,
     });
     if (runsGateway && config.admin) await mountAdminDashboard(server, [inbound.queue], config.admin, false);
     await server.listen({ port: config.port, host: config.host });

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { WebhookRoute } from '../core/channel.js';
 import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -13,7 +14,7 @@ export interface HttpServerOptions {
   routes: WebhookRoute[];
   health: HealthChecks;
   logger: Logger;
-  metrics?: () => Promise<{ contentType: string; body: string }>;
+  metrics?: Metrics;
 }
 
 /** One HTTP server: webhook routes (raw bodies, verified by their channel), health, readiness, metrics. */
@@ -44,11 +45,18 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     if (Object.keys(failures).length > 0) return reply.code(503).send({ status: 'unavailable', failures });
     return { status: 'ready' };
   });
-  if (options.metrics) {
-    const metrics = options.metrics;
+  const { metrics } = options;
+  if (metrics) {
     app.get('/metrics', async (_request, reply) => {
-      const { contentType, body } = await metrics();
+      const { contentType, body } = await metrics.render();
       return reply.header('content-type', contentType).send(body);
+    });
+    // Every webhook is counted, including the ones refused before a handler ran (413, 400, 404).
+    app.addHook('onResponse', async (request, reply) => {
+      if (!request.url.startsWith('/webhooks/')) return;
+      const channel = request.url.split('/')[2] ?? 'unknown';
+      metrics.webhookRequests.inc({ channel, status: String(reply.statusCode) });
+      metrics.webhookAckSeconds.observe({ channel }, reply.elapsedTime / 1000);
     });
   }
 

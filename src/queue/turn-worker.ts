@@ -2,6 +2,7 @@ import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { AbortBus } from './abort-bus.js';
 import { INBOUND_QUEUE, type InboundJobData, type InboundQueue } from './inbound-queue.js';
 import type { SessionScheduler } from './session-scheduler.js';
@@ -41,6 +42,7 @@ export interface TurnWorkerOptions {
   abortBus: AbortBus;
   runTurn: TurnRunner;
   logger: Logger;
+  metrics?: Metrics;
 }
 
 export class TurnWorker {
@@ -109,6 +111,7 @@ export class TurnWorker {
       return state;
     };
     const renewal = setInterval(() => void renew(), Math.max(250, Math.floor(leaseMs / 3)));
+    const startedAt = performance.now();
     let outcome: TurnOutcome;
     try {
       outcome = await this.options.runTurn({
@@ -125,6 +128,8 @@ export class TurnWorker {
       clearInterval(renewal);
       abortBus.unregister(turnId);
     }
+    this.options.metrics?.turns.inc({ outcome: outcome.kind });
+    this.options.metrics?.turnSeconds.observe({ outcome: outcome.kind }, (performance.now() - startedAt) / 1000);
     if (leaseLost) {
       logger.warn({ turnId, sessionKey }, 'lease lost mid-turn; another worker takes the turn over');
       return 'lease-lost';

@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../agent/agent-events.js';
+import type { AgentEvent, TraceSpan } from '../agent/agent-events.js';
 import { applyInputGuard, runAgent } from '../agent/index.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { BotError, errorMessage, isAbortError } from '../core/errors.js';
@@ -90,6 +90,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         if (event.type === 'run-end' || event.type === 'run-error' || event.type === 'run-cancel') terminal = event;
       }
       if (!terminal) throw new BotError('internal', 'agent run ended without a terminal event');
+      recordSpans(deps, terminal.spans);
       const outcome = {
         iterations: terminal.iterations,
         inputTokens: terminal.usage.inputTokens,
@@ -155,6 +156,25 @@ export function createTurnRunner(deps: TurnDependencies) {
     if (pending.consumedContext > 0) await deps.groupContext.consume(sessionKey, pending.consumedContext);
     if (record.run.status === 'failed') return { kind: 'failed' };
     return { kind: record.run.silent ? 'silent' : 'completed' };
+  }
+}
+
+function recordSpans(deps: TurnDependencies, spans: TraceSpan[]): void {
+  const { metrics } = deps;
+  if (!metrics) return;
+  for (const span of spans) {
+    if (span.kind === 'tool') {
+      metrics.toolCalls.inc({ tool: span.name, outcome: span.isError ? 'error' : 'ok' });
+      continue;
+    }
+    const labels = { provider: span.provider, model: span.model };
+    metrics.llmCalls.inc({ ...labels, result: span.error ? 'error' : 'ok' });
+    metrics.llmSeconds.observe(labels, span.durationMs / 1000);
+    if (span.usage) {
+      metrics.llmTokens.inc({ ...labels, direction: 'input' }, span.usage.inputTokens);
+      metrics.llmTokens.inc({ ...labels, direction: 'output' }, span.usage.outputTokens);
+    }
+    if (span.costUsd) metrics.llmCostUsd.inc(labels, span.costUsd);
   }
 }
 

@@ -4,6 +4,7 @@ import type { ChannelRegistry } from '../core/channel-registry.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { GroupContext } from '../queue/group-context.js';
 import type { DeliveryRecords } from './delivery-records.js';
 import type { TurnRecord } from '../store/turn-record.js';
@@ -38,5 +39,6 @@ export interface TurnDependencies {
   deliveries: DeliveryRecords;
   settings: TurnSettings;
   logger: Logger;
+  metrics?: Metrics;
   clock?: () => number;
 }

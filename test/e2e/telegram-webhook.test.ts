@@ -125,6 +125,21 @@ describe('Telegram webhook, end to end', () => {
     expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
   });
 
+  it('exposes Prometheus metrics of webhooks, turns, LLM calls, database writes and queues', async () => {
+    const response = await fetch(`${service.url}/metrics`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN);
+    expect(value(/^bot_webhook_requests_total\{channel="telegram",status="200"\} (\d+)/m)).toBeGreaterThanOrEqual(5);
+    expect(value(/^bot_webhook_requests_total\{channel="telegram",status="401"\} (\d+)/m)).toBe(2);
+    expect(value(/^bot_turns_total\{outcome="completed"\} (\d+)/m)).toBeGreaterThanOrEqual(4);
+    expect(value(/^bot_llm_calls_total\{provider="openai",model="gpt-4o-mini",result="ok"\} (\d+)/m)).toBeGreaterThanOrEqual(4);
+    expect(value(/^bot_db_statements_total\{kind="write"\} (\d+)/m)).toBeGreaterThanOrEqual(4);
+    expect(text).toMatch(/^bot_queue_jobs\{queue="inbound",state="completed"\} \d+/m);
+    expect(text).toMatch(/^bot_webhook_ack_seconds_bucket/m);
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+  });
+
   it('does not mount the queue dashboard without ADMIN_PASSWORD', async () => {
     expect((await fetch(`${service.url}/admin/queues`)).status).toBe(404);
   });

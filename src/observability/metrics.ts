@@ -1,0 +1,122 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The service's Prometheus metrics; one registry per process, scraped at GET /metrics. */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly webhookRequests = new Counter({
+    name: 'bot_webhook_requests_total',
+    help: 'Webhook requests by channel and HTTP status',
+    labelNames: ['channel', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookAckSeconds = new Histogram({
+    name: 'bot_webhook_ack_seconds',
+    help: 'Time from a webhook request to its answer',
+    labelNames: ['channel'] as const,
+    buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  readonly turns = new Counter({
+    name: 'bot_turns_total',
+    help: 'Finished turns by outcome (completed, silent, failed, cancelled, retry, skipped)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly turnSeconds = new Histogram({
+    name: 'bot_turn_duration_seconds',
+    help: 'Duration of a turn from slot acquired to stored',
+    labelNames: ['outcome'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
+
+  readonly llmCalls = new Counter({
+    name: 'bot_llm_calls_total',
+    help: 'LLM calls by provider, model and result',
+    labelNames: ['provider', 'model', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly llmSeconds = new Histogram({
+    name: 'bot_llm_call_seconds',
+    help: 'LLM call latency',
+    labelNames: ['provider', 'model'] as const,
+    buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
+
+  readonly llmTokens = new Counter({
+    name: 'bot_llm_tokens_total',
+    help: 'LLM tokens by provider, model and direction',
+    labelNames: ['provider', 'model', 'direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly llmCostUsd = new Counter({
+    name: 'bot_llm_cost_usd_total',
+    help: 'LLM cost in US dollars by provider and model',
+    labelNames: ['provider', 'model'] as const,
+    registers: [this.registry],
+  });
+
+  readonly toolCalls = new Counter({
+    name: 'bot_tool_calls_total',
+    help: 'Tool calls by tool and outcome',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly platformCalls = new Counter({
+    name: 'bot_platform_api_calls_total',
+    help: 'Platform API calls by channel and result (ok, error, rate_limited)',
+    labelNames: ['channel', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly databaseStatements = new Counter({
+    name: 'bot_db_statements_total',
+    help: 'SQL statements sent to PostgreSQL, by kind (write: insert/update/delete, read, transaction control)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  private queueSampler: (() => Promise<Array<{ queue: string; state: string; count: number }>>) | undefined;
+
+  readonly queueJobs: Gauge<'queue' | 'state'> = new Gauge({
+    name: 'bot_queue_jobs',
+    help: 'Jobs per queue and state (sampled at scrape)',
+    labelNames: ['queue', 'state'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      for (const { queue, state, count } of (await this.queueSampler?.().catch(() => [])) ?? []) {
+        this.queueJobs.set({ queue, state }, count);
+      }
+    },
+  });
+
+  /** How to read queue depths when Prometheus scrapes. */
+  sampleQueuesWith(sampler: () => Promise<Array<{ queue: string; state: string; count: number }>>): void {
+    this.queueSampler = sampler;
+  }
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+const WRITE = /^\s*(insert|update|delete)\b/i;
+const WRITING_CTE = /^\s*with\b[\s\S]*\b(insert\s+into|update\s+\S+\s+set|delete\s+from)\b/i;
+const TRANSACTION = /^\s*(begin|commit|rollback|savepoint|release)\b/i;
+
+export function statementKind(statement: string): 'write' | 'read' | 'transaction' {
+  if (TRANSACTION.test(statement)) return 'transaction';
+  return WRITE.test(statement) || WRITING_CTE.test(statement) ? 'write' : 'read';
+}
