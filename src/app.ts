@@ -14,6 +14,7 @@ import {
   createRedis,
   GroupContext,
   InboundQueue,
+  SessionLock,
   SessionScheduler,
   startEmbeddedRedis,
   TurnWorker,
@@ -21,6 +22,7 @@ import {
   type EmbeddedRedis,
 } from './queue/index.js';
 import { migrateDatabase, openDatabase, resetSession, sessionStats, type Database } from './store/index.js';
+import { createCompactor } from './turn/compaction.js';
 import { createTurnRunner } from './turn/run-turn.js';
 import { DeliveryRecords } from './turn/delivery-records.js';
 import { createTurnStore } from './turn/store-adapter.js';
@@ -92,10 +94,18 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       const workerScheduler = new SessionScheduler(workerRedis, schedulerOptions);
       const abortBus = new AbortBus(abortChannel, workerRedis, subscriber, moduleLogger('abort'));
       await abortBus.listen();
+      const model = createChatModel(config.llm);
+      const compactor = createCompactor({
+        db: database.db,
+        model,
+        lock: new SessionLock(workerRedis, config.queuePrefix),
+        logger: moduleLogger('compaction'),
+      });
       const runTurn = createTurnRunner({
         store: createTurnStore(database.db),
         channels,
-        model: createChatModel(config.llm),
+        model,
+        compactor,
         tools: defaultTools(),
         groupContext: new GroupContext(workerRedis, config.queuePrefix),
         deliveries: new DeliveryRecords(workerRedis, config.queuePrefix),
@@ -119,11 +129,13 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         inbound,
         abortBus,
         runTurn,
+        runCompaction: (sessionKey) => compactor.compact(sessionKey, { force: true }),
         metrics,
         logger: moduleLogger('worker'),
       });
       worker.start();
       onStop('abort bus', () => abortBus.close());
+      onStop('summaries in progress', () => compactor.idle());
       onStop('workers', () => worker.close(config.shutdownGraceMs));
     }
 
@@ -142,7 +154,12 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         resetSession: async (sessionKey) => {
           await resetSession(database.db, sessionKey);
         },
-        requestCompaction: async () => 'nothing-to-compact',
+        requestCompaction: async (sessionKey) => {
+          const stats = await sessionStats(database.db, sessionKey);
+          if (!stats || stats.messageCount < 2) return 'nothing-to-compact';
+          await inbound.addCompactionJob(sessionKey);
+          return 'scheduled';
+        },
         sessionUsage: (sessionKey) => sessionStats(database.db, sessionKey),
         queueDepth: (sessionKey) => scheduler.depth(sessionKey),
         model: { provider: config.llm.provider, name: config.llm.model, contextWindow: config.llm.contextWindow },

@@ -8,6 +8,7 @@ import type { AbortBus } from './abort-bus.js';
 import type { SessionScheduler } from './session-scheduler.js';
 
 export const INBOUND_QUEUE = 'inbound';
+export const COMPACT_JOB = 'compact';
 
 /** What a job carries: only a wake-up for a session (the message itself waits in the scheduler). */
 export interface InboundJobData {
@@ -66,6 +67,11 @@ export class InboundQueue {
   /** A session has pending work but no job to carry it (its jobs finished early): add one. */
   async addWakeJob(sessionKey: string): Promise<void> {
     await this.queue.add('wake', { sessionKey }, { jobId: `w.${randomUUID()}` });
+  }
+
+  /** /compact: a worker summarizes the session (the summarization lock keeps it to one at a time). */
+  async addCompactionJob(sessionKey: string): Promise<void> {
+    await this.queue.add(COMPACT_JOB, { sessionKey }, { jobId: `c.${randomUUID()}`, attempts: 1 });
   }
 
   /** Moves a parked (delayed) job to the front; tolerant of the job still being on its way to `delayed`. */

@@ -12,3 +12,4 @@ export {
   type TurnRunner,
 } from './turn-worker.js';
 export { GroupContext, type ContextLine } from './group-context.js';
+export { SessionLock, type HeldLock } from './session-lock.js';

@@ -1,10 +1,11 @@
+import { hostname } from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { AbortBus } from './abort-bus.js';
-import { INBOUND_QUEUE, type InboundJobData, type InboundQueue } from './inbound-queue.js';
+import { COMPACT_JOB, INBOUND_QUEUE, type InboundJobData, type InboundQueue } from './inbound-queue.js';
 import type { SessionScheduler } from './session-scheduler.js';
 
 /** Why a running turn's signal fired. */
@@ -41,6 +42,8 @@ export interface TurnWorkerOptions {
   inbound: InboundQueue;
   abortBus: AbortBus;
   runTurn: TurnRunner;
+  /** `compact` jobs (from /compact): summarize the session now, beside any running turn. */
+  runCompaction?: (sessionKey: string) => Promise<string>;
   logger: Logger;
   metrics?: Metrics;
 }
@@ -55,6 +58,7 @@ export class TurnWorker {
       connection: options.connection,
       prefix: options.prefix,
       concurrency: options.concurrency,
+      name: `${hostname()}:${process.pid}`,
       // A dead worker's job comes back within seconds; its turn's lease expires on the same clock.
       lockDuration: options.leaseMs,
       stalledInterval: Math.max(1_000, Math.floor(options.leaseMs / 2)),
@@ -74,6 +78,7 @@ export class TurnWorker {
   private async process(job: Job<InboundJobData>, token: string | undefined): Promise<string> {
     const { scheduler } = this.options;
     const { sessionKey } = job.data;
+    if (job.name === COMPACT_JOB) return (await this.options.runCompaction?.(sessionKey)) ?? 'no-compactor';
     const claim = await scheduler.acquire(sessionKey, job.id!);
     switch (claim.kind) {
       case 'empty':

@@ -12,6 +12,8 @@ export interface PendingDelivery {
   /** Unaddressed group lines this turn showed the model, consumed once it is stored. */
   consumedContext: number;
   delivered: boolean;
+  /** The session is due for summarization once this turn is stored. */
+  summarizeDue?: boolean;
   /** Ids of the chunks already out, so a retry sends only the rest. */
   deliveredIds: string[];
 }

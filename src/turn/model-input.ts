@@ -1,4 +1,4 @@
-import { buildSystemPrompt, prepareHistory, summaryPreamble, workspaceFor } from '../agent/index.js';
+import { buildSystemPrompt, estimateTokens, prepareHistory, shouldSummarize, summaryPreamble, workspaceFor } from '../agent/index.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { TurnDependencies } from './turn-dependencies.js';
@@ -7,7 +7,7 @@ import type { TurnDependencies } from './turn-dependencies.js';
 export async function prepareModelInput(
   deps: TurnDependencies,
   input: { sessionId: string; latest: InboundMessage; userMessages: ChatMessage[]; clock: () => number },
-): Promise<{ system: string; messages: ChatMessage[]; workspace: string }> {
+): Promise<{ system: string; messages: ChatMessage[]; workspace: string; summarizeDue: boolean }> {
   const { latest } = input;
   const channel = deps.channels.for(latest.conversation);
   const [{ summary, history }, workspace] = await Promise.all([
@@ -27,9 +27,16 @@ export async function prepareModelInput(
     workspace,
   });
   const prior = [...(summary ? summaryPreamble(summary) : []), ...history];
-  const messages = prepareHistory([...prior, ...input.userMessages], {
+  const everything = [...prior, ...input.userMessages];
+  const messages = prepareHistory(everything, {
     historyTurns: deps.settings.historyTurns,
     contextWindow: deps.model.contextWindow,
   });
-  return { system, messages, workspace };
+  // Judged on what the session holds since its summary (not on the pruned list the model sees).
+  const summarizeDue = shouldSummarize({
+    messageCount: history.length + input.userMessages.length,
+    estimatedTokens: estimateTokens(everything),
+    contextWindow: deps.model.contextWindow,
+  });
+  return { system, messages, workspace, summarizeDue };
 }

@@ -1,11 +1,10 @@
-import type { AgentEvent, TraceSpan } from '../agent/agent-events.js';
-import { applyInputGuard, runAgent } from '../agent/index.js';
+import type { TraceSpan } from '../agent/agent-events.js';
+import { applyInputGuard } from '../agent/index.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { BotError, errorMessage, isAbortError } from '../core/errors.js';
-import { costOf, priceOf } from '../llm/pricing.js';
 import { isShutdown, type TurnOutcome, type TurnRequest } from '../queue/turn-worker.js';
 import type { TurnRecord } from '../store/turn-record.js';
-import { prepareModelInput } from './model-input.js';
+import { runModelTurn } from './run-model.js';
 import type { PendingDelivery } from './delivery-records.js';
 import type { TurnDependencies } from './turn-dependencies.js';
 import { buildUserMessages } from './user-messages.js';
@@ -72,24 +71,15 @@ export function createTurnRunner(deps: TurnDependencies) {
 
     const working = channel.startWorking(latest.conversation);
     try {
-      const input = await prepareModelInput(deps, { sessionId: session.id, latest, userMessages: user.forModel, clock });
-      let terminal: Extract<AgentEvent, { type: 'run-end' | 'run-error' | 'run-cancel' }> | undefined;
-      for await (const event of runAgent({
-        runId: turnId,
-        system: input.system,
-        messages: input.messages,
-        tools: deps.tools,
-        model: deps.model,
-        maxIterations: deps.settings.maxIterations,
+      const { terminal, summarizeDue } = await runModelTurn(deps, {
+        turnId,
+        sessionKey,
+        sessionId: session.id,
+        latest,
+        userMessages: user.forModel,
         signal: request.signal,
-        toolContext: { signal: request.signal, workspace: input.workspace, sessionKey, userId: latest.sender.id },
         clock,
-        traceVerbose: deps.settings.traceVerbose,
-        prices: (model, usage) => (priceOf(model) ? costOf(model, usage) : undefined),
-      })) {
-        if (event.type === 'run-end' || event.type === 'run-error' || event.type === 'run-cancel') terminal = event;
-      }
-      if (!terminal) throw new BotError('internal', 'agent run ended without a terminal event');
+      });
       recordSpans(deps, terminal.spans);
       const outcome = {
         iterations: terminal.iterations,
@@ -120,7 +110,7 @@ export function createTurnRunner(deps: TurnDependencies) {
       }
       // The loop already sanitized the answer and detected NO_REPLY; an empty answer sends nothing either.
       const reply = terminal.type === 'run-end' ? terminal.reply.text : '';
-      return finish(request, newDelivery(record('completed', { silent: reply.length === 0 }), reply, false, groupLines.length));
+      return finish(request, { ...newDelivery(record('completed', { silent: reply.length === 0 }), reply, false, groupLines.length), summarizeDue });
     } catch (error) {
       if (request.signal.aborted && isShutdown(request.signal)) return { kind: 'retry', error };
       throw error;
@@ -153,6 +143,7 @@ export function createTurnRunner(deps: TurnDependencies) {
     }
     await deps.store.flushTurn(record);
     await deps.deliveries.clear(turnId);
+    if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey);
     if (pending.consumedContext > 0) await deps.groupContext.consume(sessionKey, pending.consumedContext);
     if (record.run.status === 'failed') return { kind: 'failed' };
     return { kind: record.run.silent ? 'silent' : 'completed' };

@@ -6,6 +6,7 @@ import type { ChatModel } from '../llm/chat-model.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { GroupContext } from '../queue/group-context.js';
+import type { Compactor } from './compaction.js';
 import type { DeliveryRecords } from './delivery-records.js';
 import type { TurnRecord } from '../store/turn-record.js';
 
@@ -40,5 +41,7 @@ export interface TurnDependencies {
   settings: TurnSettings;
   logger: Logger;
   metrics?: Metrics;
+  /** Summarization under the per-session lock; absent: sessions are never compacted. */
+  compactor?: Compactor;
   clock?: () => number;
 }
