@@ -1,0 +1,78 @@
+import type { SlackConfig } from '../../src/config/app-config.js';
+import { BotError, type Channel, type ChannelState } from '../../src/core/index.js';
+import type { Logger } from '../../src/observability/logger.js';
+import { createChannelNames } from './channel-names.js';
+import { slackErrorCode, toPlatformError } from './errors.js';
+import { createInboundDispatcher } from './inbound-dispatch.js';
+import type { SlackIdentity } from './inbound.js';
+import { openLiveReply } from './live-reply.js';
+import { createOutbound } from './outbound.js';
+import { slackPromptSection } from './prompt-section.js';
+import { createSocketMode } from './socket-mode.js';
+import { createThreadMemory } from './thread-memory.js';
+import { startWorking } from './typing.js';
+import { createWebClients } from './web-clients.js';
+import { createSlackRoutes } from './webhook.js';
+
+export { SLACK_COMMANDS_PATH, SLACK_EVENTS_PATH, SLACK_INTERACTIONS_PATH } from './webhook.js';
+
+export interface SlackChannelOptions {
+  config: SlackConfig;
+  agentId: string;
+  logger: Logger;
+  /** Cross-process memory (Redis in the service): the threads the bot answered in. */
+  state: ChannelState;
+  /** Pause between live reply edits (tests shorten it). */
+  liveEditIntervalMs?: number;
+}
+
+const REFUSED_TOKEN_ERRORS = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired']);
+
+/** The Slack channel: asks Slack who the bot is (auth.test) once, then serves the Events API over HTTP or Socket Mode. */
+export async function createSlackChannel(options: SlackChannelOptions): Promise<Channel> {
+  const { config, agentId } = options;
+  const logger = options.logger.child({ module: 'slack' });
+  const clients = createWebClients(config, logger);
+  let auth;
+  try {
+    auth = await clients.repeatable.auth.test();
+  } catch (error) {
+    const code = slackErrorCode(error);
+    if (code !== undefined && REFUSED_TOKEN_ERRORS.has(code)) {
+      throw new BotError('config', `SLACK_BOT_TOKEN was refused by Slack (${code})`, { cause: error });
+    }
+    throw toPlatformError(error, 'auth.test');
+  }
+  if (!auth.user_id || !auth.team_id) throw new BotError('platform', 'Slack auth.test answered without a user or team id');
+
+  const identity: SlackIdentity = { botUserId: auth.user_id, teamId: auth.team_id, agentId };
+  const threads = createThreadMemory(options.state, identity.teamId, logger);
+  const outbound = createOutbound(clients, threads);
+  const dispatcher = createInboundDispatcher({
+    identity,
+    lookups: { isBotThread: threads.isBotThread, channelName: createChannelNames(clients.repeatable, logger) },
+    logger,
+  });
+  const socketMode = config.appToken ? createSocketMode({ appToken: config.appToken, apiUrl: config.apiUrl, dispatcher, logger }) : undefined;
+  logger.info({ accountId: identity.teamId, botUserId: identity.botUserId, mode: socketMode ? 'socket' : 'http' }, 'slack channel ready');
+
+  return {
+    name: 'slack',
+    accountId: identity.teamId,
+    webhookRoutes(sink) {
+      if (socketMode) return [];
+      return createSlackRoutes({ signingSecret: config.signingSecret, dispatcher, sink, logger });
+    },
+    async startInbound(sink) {
+      await socketMode?.start(sink);
+    },
+    async stopInbound() {
+      await socketMode?.stop();
+    },
+    send: (to, markdown) => outbound.send(to, markdown),
+    sendNotice: (to, text) => outbound.sendNotice(to, text),
+    startWorking: (to) => startWorking(clients, to, logger),
+    openLiveReply: (to) => openLiveReply({ clients, outbound, logger, ...(options.liveEditIntervalMs ? { intervalMs: options.liveEditIntervalMs } : {}) }, to),
+    promptSection: () => slackPromptSection(identity.botUserId),
+  };
+}

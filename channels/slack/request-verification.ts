@@ -1,0 +1,28 @@
+import { verifySlackRequest } from '@slack/bolt';
+import type { WebhookRequest } from '../../src/core/index.js';
+import type { Logger } from '../../src/observability/logger.js';
+
+/** Bolt refuses requests older than this; a timestamp as far in the future is refused here too. */
+const MAX_CLOCK_SKEW_SECONDS = 5 * 60;
+
+/** Slack's v0 signature over the exact raw body (Bolt's `verifySlackRequest`), and a fresh timestamp. */
+export function isSignedBySlack(request: WebhookRequest, signingSecret: string, logger: Logger): boolean {
+  const signature = headerOf(request, 'x-slack-signature');
+  const timestamp = headerOf(request, 'x-slack-request-timestamp');
+  if (!signingSecret || !signature || !timestamp || !/^\d{1,12}$/.test(timestamp)) return false;
+  const requestSeconds = Number(timestamp);
+  if (requestSeconds - Date.now() / 1000 > MAX_CLOCK_SKEW_SECONDS) return false;
+  try {
+    verifySlackRequest({ signingSecret, body: request.rawBody, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': requestSeconds } });
+    return true;
+  } catch (error) {
+    logger.debug({ reason: error instanceof Error ? error.message : String(error) }, 'slack request refused');
+    return false;
+  }
+}
+
+export function headerOf(request: WebhookRequest, name: string): string | undefined {
+  const entry = Object.entries(request.headers).find(([key]) => key.toLowerCase() === name);
+  const value = entry?.[1];
+  return Array.isArray(value) ? value[0] : value;
+}

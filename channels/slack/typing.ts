@@ -1,0 +1,67 @@
+import type { ConversationRef, WorkingIndicator } from '../../src/core/index.js';
+import type { Logger } from '../../src/observability/logger.js';
+import { slackErrorCode } from './errors.js';
+import type { SlackClients } from './web-clients.js';
+
+export const WORKING_STATUS = 'is thinking…';
+export const WORKING_REACTION = 'eyes';
+
+type Undo = () => Promise<unknown>;
+
+/** stop() waits this long for the indicator to be set and cleared; a slower Slack finishes the clearing in the background. */
+const STOP_WAIT_MS = 3000;
+
+/**
+ * Feedback while a turn works: the assistant thread status where Slack offers it (threads in the bot's
+ * DMs), otherwise an 👀 reaction on the triggering message. Both are undone at stop, once they are set.
+ * No rate-limit waits here: a skipped indicator is better than a turn held up by it.
+ */
+export function startWorking(clients: SlackClients, to: ConversationRef, logger: Logger): WorkingIndicator {
+  const api = clients.repeatable;
+  const logFailure = (message: string) => (error: unknown) => {
+    logger.debug({ channel: to.chatId, error: slackErrorCode(error) ?? String(error) }, message);
+  };
+
+  async function setStatus(): Promise<Undo | undefined> {
+    if (to.chatType !== 'dm' || to.threadId === undefined) return undefined;
+    const target = { channel_id: to.chatId, thread_ts: to.threadId };
+    try {
+      await api.assistant.threads.setStatus({ ...target, status: WORKING_STATUS });
+      return () => api.assistant.threads.setStatus({ ...target, status: '' });
+    } catch (error) {
+      logFailure('no assistant status here, using a reaction')(error);
+      return undefined;
+    }
+  }
+
+  async function addReaction(): Promise<Undo | undefined> {
+    const target = { channel: to.chatId, timestamp: to.messageId, name: WORKING_REACTION };
+    try {
+      await api.reactions.add(target);
+    } catch (error) {
+      // already there (a redelivered turn): still ours to remove when done
+      if (slackErrorCode(error) !== 'already_reacted') {
+        logFailure('working reaction failed')(error);
+        return undefined;
+      }
+    }
+    return () => api.reactions.remove(target);
+  }
+
+  const started = (async () => (await setStatus()) ?? (await addReaction()))();
+  let undone: Promise<void> | undefined;
+
+  return {
+    async stop() {
+      undone ??= started.then(async (undo) => {
+        await undo?.().catch(logFailure('clearing the working indicator failed'));
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, STOP_WAIT_MS);
+      });
+      await Promise.race([undone, bound]);
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { WebClient, type RetryOptions } from '@slack/web-api';
+import type { SlackConfig } from '../../src/config/app-config.js';
+import type { Logger } from '../../src/observability/logger.js';
+import { toSlackLogger } from './sdk-logger.js';
+
+/** Calls that are safe to repeat (reads, edits, deletions, reactions, status): 5xx, network errors and timeouts get two more tries. */
+const REPEATABLE_RETRIES: RetryOptions = { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 4000, randomize: true };
+/** chat.postMessage is not idempotent: a 5xx, a cut connection or a timeout may arrive after Slack posted. */
+const NO_RETRIES: RetryOptions = { retries: 0 };
+const REQUEST_TIMEOUT_MS = 15_000;
+
+export interface SlackClients {
+  /** Everything but posting. */
+  repeatable: WebClient;
+  /** chat.postMessage only. */
+  posting: WebClient;
+}
+
+/**
+ * Two clients because the SDK's retry policy is per client, not per method. Both reject 429s at once
+ * (`rejectRateLimitedCalls: true`) instead of sleeping inside the SDK: `withRateLimitRetry` waits for
+ * Retry-After within a bound, the same way for every method, and a 429 is the one failure after which
+ * re-posting is safe (Slack did not post).
+ */
+export function createWebClients(config: SlackConfig, logger: Logger): SlackClients {
+  const common = { slackApiUrl: config.apiUrl, logger: toSlackLogger(logger), timeout: REQUEST_TIMEOUT_MS, rejectRateLimitedCalls: true };
+  return {
+    repeatable: new WebClient(config.botToken, { ...common, retryConfig: REPEATABLE_RETRIES }),
+    posting: new WebClient(config.botToken, { ...common, retryConfig: NO_RETRIES }),
+  };
+}

@@ -1,0 +1,95 @@
+import type { InboundOutcome, InboundSink, WebhookRequest, WebhookResponse, WebhookRoute } from '../../src/core/index.js';
+import type { Logger } from '../../src/observability/logger.js';
+import type { EventCallback, InboundDispatcher } from './inbound-dispatch.js';
+import type { SlashCommandFields } from './inbound.js';
+import { headerOf, isSignedBySlack } from './request-verification.js';
+
+export const SLACK_EVENTS_PATH = '/webhooks/slack/events';
+export const SLACK_COMMANDS_PATH = '/webhooks/slack/commands';
+export const SLACK_INTERACTIONS_PATH = '/webhooks/slack/interactions';
+
+const UNAUTHORIZED: WebhookResponse = { status: 401, body: { error: 'unauthorized' } };
+const UNAVAILABLE: WebhookResponse = { status: 503, body: { error: 'unavailable' } };
+const COMMAND_NOT_TAKEN = { response_type: 'ephemeral', text: 'Sorry, that did not go through. Please try again in a moment.' };
+
+export interface SlackRouteOptions {
+  signingSecret: string;
+  dispatcher: InboundDispatcher;
+  sink: InboundSink;
+  logger: Logger;
+}
+
+/**
+ * The Events API, slash command and interaction routes. Each verifies the signature first, hands the
+ * message to the sink (which only enqueues) and answers; a refused message answers 503 so Slack retries.
+ */
+export function createSlackRoutes(options: SlackRouteOptions): WebhookRoute[] {
+  const { signingSecret, dispatcher, sink, logger } = options;
+  if (!signingSecret) logger.error('SLACK_SIGNING_SECRET is not set: every Slack webhook call will be refused');
+  const verified =
+    (handle: (request: WebhookRequest) => Promise<WebhookResponse>) =>
+    async (request: WebhookRequest): Promise<WebhookResponse> =>
+      isSignedBySlack(request, signingSecret, logger) ? handle(request) : UNAUTHORIZED;
+
+  async function outcomeOf(work: () => Promise<InboundOutcome | undefined>, context: object): Promise<InboundOutcome | undefined> {
+    try {
+      const outcome = await work();
+      if (outcome?.kind === 'rejected') logger.warn({ ...context, reason: outcome.reason }, 'slack message not accepted');
+      return outcome;
+    } catch (error) {
+      logger.error({ ...context, err: error }, 'slack message handling failed');
+      return { kind: 'rejected', reason: 'handling failed' };
+    }
+  }
+
+  return [
+    {
+      method: 'POST',
+      path: SLACK_EVENTS_PATH,
+      handle: verified(async (request) => {
+        const body = parseObject(request.rawBody);
+        if (body === undefined) return { status: 400, body: { error: 'malformed JSON' } };
+        if (body.type === 'url_verification') return { status: 200, body: { challenge: String(body.challenge ?? '') } };
+        if (body.type !== 'event_callback') return { status: 200 };
+        if (!isObject(body.event)) return { status: 400, body: { error: 'event_callback without an event' } };
+        const context = { eventId: body.event_id, retry: headerOf(request, 'x-slack-retry-num') };
+        const outcome = await outcomeOf(() => dispatcher.event(body as unknown as EventCallback, sink), context);
+        return outcome?.kind === 'rejected' ? UNAVAILABLE : { status: 200 };
+      }),
+    },
+    {
+      method: 'POST',
+      path: SLACK_COMMANDS_PATH,
+      handle: verified(async (request) => {
+        const fields = Object.fromEntries(new URLSearchParams(request.rawBody)) as SlashCommandFields;
+        if (!fields.command || !fields.channel_id || !fields.user_id || !fields.trigger_id) return { status: 400, body: { error: 'not a slash command' } };
+        const outcome = await outcomeOf(() => dispatcher.command(fields, sink), { command: fields.command });
+        // Slack does not retry slash commands: the person is told instead
+        return outcome?.kind === 'rejected' ? { status: 200, body: COMMAND_NOT_TAKEN } : { status: 200 };
+      }),
+    },
+    {
+      method: 'POST',
+      path: SLACK_INTERACTIONS_PATH,
+      handle: verified(async (request) => {
+        const payload = parseObject(new URLSearchParams(request.rawBody).get('payload') ?? '');
+        if (payload === undefined) return { status: 400, body: { error: 'malformed payload' } };
+        logger.debug({ type: payload.type }, 'slack interaction ignored');
+        return { status: 200 };
+      }),
+    },
+  ];
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,300 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local stand-in for the Slack Web API (https://docs.slack.dev/reference/methods), driven by the real
+ * @slack/web-api WebClient: `POST {apiUrl}<method>` with a form or JSON body, answered `{ ok: true, … }`,
+ * `{ ok: false, error }`, or HTTP 429 with `Retry-After`. It also signs requests the way Slack signs the
+ * events it posts to our service, and builds those events.
+ */
+export interface SlackCall {
+  method: string;
+  params: Record<string, any>;
+  at: number;
+  /** The HTTP status the double answered with. */
+  status: number;
+  /** true when the double answered with an error (failNext, validation). */
+  failed: boolean;
+}
+
+export interface SlackFailure {
+  /** HTTP status; 429 answers with `Retry-After: retryAfter` (default 1). Default 200 (with `ok: false`). */
+  status?: number;
+  /** Slack's error code for `ok: false` answers (default `internal_error`). */
+  error?: string;
+  retryAfter?: number;
+  times?: number;
+}
+
+export interface SlackDoubleOptions {
+  botUserId?: string;
+  teamId?: string;
+  signingSecret?: string;
+  botToken?: string;
+  /** false: assistant.threads.setStatus answers `not_allowed` (not an assistant thread). Default true. */
+  assistantThreads?: boolean;
+}
+
+export interface SignedRequest {
+  path: string;
+  headers: Record<string, string>;
+  rawBody: string;
+}
+
+type Answer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> };
+type StoredMessage = { channel: string; ts: string; text: string; threadTs?: string; deleted: boolean };
+
+export const SLACK_TEXT_LIMIT = 40_000;
+
+export async function startSlackDouble(options: SlackDoubleOptions = {}) {
+  const botUserId = options.botUserId ?? 'UBOT0001';
+  const teamId = options.teamId ?? 'T0TEAM01';
+  const signingSecret = options.signingSecret ?? 'signing-secret-for-tests';
+  const botToken = options.botToken ?? 'xoxb-test-double-token';
+  const calls: SlackCall[] = [];
+  const failures = new Map<string, SlackFailure[]>();
+  const messages = new Map<string, StoredMessage>();
+  const reactions = new Set<string>();
+  const channelNames = new Map<string, string>();
+  let assistantThreads = options.assistantThreads ?? true;
+  let socketUrl: string | undefined;
+  let nextTs = 0;
+
+  const ok = (body: Record<string, unknown> = {}): Answer => ({ status: 200, body: { ok: true, ...body } });
+  const error = (code: string): Answer => ({ status: 200, body: { ok: false, error: code } });
+  const newTs = (): string => `${Math.floor(Date.now() / 1000)}.${String(++nextTs).padStart(6, '0')}`;
+
+  function checkText(params: Record<string, any>): Answer | undefined {
+    const text = typeof params.text === 'string' ? params.text : '';
+    if (text.trim() === '' && params.blocks === undefined) return error('no_text');
+    if (text.length > SLACK_TEXT_LIMIT) return error('msg_too_long');
+    return undefined;
+  }
+
+  function answer(method: string, params: Record<string, any>, token: string | undefined): Answer {
+    if (method === 'apps.connections.open') {
+      if (!token?.startsWith('xapp-')) return error('not_allowed_token_type');
+      return socketUrl ? ok({ url: socketUrl }) : error('internal_error');
+    }
+    if (token !== botToken) return error('invalid_auth');
+    const message = messages.get(`${params.channel}:${params.ts}`);
+    switch (method) {
+      case 'auth.test':
+        return ok({ url: 'https://double.slack.test/', team: 'Double Team', user: 'doublebot', team_id: teamId, user_id: botUserId, bot_id: 'B0BOT001' });
+      case 'chat.postMessage': {
+        if (!params.channel) return error('channel_not_found');
+        const refused = checkText(params);
+        if (refused) return refused;
+        const ts = newTs();
+        const stored: StoredMessage = { channel: params.channel, ts, text: params.text, deleted: false, ...(params.thread_ts ? { threadTs: params.thread_ts } : {}) };
+        messages.set(`${params.channel}:${ts}`, stored);
+        return ok({ channel: params.channel, ts, message: { type: 'message', user: botUserId, bot_id: 'B0BOT001', text: params.text, ts, thread_ts: params.thread_ts } });
+      }
+      case 'chat.update': {
+        if (message === undefined || message.deleted) return error('message_not_found');
+        const refused = checkText(params);
+        if (refused) return refused;
+        message.text = params.text;
+        return ok({ channel: params.channel, ts: params.ts, text: params.text });
+      }
+      case 'chat.delete':
+        if (message === undefined || message.deleted) return error('message_not_found');
+        message.deleted = true;
+        return ok({ channel: params.channel, ts: params.ts });
+      case 'reactions.add': {
+        const key = `${params.channel}:${params.timestamp}:${params.name}`;
+        if (reactions.has(key)) return error('already_reacted');
+        reactions.add(key);
+        return ok();
+      }
+      case 'reactions.remove':
+        return reactions.delete(`${params.channel}:${params.timestamp}:${params.name}`) ? ok() : error('no_reaction');
+      case 'assistant.threads.setStatus':
+        if (!params.channel_id || !params.thread_ts) return error('invalid_arguments');
+        return assistantThreads ? ok() : error('not_allowed');
+      case 'conversations.info': {
+        const channel = String(params.channel ?? '');
+        if (!channel) return error('channel_not_found');
+        return ok({ channel: { id: channel, name: channelNames.get(channel) ?? `channel-${channel.toLowerCase()}`, is_channel: true } });
+      }
+      default:
+        return ok();
+    }
+  }
+
+  function takeFailure(method: string): Answer | undefined {
+    const planned = failures.get(method)?.[0];
+    if (planned === undefined) return undefined;
+    planned.times = (planned.times ?? 1) - 1;
+    if (planned.times <= 0) failures.get(method)?.shift();
+    const status = planned.status ?? 200;
+    if (status === 429) {
+      return { status, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(planned.retryAfter ?? 1) } };
+    }
+    return { status, body: { ok: false, error: planned.error ?? 'internal_error' } };
+  }
+
+  const server = createServer((request, response) => {
+    void handle(request, response);
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const method = /^\/api\/([A-Za-z.]+)$/.exec(new URL(request.url ?? '/', 'http://double').pathname)?.[1];
+    const params = await readParams(request);
+    let reply: Answer;
+    if (method === undefined) {
+      reply = { status: 404, body: { ok: false, error: 'unknown_method' } };
+    } else {
+      const call: SlackCall = { method, params, at: Date.now(), status: 200, failed: false };
+      calls.push(call);
+      const authorization = request.headers.authorization ?? (typeof params.token === 'string' ? `Bearer ${params.token}` : undefined);
+      reply = takeFailure(method) ?? answer(method, params, authorization?.replace(/^Bearer /, ''));
+      call.status = reply.status;
+      call.failed = reply.status !== 200 || reply.body.ok !== true;
+    }
+    response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+    response.end(JSON.stringify(reply.body));
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api/`,
+    botUserId,
+    teamId,
+    signingSecret,
+    botToken,
+    calls,
+    callsOf: (method: string) => calls.filter((call) => call.method === method),
+    /** Messages the bot posted (and their latest text), by `channel:ts`. */
+    messages,
+    reactions,
+    failNext(method: string, failure: SlackFailure = {}): void {
+      failures.set(method, [...(failures.get(method) ?? []), { ...failure }]);
+    },
+    setAssistantThreads(enabled: boolean): void {
+      assistantThreads = enabled;
+    },
+    setChannelName(channel: string, name: string): void {
+      channelNames.set(channel, name);
+    },
+    /** The WebSocket URL `apps.connections.open` hands out (Socket Mode). */
+    setSocketUrl(url: string): void {
+      socketUrl = url;
+    },
+    signedRequest: (path: string, body: unknown, signing: SigningOptions = {}) => signedRequest(path, body, { secret: signingSecret, ...signing }),
+    makeEvent: createEventFactory({ botUserId, teamId }),
+    async close(): Promise<void> {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export type SlackDouble = Awaited<ReturnType<typeof startSlackDouble>>;
+
+export interface SigningOptions {
+  /** Unix seconds; default now. */
+  timestamp?: number;
+  secret?: string;
+  /** Form-encode the body (slash commands, interactions) instead of JSON. */
+  form?: boolean;
+  /** Adds `X-Slack-Retry-Num` / `X-Slack-Retry-Reason`, as on Slack's redeliveries. */
+  retryNum?: number;
+}
+
+/** A request as Slack would post it to our service, with a correct v0 signature over the exact body. */
+export function signedRequest(path: string, body: unknown, options: SigningOptions & { secret: string }): SignedRequest {
+  const rawBody =
+    typeof body === 'string'
+      ? body
+      : options.form
+        ? new URLSearchParams(Object.entries(body as Record<string, unknown>).map(([key, value]): [string, string] => [key, String(value)])).toString()
+        : JSON.stringify(body);
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  const signature = `v0=${createHmac('sha256', options.secret).update(`v0:${timestamp}:${rawBody}`).digest('hex')}`;
+  return {
+    path,
+    rawBody,
+    headers: {
+      'content-type': options.form ? 'application/x-www-form-urlencoded' : 'application/json',
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': signature,
+      ...(options.retryNum !== undefined ? { 'x-slack-retry-num': String(options.retryNum), 'x-slack-retry-reason': 'http_timeout' } : {}),
+    },
+  };
+}
+
+/** A `message` or `app_mention` event as the builders make it (extra fields as given). */
+export interface SlackTestEvent {
+  type: string;
+  channel: string;
+  user: string;
+  text: string;
+  ts: string;
+  event_ts: string;
+  [field: string]: unknown;
+}
+
+/** Builders for the Events API payloads and slash commands Slack would send; each message gets a fresh ts. */
+export function createEventFactory(bot: { botUserId: string; teamId: string }) {
+  let counter = 0;
+  const ts = (): string => `${Math.floor(Date.now() / 1000)}.${String(++counter + 500_000).padStart(6, '0')}`;
+  const envelope = (fields: Omit<SlackTestEvent, 'event_ts'>) => ({
+    token: 'legacy-verification-token',
+    team_id: bot.teamId,
+    api_app_id: 'A0APP001',
+    event: { event_ts: fields.ts, ...fields } as SlackTestEvent,
+    type: 'event_callback' as const,
+    event_id: `Ev${String(++counter).padStart(8, '0')}`,
+    event_time: Math.floor(Date.now() / 1000),
+    authorizations: [{ team_id: bot.teamId, user_id: bot.botUserId, is_bot: true }],
+  });
+  const message = (channel: string, channelType: string, user: string, text: string, extra: object) =>
+    envelope({ type: 'message', channel, channel_type: channelType, user, text, ts: ts(), team: bot.teamId, ...extra });
+  return {
+    dm: (user: string, text: string, extra: object = {}) => message(`D${user.slice(1)}`, 'im', user, text, extra),
+    /** `app_mention` for `<@bot> text`. */
+    mention: (channel: string, user: string, text: string, extra: object = {}) =>
+      envelope({ type: 'app_mention', channel, user, text: `<@${bot.botUserId}> ${text}`, ts: ts(), team: bot.teamId, ...extra }),
+    channelMessage: (channel: string, user: string, text: string, extra: object = {}) => message(channel, 'channel', user, text, extra),
+    threadReply: (channel: string, user: string, text: string, threadTs: string, extra: object = {}) =>
+      message(channel, 'channel', user, text, { thread_ts: threadTs, ...extra }),
+    /** The form fields of a slash command (post with `{ form: true }`). */
+    slashCommand: (command: string, options: { channel?: string; user?: string; text?: string } = {}) => ({
+      token: 'legacy-verification-token',
+      team_id: bot.teamId,
+      team_domain: 'double',
+      channel_id: options.channel ?? 'C0GENERAL',
+      channel_name: options.channel?.startsWith('D') ? 'directmessage' : 'general',
+      user_id: options.user ?? 'U0USER001',
+      user_name: 'someone',
+      command,
+      text: options.text ?? '',
+      api_app_id: 'A0APP001',
+      response_url: 'https://hooks.slack.test/commands/1',
+      trigger_id: `${++counter}.trigger`,
+    }),
+  };
+}
+
+async function readParams(request: IncomingMessage): Promise<Record<string, any>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks).toString('utf8');
+  if (body === '') return {};
+  const type = request.headers['content-type'] ?? '';
+  if (type.includes('application/json')) return JSON.parse(body) as Record<string, any>;
+  // the WebClient form-encodes, with objects and arrays as JSON strings
+  return Object.fromEntries([...new URLSearchParams(body)].map(([key, value]) => [key, /^[[{]/.test(value) ? parseJson(value) : value]));
+}
+
+function parseJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
