@@ -1,0 +1,149 @@
+import type { InboundMessage } from '../../src/core/index.js';
+import { messageText } from './message-text.js';
+
+export interface FeishuIdentity {
+  appId: string;
+  botOpenId: string;
+  botName: string | undefined;
+  agentId: string;
+}
+
+export type NormalizedEvent = { kind: 'message'; message: InboundMessage } | { kind: 'ignored'; reason: string };
+
+/** The fields of `im.message.receive_v1` this channel reads; everything else is left alone. */
+interface ReceivedMessage {
+  senderType: string | undefined;
+  senderId: string | undefined;
+  messageId: string;
+  parentId: string | undefined;
+  chatId: string;
+  chatType: string;
+  messageType: string;
+  content: string;
+  createTime: number;
+  mentions: Mention[];
+}
+
+interface Mention {
+  key: string;
+  openId: string | undefined;
+  name: string | undefined;
+}
+
+/** Chat commands that also work as a bare word after the bot's mention (`@bot stop`). */
+const COMMAND_WORDS = new Set(['stop', 'new', 'reset', 'status', 'help', 'compact']);
+
+/**
+ * One `im.message.receive_v1` event (schema 2.0 `event` object) → the message the rest of the service
+ * sees, or the reason it gets no turn (messages from apps, including the bot itself, and types other
+ * than text and rich text). `repliesToBot`: the message replies to one the bot sent (the caller knows).
+ */
+export function normalizeMessageEvent(event: unknown, identity: FeishuIdentity, options: { repliesToBot?: boolean } = {}): NormalizedEvent {
+  const received = readReceivedMessage(event);
+  if (received === undefined) return { kind: 'ignored', reason: 'not a message event' };
+  if (received.senderType !== 'user') return { kind: 'ignored', reason: `sent by sender_type ${received.senderType ?? 'unknown'}` };
+  if (received.senderId === undefined) return { kind: 'ignored', reason: 'no sender id' };
+  const raw = messageText(received.messageType, received.content);
+  if (raw === undefined) {
+    const known = received.messageType === 'text' || received.messageType === 'post';
+    return { kind: 'ignored', reason: known ? `unreadable ${received.messageType} content` : `message_type ${received.messageType} not supported` };
+  }
+
+  const mentionedBot = received.mentions.some((mention) => mention.openId === identity.botOpenId);
+  let text = resolveMentions(raw, received.mentions, identity.botOpenId).trim();
+  // a message that was only the mention still reaches the model as something
+  if (text === '' && mentionedBot) text = `@${identity.botName ?? 'bot'}`;
+  if (text === '') return { kind: 'ignored', reason: 'empty message' };
+  if (mentionedBot) text = bareWordAsCommand(text);
+
+  const isGroup = received.chatType !== 'p2p';
+  return {
+    kind: 'message',
+    message: {
+      conversation: {
+        channel: 'feishu',
+        accountId: identity.appId,
+        chatId: received.chatId,
+        chatType: isGroup ? 'group' : 'dm',
+        messageId: received.messageId,
+      },
+      dedupeKey: `feishu:${identity.appId}:${received.chatId}:${received.messageId}`,
+      sender: { id: received.senderId },
+      text,
+      sentAt: received.createTime,
+      addressed: !isGroup || mentionedBot || text.startsWith('/') || options.repliesToBot === true,
+      agentId: identity.agentId,
+    },
+  };
+}
+
+/** The message a group message replies to, if any: whether it is the bot's decides whether the bot is addressed. */
+export function groupReplyTargetOf(event: unknown): string | undefined {
+  const received = readReceivedMessage(event);
+  return received !== undefined && received.chatType !== 'p2p' ? received.parentId : undefined;
+}
+
+/** `@_user_N` → `@Name`; the bot's own placeholder is removed with one of the spaces around it. */
+function resolveMentions(text: string, mentions: Mention[], botOpenId: string): string {
+  // longest keys first, so `@_user_1` never eats the start of `@_user_10`
+  const ordered = [...mentions].sort((first, second) => second.key.length - first.key.length);
+  let resolved = text;
+  for (const mention of ordered) {
+    const pattern = new RegExp(`( ?)${escapeRegExp(mention.key)}(?![0-9])( ?)`, 'g');
+    resolved = resolved.replace(pattern, (_whole, before: string, after: string) =>
+      mention.openId === botOpenId ? (before !== '' && after !== '' ? ' ' : '') : `${before}@${mention.name ?? 'someone'}${after}`,
+    );
+  }
+  return resolved.replace(/@_all(?![0-9A-Za-z_])/g, '@all');
+}
+
+/** `stop` → `/stop` for the chat commands, only when the whole message is that word. */
+function bareWordAsCommand(text: string): string {
+  const word = /^([A-Za-z]+)[.!]?$/.exec(text)?.[1]?.toLowerCase();
+  return word !== undefined && COMMAND_WORDS.has(word) ? `/${word}` : text;
+}
+
+function readReceivedMessage(event: unknown): ReceivedMessage | undefined {
+  const sender = field(event, 'sender');
+  const message = field(event, 'message');
+  const messageId = stringField(message, 'message_id');
+  const chatId = stringField(message, 'chat_id');
+  const chatType = stringField(message, 'chat_type');
+  const messageType = stringField(message, 'message_type');
+  const content = stringField(message, 'content');
+  if (messageId === undefined || chatId === undefined || chatType === undefined || messageType === undefined || content === undefined) return undefined;
+  const senderIds = field(sender, 'sender_id');
+  const createTime = Number(stringField(message, 'create_time'));
+  const mentions = field(message, 'mentions');
+  return {
+    senderType: stringField(sender, 'sender_type'),
+    senderId: stringField(senderIds, 'open_id') ?? stringField(senderIds, 'user_id') ?? stringField(senderIds, 'union_id'),
+    messageId,
+    parentId: stringField(message, 'parent_id') || undefined,
+    chatId,
+    chatType,
+    messageType,
+    content,
+    createTime: Number.isFinite(createTime) && createTime > 0 ? createTime : Date.now(),
+    mentions: Array.isArray(mentions) ? mentions.flatMap(readMention) : [],
+  };
+}
+
+function readMention(value: unknown): Mention[] {
+  const key = stringField(value, 'key');
+  if (key === undefined) return [];
+  return [{ key, openId: stringField(field(value, 'id'), 'open_id'), name: stringField(value, 'name') }];
+}
+
+function field(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
+}
+
+function stringField(value: unknown, name: string): string | undefined {
+  const found = field(value, name);
+  return typeof found === 'string' ? found : undefined;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,78 @@
+import type { FeishuConfig } from '../../src/config/app-config.js';
+import type { Channel, ChannelState, InboundSink } from '../../src/core/index.js';
+import type { Logger } from '../../src/observability/logger.js';
+import { createFeishuClient, fetchBotIdentity } from './client.js';
+import { createHttpInstance } from './http-instance.js';
+import type { FeishuIdentity } from './inbound.js';
+import { createChannelMemory, createMessageEventHandler } from './inbound-pipeline.js';
+import { openLiveReply } from './live-reply.js';
+import { createLongConnection } from './long-connection.js';
+import { createMessagesApi } from './messages-api.js';
+import { createOutbound } from './outbound.js';
+import { feishuPromptSection } from './prompt-section.js';
+import { startTypingReaction } from './typing.js';
+import { createCardsRoute, createEventsRoute } from './webhook.js';
+
+export { FEISHU_CARDS_PATH, FEISHU_EVENTS_PATH } from './webhook.js';
+
+export interface FeishuChannelOptions {
+  config: FeishuConfig;
+  agentId: string;
+  logger: Logger;
+  /** Shared memory across processes: delivered event ids, ids of the bot's messages. */
+  state: ChannelState;
+  /** Where answers stream into a live card: DMs only (the default), every chat, or nowhere. */
+  liveReplies?: 'dm' | 'all' | 'off';
+  /** Minimum time between two edits of a live card (tests shorten it). */
+  liveEditIntervalMs?: number;
+  /** Timeout of one Open API request. */
+  requestTimeoutMs?: number;
+}
+
+/**
+ * The Feishu / Lark channel: an SDK client for FEISHU_DOMAIN, the bot's open_id learnt once at start
+ * (`bot/v3/info`, which also fetches the first tenant token), then either the HTTP event subscription
+ * (FEISHU_MODE=webhook) or the SDK's long connection (websocket). The account id is the app id.
+ */
+export async function createFeishuChannel(options: FeishuChannelOptions): Promise<Channel> {
+  const { config, agentId } = options;
+  const logger = options.logger.child({ module: 'feishu' });
+  const http = createHttpInstance(options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {});
+  const api = createMessagesApi(createFeishuClient(config, http, logger), logger);
+  const bot = await fetchBotIdentity(api);
+
+  const identity: FeishuIdentity = { appId: config.appId, botOpenId: bot.openId, botName: bot.name, agentId };
+  const memory = createChannelMemory(options.state, config.appId, logger);
+  const outbound = createOutbound(api, memory);
+  const longConnection = config.mode === 'websocket' ? createLongConnection(config, http, logger) : undefined;
+  const secrets = { verificationToken: config.verificationToken, encryptKey: config.encryptKey };
+  if (config.mode === 'webhook' && !secrets.verificationToken && !secrets.encryptKey) {
+    logger.error('neither FEISHU_VERIFICATION_TOKEN nor FEISHU_ENCRYPT_KEY is set: every Feishu webhook delivery will be refused');
+  }
+  const handlerFor = (sink: InboundSink) => createMessageEventHandler({ identity, memory, sink, logger });
+  const liveReplies = options.liveReplies ?? 'dm';
+  logger.info({ accountId: config.appId, botOpenId: bot.openId, mode: config.mode }, 'feishu channel ready');
+
+  return {
+    name: 'feishu',
+    accountId: config.appId,
+    webhookRoutes(sink) {
+      if (config.mode !== 'webhook') return [];
+      return [createEventsRoute({ secrets, handleMessage: handlerFor(sink), logger }), createCardsRoute({ secrets, logger })];
+    },
+    async startInbound(sink) {
+      await longConnection?.start(handlerFor(sink));
+    },
+    async stopInbound() {
+      await longConnection?.stop();
+    },
+    send: (to, markdown) => outbound.send(to, markdown),
+    sendNotice: (to, text) => outbound.sendNotice(to, text),
+    startWorking: (to) => startTypingReaction(api, to, logger),
+    openLiveReply(to) {
+      if (liveReplies === 'off' || (liveReplies === 'dm' && to.chatType !== 'dm')) return undefined;
+      return openLiveReply({ api, outbound, memory, to, logger, ...(options.liveEditIntervalMs !== undefined ? { intervalMs: options.liveEditIntervalMs } : {}) });
+    },
+    promptSection: () => feishuPromptSection(bot.name),
+  };
+}

@@ -1,0 +1,71 @@
+import type { WebhookRequest, WebhookResponse, WebhookRoute } from '../../src/core/index.js';
+import type { Logger } from '../../src/observability/logger.js';
+import { openEnvelope, type EnvelopeSecrets } from './envelope.js';
+import type { MessageEventHandler } from './inbound-pipeline.js';
+
+export const FEISHU_EVENTS_PATH = '/webhooks/feishu/events';
+export const FEISHU_CARDS_PATH = '/webhooks/feishu/cards';
+const MESSAGE_EVENT = 'im.message.receive_v1';
+
+/**
+ * `POST /webhooks/feishu/events`: verify and open the delivery, answer url_verification, hand a message
+ * event to the inbound path and answer 200 once it is queued (Feishu wants an answer within 3 s and
+ * redelivers on anything else, so a queue that refused the message answers 503). Other event types are
+ * acknowledged and dropped.
+ */
+export function createEventsRoute(options: { secrets: EnvelopeSecrets; handleMessage: MessageEventHandler; logger: Logger }): WebhookRoute {
+  const { secrets, handleMessage, logger } = options;
+  return {
+    method: 'POST',
+    path: FEISHU_EVENTS_PATH,
+    async handle(request: WebhookRequest): Promise<WebhookResponse> {
+      const opened = openEnvelope(request, secrets);
+      switch (opened.kind) {
+        case 'refused':
+          logger.warn({ reason: opened.reason }, 'feishu event delivery refused');
+          return { status: opened.status, body: { error: opened.reason } };
+        case 'challenge':
+          return { status: 200, body: { challenge: opened.challenge } };
+        case 'event':
+          break;
+      }
+      if (opened.eventType !== MESSAGE_EVENT) {
+        logger.debug({ eventType: opened.eventType, eventId: opened.eventId }, 'feishu event ignored');
+        return { status: 200, body: {} };
+      }
+      try {
+        const outcome = await handleMessage(opened.event, opened.eventId);
+        if (outcome?.kind === 'rejected') {
+          logger.warn({ eventId: opened.eventId, reason: outcome.reason }, 'feishu message not accepted, asking Feishu to redeliver');
+          return { status: 503, body: { error: 'unavailable' } };
+        }
+      } catch (error) {
+        logger.error({ eventId: opened.eventId, error }, 'feishu message handling failed');
+        return { status: 503, body: { error: 'unavailable' } };
+      }
+      return { status: 200, body: {} };
+    },
+  };
+}
+
+/**
+ * `POST /webhooks/feishu/cards`: card action callbacks. The bot's cards have no buttons yet, so a verified
+ * callback is acknowledged with `{}` (which leaves the card as it is); url_verification is answered.
+ */
+export function createCardsRoute(options: { secrets: EnvelopeSecrets; logger: Logger }): WebhookRoute {
+  const { secrets, logger } = options;
+  return {
+    method: 'POST',
+    path: FEISHU_CARDS_PATH,
+    async handle(request: WebhookRequest): Promise<WebhookResponse> {
+      const opened = openEnvelope(request, secrets, { legacyCardSignature: true });
+      if (opened.kind === 'refused') {
+        logger.warn({ reason: opened.reason }, 'feishu card callback refused');
+        return { status: opened.status, body: { error: opened.reason } };
+      }
+      if (opened.kind === 'challenge') return { status: 200, body: { challenge: opened.challenge } };
+      logger.debug({ eventType: opened.eventType }, 'feishu card callback acknowledged');
+      return { status: 200, body: {} };
+    },
+  };
+}

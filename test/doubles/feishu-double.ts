@@ -1,0 +1,300 @@
+import { createCipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
+import { startHttpDouble, type Exchange } from './http-double.js';
+
+/**
+ * A local stand-in for the Feishu / Lark Open API (https://open.feishu.cn/document), driven by the real
+ * Lark SDK: tenant tokens, bot info, the IM message and reaction calls, and the long connection's
+ * endpoint discovery. Every answer is `{code, msg, data}`; calls without a token it issued are refused.
+ */
+export interface FeishuCall {
+  method: string;
+  /** Without the query string. */
+  path: string;
+  query: Record<string, string>;
+  body: any;
+  at: number;
+  status: number;
+  /** Feishu's business code of the answer (0 = success). */
+  code: number;
+}
+
+export interface FeishuFailure {
+  /** HTTP status; default 429 (with `code` 99991400, Feishu's rate limit). */
+  status?: number;
+  code?: number;
+  msg?: string;
+  times?: number;
+  /** Sent as `x-ogw-ratelimit-reset` (seconds). */
+  resetSeconds?: number;
+}
+
+/** A message the bot sent, as the double keeps it. */
+export interface StoredMessage {
+  messageId: string;
+  msgType: string;
+  /** The parsed content (post object, card object, `{text}`). */
+  content: any;
+  parentId: string | undefined;
+  deleted: boolean;
+  patches: number;
+}
+
+export type FeishuDoubleOptions = Partial<Record<'appId' | 'appSecret' | 'botOpenId' | 'botName' | 'encryptKey' | 'verificationToken', string>> & {
+  /** Lifetime of the tenant tokens it issues (Feishu: 7200 s; the SDK renews 180 s before the end). */
+  tokenExpireSeconds?: number;
+};
+
+type Answer = { status: number; code: number; msg: string; data?: unknown; extra?: Record<string, unknown>; headers?: Record<string, string> };
+
+const BODY_LIMIT_BYTES = 30 * 1024;
+const TEXT_BODY_LIMIT_BYTES = 150 * 1024;
+const POST_TAGS = new Set(['text', 'a', 'at', 'img', 'media', 'emotion', 'code_block', 'hr', 'md']);
+const STYLES = new Set(['bold', 'italic', 'underline', 'lineThrough']);
+
+export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
+  const identity = {
+    appId: options.appId ?? 'cli_a1b2c3d4e5f60718',
+    appSecret: options.appSecret ?? 'double-app-secret',
+    botOpenId: options.botOpenId ?? 'ou_double_bot',
+    botName: options.botName ?? 'DoubleBot',
+    encryptKey: options.encryptKey ?? 'double-encrypt-key',
+    verificationToken: options.verificationToken ?? 'double-verification-token',
+  };
+  const calls: FeishuCall[] = [];
+  const failures: Array<{ pattern: string | RegExp; failure: FeishuFailure }> = [];
+  const issuedTokens = new Map<string, number>();
+  const messages = new Map<string, StoredMessage>();
+  const reactions = new Map<string, { messageId: string; emojiType: string }>();
+  const replyUuids = new Map<string, string>();
+  let tokenRequests = 0;
+  let longConnectionUrl: string | undefined;
+  let nextId = 1;
+
+  const matches = (pattern: string | RegExp, method: string, path: string): boolean =>
+    typeof pattern === 'string' ? `${method} ${path}`.includes(pattern) : pattern.test(`${method} ${path}`);
+  const ok = (data?: unknown): Answer => ({ status: 200, code: 0, msg: 'success', data });
+  const refuse = (status: number, code: number, msg: string): Answer => ({ status, code, msg });
+
+  function takeFailure(method: string, path: string): Answer | undefined {
+    const index = failures.findIndex((entry) => matches(entry.pattern, method, path));
+    const planned = failures[index];
+    if (planned === undefined) return undefined;
+    planned.failure.times = (planned.failure.times ?? 1) - 1;
+    if (planned.failure.times <= 0) failures.splice(index, 1);
+    const { status = 429, code = 99991400, msg = 'request trigger frequency limit', resetSeconds } = planned.failure;
+    return { status, code, msg, ...(resetSeconds !== undefined ? { headers: { 'x-ogw-ratelimit-limit': '5', 'x-ogw-ratelimit-reset': String(resetSeconds) } } : {}) };
+  }
+
+  function storeMessage(body: any, parentId: string | undefined): Answer {
+    const checked = checkContent(body?.msg_type, body?.content);
+    if (typeof checked === 'string') return refuse(400, 230001, `invalid message content: ${checked}`);
+    const messageId = `om_bot_${nextId++}`;
+    messages.set(messageId, { messageId, msgType: body.msg_type, content: checked.content, parentId, deleted: false, patches: 0 });
+    return ok({ message_id: messageId, msg_type: body.msg_type, parent_id: parentId, create_time: String(Date.now()), sender: { id: identity.appId, id_type: 'app_id', sender_type: 'app' }, body: { content: body.content } });
+  }
+
+  function answer(method: string, path: string, body: any, authorized: boolean): Answer {
+    if (method === 'POST' && path === '/open-apis/auth/v3/tenant_access_token/internal') {
+      tokenRequests += 1;
+      if (body?.app_id !== identity.appId || body?.app_secret !== identity.appSecret) return refuse(400, 10014, 'app secret invalid');
+      const token = `t-${randomUUID()}`;
+      const expire = options.tokenExpireSeconds ?? 7200;
+      issuedTokens.set(token, Date.now() + expire * 1000);
+      return { status: 200, code: 0, msg: 'ok', extra: { tenant_access_token: token, expire } };
+    }
+    if (method === 'POST' && path === '/callback/ws/endpoint') {
+      if (body?.AppID !== identity.appId || body?.AppSecret !== identity.appSecret) return refuse(200, 403, 'forbidden');
+      if (longConnectionUrl === undefined) return refuse(200, 1000040350, 'long connection not enabled in this double');
+      return ok({ URL: longConnectionUrl, ClientConfig: { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 120, ReconnectNonce: 30 } });
+    }
+    if (!authorized) return refuse(400, 99991663, 'Invalid access token for authorization. Please make a request with token attached.');
+    if (method === 'GET' && path === '/open-apis/bot/v3/info') {
+      return { status: 200, code: 0, msg: 'ok', extra: { bot: { activate_status: 2, app_name: identity.botName, avatar_url: '', ip_white_list: [], open_id: identity.botOpenId } } };
+    }
+    const [, messageId, rest] = /^\/open-apis\/im\/v1\/messages(?:\/([^/]+))?(\/.*)?$/.exec(path) ?? [];
+    if (messageId === undefined && rest === undefined && method === 'POST') return storeMessage(body, undefined);
+    if (messageId === undefined) return refuse(404, 404, `no route ${method} ${path}`);
+    const stored = messages.get(messageId);
+    if (rest === '/reply' && method === 'POST') {
+      if (!messageId.startsWith('om_') || stored?.deleted) return refuse(400, 230011, 'The message was withdrawn or does not exist.');
+      const known = typeof body?.uuid === 'string' ? replyUuids.get(body.uuid) : undefined;
+      if (known !== undefined) return ok({ message_id: known });
+      const result = storeMessage(body, messageId);
+      if (result.code === 0 && typeof body?.uuid === 'string') replyUuids.set(body.uuid, (result.data as { message_id: string }).message_id);
+      return result;
+    }
+    if (rest === '/reactions' && method === 'POST') {
+      const emojiType = body?.reaction_type?.emoji_type;
+      if (typeof emojiType !== 'string' || !messageId.startsWith('om_')) return refuse(400, 231001, 'reaction type is invalid');
+      const reactionId = `reaction_${nextId++}`;
+      reactions.set(reactionId, { messageId, emojiType });
+      return ok({ reaction_id: reactionId, operator: { operator_id: identity.appId, operator_type: 'app' }, action_time: String(Date.now()), reaction_type: { emoji_type: emojiType } });
+    }
+    const reactionId = /^\/reactions\/([^/]+)$/.exec(rest ?? '')?.[1];
+    if (reactionId !== undefined && method === 'DELETE') {
+      if (reactions.get(reactionId)?.messageId !== messageId) return refuse(400, 231003, 'The reaction does not exist.');
+      reactions.delete(reactionId);
+      return ok({ reaction_id: reactionId });
+    }
+    if (rest !== undefined) return refuse(404, 404, `no route ${method} ${path}`);
+    if (stored === undefined || stored.deleted) return refuse(400, 230011, 'The message was withdrawn or does not exist.');
+    if (method === 'DELETE') {
+      stored.deleted = true;
+      return ok({});
+    }
+    if (method === 'PATCH') {
+      const checked = checkContent('interactive', body?.content);
+      if (stored.msgType !== 'interactive') return refuse(400, 230001, 'only cards can be patched');
+      if (typeof checked === 'string') return refuse(400, 230001, `invalid card: ${checked}`);
+      if (stored.content?.config?.update_multi !== true || checked.content?.config?.update_multi !== true) return refuse(400, 230099, 'card is not shared (update_multi)');
+      stored.content = checked.content;
+      stored.patches += 1;
+      return ok({});
+    }
+    return refuse(404, 404, `no route ${method} ${path}`);
+  }
+
+  async function handle(exchange: Exchange): Promise<void> {
+    const { request } = exchange;
+    const url = new URL(request.path, 'http://double');
+    const method = request.method.toUpperCase();
+    const token = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1];
+    const failed = url.pathname.includes('tenant_access_token') ? undefined : takeFailure(method, url.pathname);
+    const result = failed ?? answer(method, url.pathname, request.body, token !== undefined && (issuedTokens.get(token) ?? 0) > Date.now());
+    if (!url.pathname.includes('tenant_access_token')) {
+      calls.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), body: request.body, at: request.receivedAt, status: result.status, code: result.code });
+    }
+    const body = { code: result.code, msg: result.msg, ...(result.data !== undefined ? { data: result.data } : {}), ...result.extra };
+    exchange.json(result.status, body, result.headers);
+  }
+
+  const http = await startHttpDouble(handle);
+  let closed = false;
+
+  return {
+    ...identity,
+    domain: http.url,
+    calls,
+    messages,
+    reactions,
+    /** Calls whose `METHOD /path` contains the string (or matches the pattern), e.g. `/reply` or /^PATCH /. */
+    callsOf: (pattern: string | RegExp) => calls.filter((call) => matches(pattern, call.method, call.path)),
+    get tokenRequests() {
+      return tokenRequests;
+    },
+    /** The next `times` (default 1) calls matching the pattern fail as described (default: Feishu's rate limit). */
+    failNext(pattern: string | RegExp, failure: FeishuFailure = {}) {
+      failures.push({ pattern, failure: { ...failure } });
+    },
+    /** Where `/callback/ws/endpoint` sends the long-connection client (see long-connection-double). */
+    setLongConnectionUrl(url: string | undefined) {
+      longConnectionUrl = url;
+    },
+    events: createFeishuEvents(identity),
+    /** `{"encrypt": …}` as Feishu sends an event when an encrypt key is set (AES-256-CBC, key sha256(encryptKey)). */
+    encrypt(body: unknown, encryptKey: string = identity.encryptKey): { encrypt: string } {
+      const iv = randomBytes(16);
+      const cipher = createCipheriv('aes-256-cbc', createHash('sha256').update(encryptKey).digest(), iv);
+      const text = typeof body === 'string' ? body : JSON.stringify(body);
+      return { encrypt: Buffer.concat([iv, cipher.update(text, 'utf8'), cipher.final()]).toString('base64') };
+    },
+    /** The headers Feishu signs a delivery with: sha256(timestamp + nonce + encryptKey + body). */
+    signedHeaders(rawBody: string, encryptKey: string = identity.encryptKey): Record<string, string> {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const nonce = randomUUID();
+      const signature = createHash('sha256').update(timestamp + nonce + encryptKey + rawBody).digest('hex');
+      return { 'x-lark-request-timestamp': timestamp, 'x-lark-request-nonce': nonce, 'x-lark-signature': signature };
+    },
+    /** Idempotent, so a test may close it early to simulate an unreachable Feishu. */
+    async close() {
+      if (closed) return;
+      closed = true;
+      await http.close();
+    },
+  };
+}
+
+export type FeishuDouble = Awaited<ReturnType<typeof startFeishuDouble>>;
+
+export interface EventOptions {
+  chatId?: string;
+  userOpenId?: string;
+  messageId?: string;
+  parentId?: string;
+  senderType?: 'user' | 'app';
+  /** Extra `mentions` entries beyond the ones a builder adds. */
+  mentions?: Array<{ key: string; openId: string; name: string }>;
+}
+
+/** Builders of the schema 2.0 envelopes Feishu posts (plain; wrap with `encrypt()`); fresh event and message ids each call. */
+export function createFeishuEvents(identity: { appId: string; botOpenId: string; botName: string; verificationToken: string }) {
+  let sequence = 0;
+  const mention = (key: string, openId: string, name: string) => ({ key, id: { open_id: openId, union_id: `on_${openId}`, user_id: openId }, name, tenant_key: 'tenant-double' });
+  function message(chatType: 'p2p' | 'group', messageType: string, content: unknown, options: EventOptions = {}) {
+    sequence += 1;
+    return {
+      schema: '2.0',
+      header: { event_id: `event-${randomUUID()}`, event_type: 'im.message.receive_v1', create_time: String(Date.now()), token: identity.verificationToken, app_id: identity.appId, tenant_key: 'tenant-double' },
+      event: {
+        sender: { sender_id: { open_id: options.userOpenId ?? 'ou_user_1', union_id: 'on_user_1', user_id: 'user_1' }, sender_type: options.senderType ?? 'user', tenant_key: 'tenant-double' },
+        message: {
+          message_id: options.messageId ?? `om_user_${sequence}_${randomUUID().slice(0, 8)}`,
+          ...(options.parentId ? { parent_id: options.parentId, root_id: options.parentId } : {}),
+          create_time: String(Date.now()),
+          chat_id: options.chatId ?? (chatType === 'p2p' ? 'oc_p2p_chat' : 'oc_group_chat'),
+          chat_type: chatType,
+          message_type: messageType,
+          content: typeof content === 'string' ? content : JSON.stringify(content),
+          mentions: (options.mentions ?? []).map((entry) => mention(entry.key, entry.openId, entry.name)),
+        },
+      },
+    };
+  }
+  const botMention = { key: '@_user_1', openId: identity.botOpenId, name: identity.botName };
+  return {
+    message,
+    p2pText: (text: string, options: EventOptions = {}) => message('p2p', 'text', { text }, options),
+    groupText: (text: string, options: EventOptions = {}) => message('group', 'text', { text }, options),
+    /** `@_user_1 text`, `@_user_1` being the bot. */
+    groupMention: (text: string, options: EventOptions = {}) => message('group', 'text', { text: `@_user_1 ${text}` }, { ...options, mentions: [botMention, ...(options.mentions ?? [])] }),
+    /** A rich-text message; `mentionBot` adds the bot as `@_user_1` (put `{tag: 'at', user_id: '@_user_1'}` in the content). */
+    post: (post: { title?: string; content: unknown[][] }, options: EventOptions & { chatType?: 'p2p' | 'group'; mentionBot?: boolean } = {}) =>
+      message(options.chatType ?? 'group', 'post', post, { ...options, mentions: [...(options.mentionBot ? [botMention] : []), ...(options.mentions ?? [])] }),
+    urlVerification: (challenge: string) => ({ challenge, token: identity.verificationToken, type: 'url_verification' }),
+  };
+}
+
+/** What Feishu checks in a message body: a JSON string of the type's content, under the size limits. */
+function checkContent(msgType: unknown, content: unknown): { content: any } | string {
+  if (typeof content !== 'string') return 'content must be a JSON string';
+  const limit = msgType === 'text' ? TEXT_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
+  if (Buffer.byteLength(JSON.stringify({ msg_type: msgType, content })) > limit) return `body over ${limit} bytes`;
+  let parsed: any;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    return 'content is not JSON';
+  }
+  switch (msgType) {
+    case 'text':
+      return typeof parsed?.text === 'string' && parsed.text.trim() !== '' ? { content: parsed } : 'text missing';
+    case 'post': {
+      const bodies = Object.values(parsed ?? {}) as any[];
+      const valid =
+        bodies.length > 0 &&
+        bodies.every(
+          (body) =>
+            Array.isArray(body?.content) &&
+            body.content.length > 0 &&
+            body.content.every((line: unknown) => Array.isArray(line) && line.every((element: any) => POST_TAGS.has(element?.tag) && (element.style ?? []).every((style: string) => STYLES.has(style)))),
+        );
+      return valid ? { content: parsed } : 'malformed post';
+    }
+    case 'interactive': {
+      const elements = parsed?.schema === '2.0' ? parsed?.body?.elements : parsed?.elements;
+      return Array.isArray(elements) && elements.length > 0 ? { content: parsed } : 'card without elements';
+    }
+    default:
+      return `msg_type ${String(msgType)} not supported by the double`;
+  }
+}
