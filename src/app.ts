@@ -13,7 +13,9 @@ import {
   AbortBus,
   createRedis,
   GroupContext,
+  InboundDedupe,
   InboundQueue,
+  RedisChannelState,
   SessionLock,
   SessionScheduler,
   startEmbeddedRedis,
@@ -86,7 +88,8 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     });
 
     const channels = new ChannelRegistry();
-    for (const channel of await createChannels(config, DEFAULT_AGENT_ID, moduleLogger('channels'))) channels.add(channel);
+    const channelState = new RedisChannelState(redis, config.queuePrefix);
+    for (const channel of await createChannels(config, DEFAULT_AGENT_ID, moduleLogger('channels'), channelState)) channels.add(channel);
 
     if (runsWorker) {
       const workerRedis = track('worker redis', createRedis(redisUrl, 'worker'), onStop);
@@ -142,6 +145,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     const sink = createInboundHandler({
       queue: inbound,
       groupContext,
+      dedupe: new InboundDedupe(redis, config.queuePrefix),
       policy: { dmPolicy: config.dmPolicy, allowFrom: config.allowFrom, groupRequireMention: config.groupRequireMention },
       logger: moduleLogger('inbound'),
       commands: createCommandHandler({

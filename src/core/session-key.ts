@@ -16,3 +16,14 @@ export function sessionKeyOf(message: Pick<InboundMessage, 'agentId' | 'conversa
 export function isGroupSessionKey(sessionKey: string): boolean {
   return sessionKey.includes(':group:');
 }
+
+/**
+ * Where unaddressed group lines are kept and read: a reply inside an existing thread or topic keeps its
+ * thread's key; a top-level message (or one that starts its own thread, as a Slack mention does) uses the
+ * chat's key, so the chatter before a mention reaches the turn that mention starts.
+ */
+export function contextKeyOf(message: Pick<InboundMessage, 'agentId' | 'conversation' | 'sender' | 'threadKind'>): string {
+  const { threadId, messageId } = message.conversation;
+  if (threadId !== undefined && threadId !== messageId) return sessionKeyOf(message);
+  return sessionKeyOf({ ...message, conversation: { ...message.conversation, threadId: undefined } });
+}

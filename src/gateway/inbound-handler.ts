@@ -1,9 +1,10 @@
 import type { InboundOutcome, InboundSink } from '../core/channel.js';
 import type { InboundMessage } from '../core/inbound-message.js';
-import { sessionKeyOf } from '../core/session-key.js';
+import { contextKeyOf, sessionKeyOf } from '../core/session-key.js';
 import { parseCommand, type CommandHandler } from '../commands/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { GroupContext } from '../queue/group-context.js';
+import type { InboundDedupe } from '../queue/inbound-dedupe.js';
 import type { InboundQueue } from '../queue/inbound-queue.js';
 
 export interface AccessPolicy {
@@ -17,13 +18,14 @@ export interface InboundHandlerOptions {
   queue: InboundQueue;
   commands: CommandHandler;
   groupContext: GroupContext;
+  dedupe: InboundDedupe;
   policy: AccessPolicy;
   logger: Logger;
 }
 
 /** The one path every transport ends in: access, commands now, unaddressed group chatter kept, the rest queued. */
 export function createInboundHandler(options: InboundHandlerOptions): InboundSink {
-  const { queue, commands, groupContext, policy, logger } = options;
+  const { queue, commands, groupContext, dedupe, policy, logger } = options;
   const allowed = new Set(policy.allowFrom);
 
   return async function handleInbound(message: InboundMessage): Promise<InboundOutcome> {
@@ -36,22 +38,30 @@ export function createInboundHandler(options: InboundHandlerOptions): InboundSin
     }
     const command = parseCommand(message.text);
     const addressed = message.addressed || !policy.groupRequireMention;
-    if (command && addressed) {
-      try {
-        await commands(command, message);
-      } catch (error) {
-        logger.error({ err: error, command: command.name }, 'command failed');
-      }
-      return { kind: 'command', command: command.name };
-    }
     const sessionKey = sessionKeyOf(message);
-    if (!addressed) {
-      await groupContext.remember(sessionKey, {
-        senderName: message.sender.name ?? message.sender.username ?? message.sender.id,
-        text: message.text,
-        sentAt: message.sentAt,
-      });
-      return { kind: 'ignored', reason: 'not addressed' };
+    try {
+      if (command && addressed) {
+        if (!(await dedupe.claim(message.dedupeKey, 'command'))) return { kind: 'duplicate' };
+        try {
+          await commands(command, message);
+        } catch (error) {
+          logger.error({ err: error, command: command.name, sessionKey }, 'command failed');
+        }
+        return { kind: 'command', command: command.name };
+      }
+      if (!addressed) {
+        if (!(await dedupe.claim(message.dedupeKey, 'context'))) return { kind: 'duplicate' };
+        await groupContext.remember(contextKeyOf(message), {
+          senderName: message.sender.name ?? message.sender.username ?? message.sender.id,
+          text: message.text,
+          sentAt: message.sentAt,
+        });
+        return { kind: 'ignored', reason: 'not addressed' };
+      }
+    } catch (error) {
+      await dedupe.release(message.dedupeKey).catch(() => undefined);
+      logger.error({ err: error, sessionKey }, 'could not handle inbound message');
+      return { kind: 'rejected', reason: 'redis unavailable' };
     }
     try {
       const result = await queue.submit(message);

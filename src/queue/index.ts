@@ -13,3 +13,5 @@ export {
 } from './turn-worker.js';
 export { GroupContext, type ContextLine } from './group-context.js';
 export { SessionLock, type HeldLock } from './session-lock.js';
+export { InboundDedupe } from './inbound-dedupe.js';
+export { RedisChannelState } from './redis-channel-state.js';

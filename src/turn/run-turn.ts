@@ -1,6 +1,7 @@
 import type { TraceSpan } from '../agent/agent-events.js';
 import { applyInputGuard } from '../agent/index.js';
 import type { InboundMessage } from '../core/inbound-message.js';
+import { contextKeyOf } from '../core/session-key.js';
 import { BotError, errorMessage, isAbortError } from '../core/errors.js';
 import { isShutdown, type TurnOutcome, type TurnRequest } from '../queue/turn-worker.js';
 import type { TurnRecord } from '../store/turn-record.js';
@@ -36,7 +37,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         log[level]({ patterns: guard.findings, dedupeKey: messages[index]!.dedupeKey }, 'security.injection_detected');
       }
     }
-    const groupLines = latest.conversation.chatType === 'group' ? await deps.groupContext.peek(sessionKey) : [];
+    const groupLines = latest.conversation.chatType === 'group' ? await deps.groupContext.peek(contextKeyOf(messages[0]!)) : [];
     const user = buildUserMessages(
       messages,
       groupLines,
@@ -98,7 +99,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         if (!request.signal.aborted) throw new BotError('internal', 'run cancelled without a signal');
         log.info('turn cancelled');
         await deps.store.flushTurn(record('cancelled'));
-        await deps.groupContext.consume(sessionKey, groupLines.length);
+        await deps.groupContext.consume(contextKeyOf(messages[0]!), groupLines.length);
         return { kind: 'cancelled' };
       }
       if (terminal.type === 'run-error') {
@@ -136,15 +137,19 @@ export function createTurnRunner(deps: TurnDependencies) {
         const receipt = pending.plain ? await channel.sendNotice(conversation, reply) : await channel.send(conversation, reply, progress);
         record.run.deliveredMessageIds = receipt.messageIds;
       } catch (error) {
-        if (request.finalAttempt) throw error;
-        return { kind: 'retry', error };
+        // Not retryable: the platform refused for good (blocked, chat gone) or may already have posted (5xx).
+        const retryable = error instanceof BotError ? error.isRetryable : false;
+        if (retryable && !request.finalAttempt) return { kind: 'retry', error };
+        deps.logger.warn({ err: error, runId: turnId, sessionKey }, 'reply could not be delivered; storing the turn as failed');
+        const saved = await deps.deliveries.get(turnId);
+        record.run = { ...record.run, status: 'failed', error: `delivery failed: ${errorMessage(error)}`, deliveredMessageIds: saved?.deliveredIds ?? [] };
       }
-      await deps.deliveries.save(turnId, { ...pending, delivered: true, deliveredIds: record.run.deliveredMessageIds });
+      if (record.run.status !== 'failed') await deps.deliveries.save(turnId, { ...pending, delivered: true, deliveredIds: record.run.deliveredMessageIds });
     }
     await deps.store.flushTurn(record);
     await deps.deliveries.clear(turnId);
     if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey);
-    if (pending.consumedContext > 0) await deps.groupContext.consume(sessionKey, pending.consumedContext);
+    if (pending.consumedContext > 0) await deps.groupContext.consume(contextKeyOf(request.messages[0]!), pending.consumedContext);
     if (record.run.status === 'failed') return { kind: 'failed' };
     return { kind: record.run.silent ? 'silent' : 'completed' };
   }

@@ -55,13 +55,14 @@ describe('a turn is delivered once and stored once', () => {
   it('resumes a reply after the chunks already delivered when a send fails midway', async () => {
     const paragraphs = Array.from({ length: 45 }, (_, index) => `Part ${index}: ${'words and more words '.repeat(12)}`);
     fixture.openai.script.push(paragraphs.join('\n\n'));
-    // the first chunk goes out, the second is refused (a non-retryable platform error)
-    fixture.telegram.failNext('sendMessage', { status: 400, description: 'Bad Request: chat not found', times: 1, after: 1 });
+    // the first chunk goes out, the second stays rate-limited longer than the channel's own retries last
+    fixture.telegram.failNext('sendMessage', { status: 429, description: 'Too Many Requests: retry after 1', retry_after: 1, times: 4, after: 1 });
     const message = fixture.dmFrom(7002, 'long one', fixture.telegram.botId);
     const turnId = randomUUID();
     const first = await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]));
     expect(first.kind).toBe('retry');
     expect(sentTo(7002)).toHaveLength(1);
+    expect(fixture.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === 7002 && call.failed)).toHaveLength(4);
 
     const second = await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]));
     expect(second.kind).toBe('completed');
@@ -72,5 +73,19 @@ describe('a turn is delivered once and stored once', () => {
     expect(texts.at(-1)).toContain('Part 44:');
     expect(fixture.openai.modelCalls.filter((call) => JSON.stringify(call.body).includes('long one'))).toHaveLength(1);
     expect((await storedRows(7002)).map((row) => row.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('gives up delivery at once when the platform refuses for good, and stores the turn as failed', async () => {
+    fixture.telegram.failNext('sendMessage', { status: 403, description: 'Forbidden: bot was blocked by the user', times: 1 });
+    const message = fixture.dmFrom(7004, 'are you there?', fixture.telegram.botId);
+    const turnId = randomUUID();
+    const outcome = await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]));
+    expect(outcome.kind).toBe('failed');
+    expect(sentTo(7004)).toHaveLength(0);
+    const rows = await fixture.database.db.execute(`SELECT status, error FROM runs WHERE id = '${turnId}'`);
+    const [run] = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as Array<{ status: string; error: string }>;
+    expect(run).toMatchObject({ status: 'failed' });
+    expect(run!.error).toMatch(/^delivery failed: .*403/);
+    expect((await storedRows(7004)).map((row) => row.role)).toEqual(['user', 'assistant']);
   });
 });
