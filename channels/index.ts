@@ -22,6 +22,7 @@ export async function createChannels(config: AppConfig, agentId: string, logger:
     );
   }
   if (config.slack) channels.push(await createSlackChannel({ config: config.slack, agentId, logger, state }));
-  if (config.feishu) channels.push(await createFeishuChannel({ config: config.feishu, agentId, logger, state }));
+  // the turn decides where to stream (DMs by default); the channel only says whether it can
+  if (config.feishu) channels.push(await createFeishuChannel({ config: config.feishu, agentId, logger, state, liveReplies: 'all' }));
   return channels;
 }

@@ -119,6 +119,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
           inputGuard: config.inputGuard,
           traceVerbose: config.traceVerbose,
           dataDir: config.dataDir,
+          liveReplies: config.llm.stream ? 'dm' : 'off',
         },
         logger: moduleLogger('turn'),
         metrics,

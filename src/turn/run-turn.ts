@@ -5,6 +5,7 @@ import { contextKeyOf } from '../core/session-key.js';
 import { BotError, errorMessage, isAbortError } from '../core/errors.js';
 import { isShutdown, type TurnOutcome, type TurnRequest } from '../queue/turn-worker.js';
 import type { TurnRecord } from '../store/turn-record.js';
+import { openLiveDraft, type SettlingLiveReply } from './live-draft.js';
 import { runModelTurn } from './run-model.js';
 import type { PendingDelivery } from './delivery-records.js';
 import type { TurnDependencies } from './turn-dependencies.js';
@@ -71,6 +72,7 @@ export function createTurnRunner(deps: TurnDependencies) {
     }
 
     const working = channel.startWorking(latest.conversation);
+    const live = openLiveDraft(deps, channel, latest, clock);
     try {
       const { terminal, summarizeDue } = await runModelTurn(deps, {
         turnId,
@@ -80,6 +82,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         userMessages: user.forModel,
         signal: request.signal,
         clock,
+        ...(live ? { onEvent: live.onEvent } : {}),
       });
       recordSpans(deps, terminal.spans);
       const outcome = {
@@ -111,17 +114,19 @@ export function createTurnRunner(deps: TurnDependencies) {
       }
       // The loop already sanitized the answer and detected NO_REPLY; an empty answer sends nothing either.
       const reply = terminal.type === 'run-end' ? terminal.reply.text : '';
-      return finish(request, { ...newDelivery(record('completed', { silent: reply.length === 0 }), reply, false, groupLines.length), summarizeDue });
+      return finish(request, { ...newDelivery(record('completed', { silent: reply.length === 0 }), reply, false, groupLines.length), summarizeDue }, live?.reply);
     } catch (error) {
       if (request.signal.aborted && isShutdown(request.signal)) return { kind: 'retry', error };
       throw error;
     } finally {
+      // Anything not settled into the final answer (silent, stopped, failed, handed back) leaves no draft behind.
+      await live?.reply.discardUnlessFinished();
       await working.stop().catch(() => undefined);
     }
   };
 
   /** Deliver (once, resuming after the chunks already out), remember the delivery, then write the whole turn. */
-  async function finish(request: TurnRequest, pending: PendingDelivery): Promise<TurnOutcome> {
+  async function finish(request: TurnRequest, pending: PendingDelivery, live?: SettlingLiveReply): Promise<TurnOutcome> {
     const { turnId, sessionKey } = request;
     const { record, reply } = pending;
     const conversation = request.messages.at(-1)!.conversation;
@@ -134,7 +139,11 @@ export function createTurnRunner(deps: TurnDependencies) {
         onDelivered: (messageIds: string[]) => deps.deliveries.save(turnId, { ...pending, deliveredIds: messageIds }),
       };
       try {
-        const receipt = pending.plain ? await channel.sendNotice(conversation, reply) : await channel.send(conversation, reply, progress);
+        const receipt = pending.plain
+          ? await channel.sendNotice(conversation, reply)
+          : live?.started
+            ? await live.finish(reply)
+            : await channel.send(conversation, reply, progress);
         record.run.deliveredMessageIds = receipt.messageIds;
       } catch (error) {
         // Not retryable: the platform refused for good (blocked, chat gone) or may already have posted (5xx).

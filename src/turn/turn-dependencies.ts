@@ -29,6 +29,8 @@ export interface TurnSettings {
   inputGuard: InputGuardMode;
   traceVerbose: boolean;
   dataDir: string;
+  /** Where answers are streamed into a draft edited in place (LLM_STREAM; groups per channel config). */
+  liveReplies: 'off' | 'dm' | 'all';
 }
 
 export interface TurnDependencies {

@@ -64,7 +64,7 @@ export async function createTurnFixture(): Promise<TurnFixture> {
       tools: [],
       groupContext: new GroupContext(redis, prefix),
       deliveries: new DeliveryRecords(redis, prefix),
-      settings: { systemPrompt: undefined, maxIterations: 5, historyTurns: 50, inputGuard: 'warn', traceVerbose: false, dataDir: tmpdir() },
+      settings: { systemPrompt: undefined, maxIterations: 5, historyTurns: 50, inputGuard: 'warn', traceVerbose: false, dataDir: tmpdir(), liveReplies: 'off' },
       logger,
     });
   return {

@@ -1,0 +1,69 @@
+import { couldBeSilentReply, sanitizeAssistantContent, type AgentEvent } from '../agent/index.js';
+import type { Channel, DeliveryReceipt, LiveReply } from '../core/channel.js';
+import type { InboundMessage } from '../core/inbound-message.js';
+import type { TurnDependencies } from './turn-dependencies.js';
+
+/** How often the draft text is re-sanitized and handed to the channel (which throttles its edits further). */
+const DRAFT_REFRESH_MS = 250;
+
+/** A live reply that knows whether it ever showed anything and settles exactly once (finish or discard). */
+export interface SettlingLiveReply {
+  readonly started: boolean;
+  finish(finalMarkdown: string): Promise<DeliveryReceipt>;
+  discardUnlessFinished(): Promise<void>;
+}
+
+/**
+ * The reply written while the model streams: the current answer's text (reset when the model turns to
+ * tools), sanitized, and held back while it could still turn out to be NO_REPLY.
+ */
+export function openLiveDraft(
+  deps: TurnDependencies,
+  channel: Channel,
+  latest: InboundMessage,
+  clock: () => number,
+): { onEvent: (event: AgentEvent) => void; reply: SettlingLiveReply } | undefined {
+  const wanted = deps.settings.liveReplies === 'all' || (deps.settings.liveReplies === 'dm' && latest.conversation.chatType === 'dm');
+  if (!wanted) return undefined;
+  const live: LiveReply | undefined = channel.openLiveReply?.(latest.conversation);
+  if (!live) return undefined;
+  let raw = '';
+  let lastRefresh = 0;
+  let started = false;
+  let settled = false;
+
+  const refresh = (force: boolean) => {
+    const now = clock();
+    if (settled || (!force && now - lastRefresh < DRAFT_REFRESH_MS)) return;
+    lastRefresh = now;
+    const shown = sanitizeAssistantContent(raw);
+    if (shown === '' || couldBeSilentReply(shown)) return;
+    started = true;
+    live.update(shown);
+  };
+
+  return {
+    onEvent(event) {
+      if (event.type === 'text-delta') {
+        raw += event.text;
+        refresh(false);
+      } else if (event.type === 'tool-call-start') {
+        raw = ''; // the text before a tool call was a preamble; the answer comes after the tools
+      }
+    },
+    reply: {
+      get started() {
+        return started;
+      },
+      async finish(finalMarkdown) {
+        settled = true;
+        return live.finish(finalMarkdown);
+      },
+      async discardUnlessFinished() {
+        if (settled) return;
+        settled = true;
+        await live.discard().catch(() => undefined);
+      },
+    },
+  };
+}
