@@ -6,6 +6,7 @@ import { BotError, errorMessage, isAbortError } from '../core/errors.js';
 import { isShutdown, type TurnOutcome, type TurnRequest } from '../queue/turn-worker.js';
 import type { TurnRecord } from '../store/turn-record.js';
 import { openLiveDraft, type SettlingLiveReply } from './live-draft.js';
+import { flushWithRetry } from './flush-with-retry.js';
 import { runModelTurn } from './run-model.js';
 import type { PendingDelivery } from './delivery-records.js';
 import type { TurnDependencies } from './turn-dependencies.js';
@@ -101,7 +102,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         if (isShutdown(request.signal)) return { kind: 'retry', error: new BotError('aborted', 'handed back on shutdown') };
         if (!request.signal.aborted) throw new BotError('internal', 'run cancelled without a signal');
         log.info('turn cancelled');
-        await deps.store.flushTurn(record('cancelled'));
+        await flushWithRetry(deps.store, record('cancelled'), deps.logger, deps.flushRetry);
         await deps.groupContext.consume(contextKeyOf(messages[0]!), groupLines.length);
         return { kind: 'cancelled' };
       }
@@ -155,7 +156,7 @@ export function createTurnRunner(deps: TurnDependencies) {
       }
       if (record.run.status !== 'failed') await deps.deliveries.save(turnId, { ...pending, delivered: true, deliveredIds: record.run.deliveredMessageIds });
     }
-    await deps.store.flushTurn(record);
+    await flushWithRetry(deps.store, record, deps.logger, deps.flushRetry);
     await deps.deliveries.clear(turnId);
     if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey);
     if (pending.consumedContext > 0) await deps.groupContext.consume(contextKeyOf(request.messages[0]!), pending.consumedContext);

@@ -8,6 +8,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { GroupContext } from '../queue/group-context.js';
 import type { Compactor } from './compaction.js';
 import type { DeliveryRecords } from './delivery-records.js';
+import type { FlushRetryOptions } from './flush-with-retry.js';
 import type { TurnRecord } from '../store/turn-record.js';
 
 export type { EnsureSessionInput as SessionInfo } from '../store/index.js';
@@ -46,4 +47,6 @@ export interface TurnDependencies {
   /** Summarization under the per-session lock; absent: sessions are never compacted. */
   compactor?: Compactor;
   clock?: () => number;
+  /** How long a failing flush is retried (tests shorten it). */
+  flushRetry?: FlushRetryOptions;
 }

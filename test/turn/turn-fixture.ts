@@ -66,6 +66,8 @@ export async function createTurnFixture(): Promise<TurnFixture> {
       deliveries: new DeliveryRecords(redis, prefix),
       settings: { systemPrompt: undefined, maxIterations: 5, historyTurns: 50, inputGuard: 'warn', traceVerbose: false, dataDir: tmpdir(), liveReplies: 'off' },
       logger,
+      // fail fast here: these tests exercise what happens when the flush does not come through at all
+      flushRetry: { maxWaitMs: 0, firstDelayMs: 1, maxDelayMs: 1 },
     });
   return {
     telegram,

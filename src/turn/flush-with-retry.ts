@@ -1,0 +1,36 @@
+import type { Logger } from '../observability/logger.js';
+import type { TurnRecord } from '../store/turn-record.js';
+import type { TurnStore } from './turn-dependencies.js';
+
+export interface FlushRetryOptions {
+  /** Give up after this long; the job's own retry (and the delivery record) take over from there. */
+  maxWaitMs: number;
+  firstDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_FLUSH_RETRY: FlushRetryOptions = { maxWaitMs: 30_000, firstDelayMs: 250, maxDelayMs: 4_000 };
+
+/**
+ * The flush is idempotent by run id, so it is safe to repeat: a PostgreSQL outage after the reply went out
+ * is waited out here rather than turned into a failed turn.
+ */
+export async function flushWithRetry(
+  store: TurnStore,
+  record: TurnRecord,
+  logger: Logger,
+  options: FlushRetryOptions = DEFAULT_FLUSH_RETRY,
+): Promise<{ written: boolean }> {
+  const deadline = Date.now() + options.maxWaitMs;
+  let delay = options.firstDelayMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await store.flushTurn(record);
+    } catch (error) {
+      if (Date.now() + delay > deadline) throw error;
+      logger.warn({ err: error, runId: record.runId, attempt, retryInMs: delay }, 'flush failed; retrying');
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, options.maxDelayMs);
+    }
+  }
+}
