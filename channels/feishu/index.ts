@@ -66,7 +66,7 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
     async stopInbound() {
       await longConnection?.stop();
     },
-    send: (to, markdown) => outbound.send(to, markdown),
+    send: (to, markdown, progress) => outbound.send(to, markdown, progress),
     sendNotice: (to, text) => outbound.sendNotice(to, text),
     startWorking: (to) => startTypingReaction(api, to, logger),
     openLiveReply(to) {

@@ -1,13 +1,17 @@
-import type { ConversationRef, DeliveryReceipt } from '../../src/core/index.js';
+import type { ConversationRef, DeliveryProgress, DeliveryReceipt } from '../../src/core/index.js';
 import { renderAnswer, renderText } from './format.js';
 import type { ChannelMemory } from './inbound-pipeline.js';
 import type { MessagesApi, OutgoingMessage } from './messages-api.js';
 
 export interface FeishuOutbound {
-  send(to: ConversationRef, markdown: string): Promise<DeliveryReceipt>;
+  /** Replies with the answer's messages in order, skipping the ones `progress` says were delivered (rendering is deterministic). */
+  send(to: ConversationRef, markdown: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
   sendNotice(to: ConversationRef, text: string): Promise<DeliveryReceipt>;
-  /** Already rendered messages, in order, each a reply to the triggering message. */
-  deliver(to: ConversationRef, messages: OutgoingMessage[]): Promise<DeliveryReceipt>;
+  /**
+   * Already rendered messages, in order, each a reply to the triggering message. With `progress`, the first
+   * `progress.delivered.length` messages are skipped and `onDelivered` learns of each message sent.
+   */
+  deliver(to: ConversationRef, messages: OutgoingMessage[], progress?: DeliveryProgress): Promise<DeliveryReceipt>;
 }
 
 /**
@@ -16,17 +20,18 @@ export interface FeishuOutbound {
  * remembered: a user replying to one of them addresses the bot.
  */
 export function createOutbound(api: MessagesApi, memory: ChannelMemory): FeishuOutbound {
-  async function deliver(to: ConversationRef, messages: OutgoingMessage[]): Promise<DeliveryReceipt> {
-    const messageIds: string[] = [];
-    for (const message of messages) {
+  async function deliver(to: ConversationRef, messages: OutgoingMessage[], progress?: DeliveryProgress): Promise<DeliveryReceipt> {
+    const messageIds = [...(progress?.delivered ?? [])];
+    for (const message of messages.slice(messageIds.length)) {
       const id = await api.reply(to.messageId, message);
       messageIds.push(id);
       await memory.rememberBotMessage(id);
+      await progress?.onDelivered([...messageIds]);
     }
     return { messageIds };
   }
   return {
-    send: (to, markdown) => deliver(to, renderAnswer(markdown)),
+    send: (to, markdown, progress) => deliver(to, renderAnswer(markdown), progress),
     sendNotice: (to, text) => deliver(to, renderText(text)),
     deliver,
   };

@@ -69,7 +69,7 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     async stopInbound() {
       await socketMode?.stop();
     },
-    send: (to, markdown) => outbound.send(to, markdown),
+    send: (to, markdown, progress) => outbound.send(to, markdown, progress),
     sendNotice: (to, text) => outbound.sendNotice(to, text),
     startWorking: (to) => startWorking(clients, to, logger),
     openLiveReply: (to) => openLiveReply({ clients, outbound, logger, ...(options.liveEditIntervalMs ? { intervalMs: options.liveEditIntervalMs } : {}) }, to),

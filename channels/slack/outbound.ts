@@ -1,4 +1,4 @@
-import { BotError, type ConversationRef, type DeliveryReceipt } from '../../src/core/index.js';
+import { BotError, type ConversationRef, type DeliveryProgress, type DeliveryReceipt } from '../../src/core/index.js';
 import { toPlatformError } from './errors.js';
 import { markdownToMrkdwn } from './format.js';
 import { escapeMrkdwn } from './mrkdwn-text.js';
@@ -8,10 +8,14 @@ import type { ThreadMemory } from './thread-memory.js';
 import type { SlackClients } from './web-clients.js';
 
 export interface SlackOutbound {
-  send(to: ConversationRef, markdown: string): Promise<DeliveryReceipt>;
+  /** Posts the answer's chunks in order, skipping the ones `progress` says were delivered (chunking is deterministic). */
+  send(to: ConversationRef, markdown: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
   sendNotice(to: ConversationRef, text: string): Promise<DeliveryReceipt>;
-  /** Posts mrkdwn chunks in order (into the conversation's thread) and remembers the thread. */
-  postChunks(to: ConversationRef, chunks: string[], options?: { mrkdwn?: boolean }): Promise<string[]>;
+  /**
+   * Posts mrkdwn chunks in order (into the conversation's thread) and remembers the thread. With `progress`,
+   * the first `progress.delivered.length` chunks are skipped and `onDelivered` learns of each chunk posted.
+   */
+  postChunks(to: ConversationRef, chunks: string[], options?: { mrkdwn?: boolean }, progress?: DeliveryProgress): Promise<string[]>;
 }
 
 export function createOutbound(clients: SlackClients, threads: ThreadMemory): SlackOutbound {
@@ -36,19 +40,22 @@ export function createOutbound(clients: SlackClients, threads: ThreadMemory): Sl
     return ts;
   }
 
-  async function postChunks(to: ConversationRef, chunks: string[], options: { mrkdwn?: boolean } = {}): Promise<string[]> {
-    const messageIds: string[] = [];
-    for (const chunk of chunks) {
+  async function postChunks(to: ConversationRef, chunks: string[], options: { mrkdwn?: boolean } = {}, progress?: DeliveryProgress): Promise<string[]> {
+    const messageIds = [...(progress?.delivered ?? [])];
+    let posted = 0;
+    for (const chunk of chunks.slice(messageIds.length)) {
       messageIds.push(await postOne(to, chunk, options.mrkdwn ?? true));
-      if (messageIds.length === 1) await threads.rememberReply(to);
+      posted += 1;
+      if (posted === 1) await threads.rememberReply(to);
+      await progress?.onDelivered([...messageIds]);
     }
     return messageIds;
   }
 
   return {
     postChunks,
-    async send(to, markdown) {
-      return { messageIds: await postChunks(to, splitMrkdwn(markdownToMrkdwn(markdown))) };
+    async send(to, markdown, progress) {
+      return { messageIds: await postChunks(to, splitMrkdwn(markdownToMrkdwn(markdown)), {}, progress) };
     },
     async sendNotice(to, text) {
       const chunks = splitMrkdwn(escapeMrkdwn(text), { codeFences: false });

@@ -6,8 +6,10 @@ import type { Logger } from '../../src/observability/logger.js';
 import { installApiLogging } from './api-logging.js';
 import { installRetries } from './api-retry.js';
 import { registerCommands, type BotCommandDescription } from './commands-registration.js';
+import { createEditPacer } from './edit-pacer.js';
 import { toPlatformError } from './errors.js';
 import { normalizeUpdate, type BotIdentity } from './inbound.js';
+import { createPreviewApi, LIVE_EDIT_INTERVAL_MS, openLiveReply } from './live-reply.js';
 import { createOutbound } from './outbound.js';
 import { createPolling } from './polling.js';
 import { telegramPromptSection } from './prompt-section.js';
@@ -28,13 +30,16 @@ export interface TelegramChannelOptions {
   publicUrl?: string;
   /** How often the typing indicator is renewed (tests shorten it). */
   typingIntervalMs?: number;
+  /** Minimum time between two live edits in one chat (tests shorten it). */
+  liveEditIntervalMs?: number;
 }
 
 /** The Telegram channel: asks Telegram who the bot is (getMe) once, then serves webhook or long polling. */
 export async function createTelegramChannel(options: TelegramChannelOptions): Promise<Channel> {
   const { config, agentId } = options;
   const logger = options.logger.child({ module: 'telegram' });
-  const bot = new Bot(config.token, { client: { apiRoot: config.apiRoot.replace(/\/+$/, '') } });
+  const apiRoot = config.apiRoot.replace(/\/+$/, '');
+  const bot = new Bot(config.token, { client: { apiRoot } });
   installApiLogging(bot.api, logger);
   installRetries(bot.api);
   try {
@@ -49,6 +54,8 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const identity: BotIdentity = { botId: bot.botInfo.id, botUsername: bot.botInfo.username, agentId };
   const accountId = String(identity.botId);
   const outbound = createOutbound(bot.api, logger);
+  const previewApi = createPreviewApi(config.token, apiRoot, logger);
+  const pacer = createEditPacer(options.liveEditIntervalMs ?? LIVE_EDIT_INTERVAL_MS);
   const polling = config.mode === 'polling' ? createPolling(bot, logger) : undefined;
   const updateHandler =
     (sink: InboundSink): UpdateHandler =>
@@ -76,6 +83,8 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
     send: (to, markdown, progress) => outbound.send(to, markdown, progress),
     sendNotice: (to, text) => outbound.sendNotice(to, text),
     startWorking: (to) => startTyping(bot.api, to, logger, options.typingIntervalMs),
+    // every chat can stream; the turn decides where it does (LLM_STREAM, DMs by default)
+    openLiveReply: (to) => openLiveReply({ api: bot.api, previewApi, outbound, pacer, logger }, to),
     promptSection: () => telegramPromptSection(identity.botUsername),
   };
 }

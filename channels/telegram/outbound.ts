@@ -10,6 +10,13 @@ import { splitTelegramHtml, TELEGRAM_MESSAGE_LIMIT } from './split.js';
 export interface TelegramOutbound {
   send(to: ConversationRef, markdown: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
   sendNotice(to: ConversationRef, text: string): Promise<DeliveryReceipt>;
+  /** Already rendered HTML chunks (see `renderAnswerChunks`), in order, skipping those `progress` says are delivered. */
+  sendHtmlChunks(to: ConversationRef, chunks: string[], progress?: DeliveryProgress): Promise<DeliveryReceipt>;
+}
+
+/** An answer's Markdown → the HTML messages that carry it; deterministic, so a resumed delivery can skip chunks by count. */
+export function renderAnswerChunks(markdown: string): string[] {
+  return splitTelegramHtml(markdownToTelegramHtml(markdown)).filter((chunk) => htmlToPlainText(chunk).trim() !== '');
 }
 
 export function createOutbound(api: Api, logger: Logger): TelegramOutbound {
@@ -38,16 +45,18 @@ export function createOutbound(api: Api, logger: Logger): TelegramOutbound {
     }
   }
 
+  async function sendHtmlChunks(to: ConversationRef, chunks: string[], progress?: DeliveryProgress): Promise<DeliveryReceipt> {
+    const messageIds = [...(progress?.delivered ?? [])];
+    for (const chunk of chunks.slice(messageIds.length)) {
+      messageIds.push(await sendHtmlChunk(to, chunk));
+      await progress?.onDelivered([...messageIds]);
+    }
+    return { messageIds };
+  }
+
   return {
-    async send(to, markdown, progress) {
-      const chunks = splitTelegramHtml(markdownToTelegramHtml(markdown)).filter((chunk) => htmlToPlainText(chunk).trim() !== '');
-      const messageIds = [...(progress?.delivered ?? [])];
-      for (const chunk of chunks.slice(messageIds.length)) {
-        messageIds.push(await sendHtmlChunk(to, chunk));
-        await progress?.onDelivered([...messageIds]);
-      }
-      return { messageIds };
-    },
+    sendHtmlChunks,
+    send: (to, markdown, progress) => sendHtmlChunks(to, renderAnswerChunks(markdown), progress),
     async sendNotice(to, text) {
       // the same boundaries as formatted answers, counted in plain characters, sent as the plain text they stand for
       const chunks = splitTelegramHtml(escapeHtml(text), { measure: 'text' }).map((chunk) => htmlToPlainText(chunk)).filter((chunk) => chunk.trim() !== '');
@@ -59,7 +68,7 @@ export function createOutbound(api: Api, logger: Logger): TelegramOutbound {
 }
 
 /** The chunk's text with link addresses kept, unless that no longer fits one message. */
-function plainFallback(chunk: string): string {
+export function plainFallback(chunk: string): string {
   const withLinks = htmlToPlainText(chunk, { withLinks: true });
   return withLinks.length <= TELEGRAM_MESSAGE_LIMIT ? withLinks : htmlToPlainText(chunk);
 }

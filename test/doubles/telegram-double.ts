@@ -20,6 +20,20 @@ export interface TelegramFailure {
   after?: number;
 }
 
+/** A message the bot sent, as the chat shows it now. */
+export interface TelegramStoredMessage {
+  chatId: number | string;
+  messageId: number;
+  threadId?: number;
+  /** What the reader sees (entities parsed). */
+  text: string;
+  /** The text as last sent or edited, and its parse mode. */
+  raw: string;
+  parseMode: string | undefined;
+  edits: number;
+  deleted: boolean;
+}
+
 type ApiAnswer = { ok: true; result: unknown } | { ok: false; error_code: number; description: string; parameters?: { retry_after: number } };
 type Waiter = { offset: number; limit: number; answer: (updates: Update[]) => void };
 
@@ -31,6 +45,8 @@ export async function startTelegramDouble(options: { token?: string; botUsername
   const botUsername = options.botUsername ?? 'TestDoubleBot';
   const botId = Number(token.split(':')[0]);
   const calls: TelegramCall[] = [];
+  /** Every message the bot sent, by `${chat_id}:${message_id}`. */
+  const messages = new Map<string, TelegramStoredMessage>();
   const failures = new Map<string, TelegramFailure[]>();
   const queuedUpdates: Update[] = [];
   const waiters = new Set<Waiter>();
@@ -42,7 +58,7 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     return queuedUpdates.filter((update) => update.update_id >= offset).slice(0, limit);
   }
 
-  function sentMessage(params: Record<string, unknown>, text: string): Record<string, unknown> {
+  function sentMessage(params: Record<string, unknown>, text: string): Record<string, unknown> & { message_id: number } {
     return {
       message_id: nextMessageId++,
       date: Math.floor(Date.now() / 1000),
@@ -67,12 +83,41 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     switch (method) {
       case 'getMe':
         return success({ id: botId, is_bot: true, first_name: botUsername, username: botUsername, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
-      case 'sendMessage':
-      case 'editMessageText': {
+      case 'sendMessage': {
         if (params.chat_id === undefined) return failure(400, 'Bad Request: chat not found');
         const checked = checkText(params);
         if ('ok' in checked) return checked;
-        return success(sentMessage(params, checked.text));
+        const sent = sentMessage(params, checked.text);
+        messages.set(`${String(params.chat_id)}:${String(sent.message_id)}`, {
+          chatId: params.chat_id as number | string,
+          messageId: sent.message_id as number,
+          ...(params.message_thread_id !== undefined ? { threadId: Number(params.message_thread_id) } : {}),
+          text: checked.text,
+          raw: String(params.text),
+          parseMode: typeof params.parse_mode === 'string' ? params.parse_mode : undefined,
+          edits: 0,
+          deleted: false,
+        });
+        return success(sent);
+      }
+      case 'editMessageText': {
+        if (params.chat_id === undefined) return failure(400, 'Bad Request: chat not found');
+        const stored = messages.get(`${String(params.chat_id)}:${String(params.message_id)}`);
+        if (stored === undefined || stored.deleted) return failure(400, 'Bad Request: message to edit not found');
+        const checked = checkText(params);
+        if ('ok' in checked) return checked;
+        const parseMode = typeof params.parse_mode === 'string' ? params.parse_mode : undefined;
+        if (stored.raw === params.text && stored.parseMode === parseMode) {
+          return failure(400, 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
+        }
+        Object.assign(stored, { text: checked.text, raw: String(params.text), parseMode, edits: stored.edits + 1 });
+        return success({ ...sentMessage(params, checked.text), message_id: stored.messageId, edit_date: Math.floor(Date.now() / 1000) });
+      }
+      case 'deleteMessage': {
+        const stored = messages.get(`${String(params.chat_id)}:${String(params.message_id)}`);
+        if (stored === undefined || stored.deleted) return failure(400, 'Bad Request: message to delete not found');
+        stored.deleted = true;
+        return success(true);
       }
       case 'getUpdates': {
         const offset = Number(params.offset ?? 0);
@@ -88,7 +133,7 @@ export async function startTelegramDouble(options: { token?: string; botUsername
       case 'getMyCommands':
         return success(commands);
       default:
-        // deleteMessage, sendChatAction, setWebhook, deleteWebhook and anything else: recorded, accepted
+        // sendChatAction, setWebhook, deleteWebhook and anything else: recorded, accepted
         return success(true);
     }
   }
@@ -159,6 +204,10 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     botUsername,
     calls,
     callsOf: (method: string) => calls.filter((call) => call.method === method),
+    messages,
+    /** The messages a reader of the chat sees now (not deleted), oldest first. */
+    visibleMessages: (chatId: number | string) =>
+      [...messages.values()].filter((message) => String(message.chatId) === String(chatId) && !message.deleted).sort((a, b) => a.messageId - b.messageId),
     makeUpdate: createUpdateFactory({ id: botId, username: botUsername }),
     /** Queues an update for getUpdates (an update_id is assigned when missing) and wakes waiting long polls. */
     pushUpdate(update: Partial<Update> & Omit<Update, 'update_id'>): Update {

@@ -11,7 +11,7 @@ export function startChannel(
   double: TelegramDouble,
   overrides: Partial<TelegramConfig> & Omit<Partial<TelegramChannelOptions>, 'config'> = {},
 ): Promise<Channel> {
-  const { commandNames, publicUrl, typingIntervalMs, agentId, logger, ...config } = overrides;
+  const { commandNames, publicUrl, typingIntervalMs, liveEditIntervalMs, agentId, logger, ...config } = overrides;
   return createTelegramChannel({
     config: { token: double.token, apiRoot: double.apiRoot, mode: 'polling', webhookSecret: undefined, ...config },
     agentId: agentId ?? 'main',
@@ -19,6 +19,7 @@ export function startChannel(
     ...(commandNames ? { commandNames } : {}),
     ...(publicUrl ? { publicUrl } : {}),
     ...(typingIntervalMs ? { typingIntervalMs } : {}),
+    ...(liveEditIntervalMs ? { liveEditIntervalMs } : {}),
   });
 }
 

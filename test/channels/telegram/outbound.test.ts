@@ -174,7 +174,7 @@ describe('createTelegramChannel', () => {
       expect(channel.name).toBe('telegram');
       expect(double.callsOf('getMe')).toHaveLength(1);
       expect(channel.promptSection()).toContain('@SomeBot');
-      expect(channel.openLiveReply).toBeUndefined();
+      expect(channel.openLiveReply).toBeDefined();
     } finally {
       await double.close();
     }
