@@ -1,10 +1,16 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
 /** Paths pino blanks in every line: tokens, secrets, Authorization headers, webhook secrets. */
 export const REDACTED_PATHS = [
+  'token',
+  'apiKey',
+  'password',
+  'secret',
   '*.token',
+  '*.botToken',
+  '*.appToken',
   '*.apiKey',
   '*.password',
   '*.secret',
@@ -18,14 +24,15 @@ export const REDACTED_PATHS = [
   'req.headers["x-telegram-bot-api-secret-token"]',
 ];
 
-export function createLogger(options: { level?: string; format?: 'json' | 'pretty' } = {}): Logger {
+export function createLogger(options: { level?: string; format?: 'json' | 'pretty'; destination?: DestinationStream } = {}): Logger {
   const level = options.level ?? process.env.LOG_LEVEL ?? 'info';
   const pretty = (options.format ?? process.env.LOG_FORMAT) === 'pretty';
-  return pino({
+  const settings = {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
-  });
+    ...(pretty && !options.destination ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
+  };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
 }
 
 let root: Logger | undefined;
