@@ -1,4 +1,5 @@
 import type { ConversationRef, DeliveryReceipt, LiveReply } from '../../src/core/index.js';
+import { progressAfter } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { previewCard, renderAnswer, renderCards } from './format.js';
 import type { ChannelMemory } from './inbound-pipeline.js';
@@ -94,12 +95,12 @@ export function openLiveReply(options: LiveReplyOptions): LiveReply {
       schedule();
     },
 
-    async finish(finalMarkdown): Promise<DeliveryReceipt> {
+    async finish(finalMarkdown, progress): Promise<DeliveryReceipt> {
       await settle();
       const [first, ...rest] = renderCards(finalMarkdown);
       if (cardId === undefined || first === undefined) {
         await removeCard();
-        return outbound.deliver(to, renderAnswer(finalMarkdown));
+        return outbound.deliver(to, renderAnswer(finalMarkdown), progress);
       }
       const id = cardId;
       try {
@@ -107,10 +108,11 @@ export function openLiveReply(options: LiveReplyOptions): LiveReply {
       } catch (error) {
         logger.warn({ messageId: to.messageId, error: String(error) }, 'feishu live reply final edit failed, sending the answer normally');
         await removeCard();
-        return outbound.deliver(to, renderAnswer(finalMarkdown));
+        return outbound.deliver(to, renderAnswer(finalMarkdown), progress);
       }
       cardId = undefined;
-      const more = await outbound.deliver(to, rest);
+      await progress?.onDelivered([id]);
+      const more = await outbound.deliver(to, rest, progressAfter([id], progress));
       return { messageIds: [id, ...more.messageIds] };
     },
 

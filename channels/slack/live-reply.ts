@@ -1,4 +1,5 @@
 import type { ConversationRef, DeliveryReceipt, LiveReply } from '../../src/core/index.js';
+import { progressAfter } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { slackErrorCode } from './errors.js';
 import { markdownToMrkdwn } from './format.js';
@@ -91,11 +92,11 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef):
       latest = textSoFar;
       schedule();
     },
-    async finish(finalMarkdown): Promise<DeliveryReceipt> {
+    async finish(finalMarkdown, progress): Promise<DeliveryReceipt> {
       await settle();
       const chunks = splitMrkdwn(markdownToMrkdwn(finalMarkdown));
       const placeholder = placeholderTs;
-      if (placeholder === undefined) return { messageIds: await outbound.postChunks(to, chunks) };
+      if (placeholder === undefined) return { messageIds: await outbound.postChunks(to, chunks, {}, progress) };
       const [first, ...rest] = chunks;
       if (first === undefined) {
         await deletePlaceholder();
@@ -105,11 +106,12 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef):
         await withRateLimitRetry(() => clients.repeatable.chat.update({ channel: to.chatId, ts: placeholder, text: first }));
       } catch (error) {
         logger.warn({ channel: to.chatId, error: slackErrorCode(error) ?? String(error) }, 'final live reply edit failed, posting the answer instead');
-        const messageIds = await outbound.postChunks(to, chunks);
+        const messageIds = await outbound.postChunks(to, chunks, {}, progress);
         await deletePlaceholder();
         return { messageIds };
       }
-      return { messageIds: [placeholder, ...(await outbound.postChunks(to, rest))] };
+      await progress?.onDelivered([placeholder]);
+      return { messageIds: [placeholder, ...(await outbound.postChunks(to, rest, {}, progressAfter([placeholder], progress)))] };
     },
     async discard() {
       await settle();

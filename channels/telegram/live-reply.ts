@@ -1,5 +1,6 @@
 import { Api, GrammyError, HttpError } from 'grammy';
 import type { ConversationRef, DeliveryReceipt, LiveReply } from '../../src/core/index.js';
+import { progressAfter } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { installApiLogging } from './api-logging.js';
 import { targetOf } from './conversation-target.js';
@@ -187,9 +188,9 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef):
       schedule();
     },
 
-    async finish(finalMarkdown): Promise<DeliveryReceipt> {
+    async finish(finalMarkdown, progress): Promise<DeliveryReceipt> {
       await settle();
-      if (messageId === undefined) return outbound.send(to, finalMarkdown);
+      if (messageId === undefined) return outbound.send(to, finalMarkdown, progress);
       const previewId = messageId;
       const chunks = renderAnswerChunks(finalMarkdown);
       const [first, ...rest] = chunks;
@@ -202,14 +203,15 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef):
       } catch (error) {
         logger.warn({ chatId: to.chatId, error: error instanceof Error ? error.message : String(error) }, 'final telegram live reply edit failed, sending the answer normally');
         try {
-          return await outbound.sendHtmlChunks(to, chunks);
+          return await outbound.sendHtmlChunks(to, chunks, progress);
         } finally {
           await deletePreview();
         }
       }
       // the message is the answer's first part now, no longer a preview
       messageId = undefined;
-      const more = await outbound.sendHtmlChunks(to, rest);
+      await progress?.onDelivered([String(previewId)]);
+      const more = await outbound.sendHtmlChunks(to, rest, progressAfter([String(previewId)], progress));
       return { messageIds: [String(previewId), ...more.messageIds] };
     },
 

@@ -44,6 +44,12 @@ export interface DeliveryProgress {
   onDelivered(messageIds: string[]): Promise<void>;
 }
 
+/** Progress for the parts sent after `leading` (e.g. a draft already edited into the first part). */
+export function progressAfter(leading: string[], progress: DeliveryProgress | undefined): DeliveryProgress | undefined {
+  if (!progress) return undefined;
+  return { delivered: [], onDelivered: (messageIds) => progress.onDelivered([...leading, ...messageIds]) };
+}
+
 /** A feedback indicator (typing, reaction, assistant status) shown while a turn works. */
 export interface WorkingIndicator {
   stop(): Promise<void>;
@@ -53,8 +59,8 @@ export interface WorkingIndicator {
 export interface LiveReply {
   /** The answer so far (Markdown); the channel throttles edits. */
   update(textSoFar: string): void;
-  /** Replace the draft with the final formatted answer (split as needed). */
-  finish(finalMarkdown: string): Promise<DeliveryReceipt>;
+  /** Replace the draft with the final formatted answer (split as needed), reporting each delivered part. */
+  finish(finalMarkdown: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
   /** Remove anything half-written (silent or stopped turn). */
   discard(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { couldBeSilentReply, sanitizeAssistantContent, type AgentEvent } from '../agent/index.js';
-import type { Channel, DeliveryReceipt, LiveReply } from '../core/channel.js';
+import type { Channel, DeliveryProgress, DeliveryReceipt, LiveReply } from '../core/channel.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { TurnDependencies } from './turn-dependencies.js';
 
@@ -9,7 +9,7 @@ const DRAFT_REFRESH_MS = 250;
 /** A live reply that knows whether it ever showed anything and settles exactly once (finish or discard). */
 export interface SettlingLiveReply {
   readonly started: boolean;
-  finish(finalMarkdown: string): Promise<DeliveryReceipt>;
+  finish(finalMarkdown: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
   discardUnlessFinished(): Promise<void>;
 }
 
@@ -55,9 +55,9 @@ export function openLiveDraft(
       get started() {
         return started;
       },
-      async finish(finalMarkdown) {
+      async finish(finalMarkdown, progress) {
         settled = true;
-        return live.finish(finalMarkdown);
+        return live.finish(finalMarkdown, progress);
       },
       async discardUnlessFinished() {
         if (settled) return;

@@ -9,7 +9,7 @@ import { openLiveDraft, type SettlingLiveReply } from './live-draft.js';
 import { flushWithRetry } from './flush-with-retry.js';
 import { runModelTurn } from './run-model.js';
 import type { PendingDelivery } from './delivery-records.js';
-import type { TurnDependencies } from './turn-dependencies.js';
+import { forAgent, type TurnDependencies } from './turn-dependencies.js';
 import { buildUserMessages } from './user-messages.js';
 
 export const APOLOGY = 'Sorry, something went wrong while answering. Please try again in a moment.';
@@ -29,6 +29,8 @@ export function createTurnRunner(deps: TurnDependencies) {
     }
 
     const latest = messages.at(-1)!;
+    // the model, tools and prompt of the message's agent, with its chat's overrides
+    const agentDeps = forAgent(deps, latest);
     const channel = deps.channels.for(latest.conversation);
     const session = await deps.store.ensureSession(sessionInfo(sessionKey, latest));
     const startedAt = new Date(clock());
@@ -52,8 +54,8 @@ export function createTurnRunner(deps: TurnDependencies) {
       messages: [...user.forStore],
       run: {
         silent: false,
-        provider: deps.model.provider,
-        model: deps.model.model,
+        provider: agentDeps.model.provider,
+        model: agentDeps.model.model,
         iterations: 0,
         inputTokens: 0,
         outputTokens: 0,
@@ -73,9 +75,9 @@ export function createTurnRunner(deps: TurnDependencies) {
     }
 
     const working = channel.startWorking(latest.conversation);
-    const live = openLiveDraft(deps, channel, latest, clock);
+    const live = openLiveDraft(agentDeps, channel, latest, clock);
     try {
-      const { terminal, summarizeDue } = await runModelTurn(deps, {
+      const { terminal, summarizeDue } = await runModelTurn(agentDeps, {
         turnId,
         sessionKey,
         sessionId: session.id,
@@ -143,7 +145,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         const receipt = pending.plain
           ? await channel.sendNotice(conversation, reply)
           : live?.started
-            ? await live.finish(reply)
+            ? await live.finish(reply, progress)
             : await channel.send(conversation, reply, progress);
         record.run.deliveredMessageIds = receipt.messageIds;
       } catch (error) {
