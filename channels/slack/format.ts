@@ -1,5 +1,6 @@
 import { lexer, type Token, type Tokens } from 'marked';
 import { decodeHtmlEntities, escapeKeepingMentions, escapeMrkdwn } from './mrkdwn-text.js';
+import { textTable } from '../../src/core/text-table.js';
 
 interface BlockContext {
   listDepth: number;
@@ -97,17 +98,7 @@ function renderList(list: Tokens.List, context: BlockContext): string {
 function renderTable(table: Tokens.Table): string {
   const header = table.header.map((cell) => plainInline(cell.tokens));
   const rows = table.rows.map((row) => row.map((cell) => plainInline(cell.tokens)));
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]): string =>
-    cells
-      .map((cell, column) => {
-        const width = widths[column] ?? cell.length;
-        return table.align[column] === 'right' ? cell.padStart(width) : cell.padEnd(width);
-      })
-      .join(' | ')
-      .trimEnd();
-  const separator = widths.map((width) => '-'.repeat(Math.max(width, 1))).join('-|-');
-  return codeBlock([line(header), separator, ...rows.map(line)].join('\n'));
+  return codeBlock(textTable(header, rows, table.align));
 }
 
 function renderInline(tokens: Token[], context: InlineContext): string {

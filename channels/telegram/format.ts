@@ -1,6 +1,7 @@
 import { lexer, type Token, type Tokens } from 'marked';
 import { decodeEntities, escapeHtml } from './html-text.js';
 import { renderInline, plainInline } from './format-inline.js';
+import { textTable } from '../../src/core/text-table.js';
 
 interface BlockContext {
   insideBlockquote: boolean;
@@ -83,15 +84,5 @@ function renderList(list: Tokens.List, context: BlockContext): string {
 function renderTable(table: Tokens.Table): string {
   const header = table.header.map((cell) => plainInline(cell.tokens));
   const rows = table.rows.map((row) => row.map((cell) => plainInline(cell.tokens)));
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]): string =>
-    cells
-      .map((cell, column) => {
-        const width = widths[column] ?? cell.length;
-        return table.align[column] === 'right' ? cell.padStart(width) : cell.padEnd(width);
-      })
-      .join(' | ')
-      .trimEnd();
-  const separator = widths.map((width) => '-'.repeat(Math.max(width, 1))).join('-|-');
-  return `<pre>${escapeHtml([line(header), separator, ...rows.map(line)].join('\n'))}</pre>`;
+  return `<pre>${escapeHtml(textTable(header, rows, table.align))}</pre>`;
 }

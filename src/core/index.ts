@@ -5,3 +5,4 @@ export * from './errors.js';
 export * from './channel.js';
 export * from './channel-registry.js';
 export * from './channel-state.js';
+export * from './text-table.js';
