@@ -1,28 +1,111 @@
+import { Api } from 'grammy';
 import { COMMAND_DESCRIPTIONS } from '../src/commands/index.js';
-import type { AppConfig } from '../src/config/app-config.js';
+import type { AppConfig, PlatformName } from '../src/config/app-config.js';
 import type { Channel } from '../src/core/channel.js';
 import type { ChannelState } from '../src/core/channel-state.js';
+import { BotError } from '../src/core/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 import { createFeishuChannel } from './feishu/index.js';
 import { createSlackChannel } from './slack/index.js';
 import { createTelegramChannel } from './telegram/index.js';
+import { registerWebhook } from './telegram/webhook-registration.js';
+import { TELEGRAM_WEBHOOK_PATH } from './telegram/webhook.js';
 
-/** Every channel the configuration turns on. */
-export async function createChannels(config: AppConfig, agentId: string, logger: Logger, state: ChannelState): Promise<Channel[]> {
-  const channels: Channel[] = [];
-  if (config.telegram) {
-    channels.push(
-      await createTelegramChannel({
-        config: config.telegram,
-        agentId,
-        logger,
-        commandNames: COMMAND_DESCRIPTIONS,
-        ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
-      }),
-    );
+/** One running bot account: its channel and what the configuration calls it. */
+export interface AccountChannel {
+  channel: Channel;
+  platform: PlatformName;
+  accountName: string;
+  /** The agent bound to the account (bindings may choose another per chat). */
+  agentId: string;
+  /** The platform's first account: served at the contract's routes (`/webhooks/telegram` …). */
+  isDefault: boolean;
+}
+
+/**
+ * Every account the configuration turns on. The first account of a platform keeps the contract's
+ * webhook routes; the others are served under `/webhooks/<platform>/<accountName>` (Telegram:
+ * `/webhooks/telegram/<name>`; Slack: `/webhooks/slack/<name>/events` …; Feishu: `/webhooks/feishu/<name>/events` …).
+ */
+export async function createAccountChannels(config: AppConfig, logger: Logger, state: ChannelState): Promise<AccountChannel[]> {
+  const created: AccountChannel[] = [];
+  const add = (platform: PlatformName, accountName: string, agentId: string, isDefault: boolean, channel: Channel) => {
+    const twin = created.find((other) => other.platform === platform && other.channel.accountId === channel.accountId);
+    if (twin) {
+      throw new BotError(
+        'config',
+        `${platform} accounts "${twin.accountName}" and "${accountName}" are the same account (${channel.accountId}); each account must be a different bot${platform === 'slack' ? ' workspace' : ''}`,
+      );
+    }
+    created.push({ channel: isDefault ? channel : atAccountRoutes(channel, platform, accountName), platform, accountName, agentId, isDefault });
+  };
+
+  for (const [index, account] of config.accounts.telegram.entries()) {
+    const isDefault = index === 0;
+    const channel = await createTelegramChannel({
+      config: account.config,
+      agentId: account.agentId,
+      logger: logger.child({ account: account.name }),
+      commandNames: COMMAND_DESCRIPTIONS,
+      ...(isDefault && config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    });
+    const registered =
+      !isDefault && config.publicUrl && account.config.mode === 'webhook'
+        ? withTelegramRegistration(channel, account.config, config.publicUrl, `${TELEGRAM_WEBHOOK_PATH}/${account.name}`, logger)
+        : channel;
+    add('telegram', account.name, account.agentId, isDefault, registered);
   }
-  if (config.slack) channels.push(await createSlackChannel({ config: config.slack, agentId, logger, state }));
-  // the turn decides where to stream (DMs by default); the channel only says whether it can
-  if (config.feishu) channels.push(await createFeishuChannel({ config: config.feishu, agentId, logger, state, liveReplies: 'all' }));
-  return channels;
+  for (const [index, account] of config.accounts.slack.entries()) {
+    const channel = await createSlackChannel({ config: account.config, agentId: account.agentId, logger: logger.child({ account: account.name }), state });
+    add('slack', account.name, account.agentId, index === 0, channel);
+  }
+  for (const [index, account] of config.accounts.feishu.entries()) {
+    // the turn decides where to stream (DMs by default); the channel only says whether it can
+    const channel = await createFeishuChannel({
+      config: account.config,
+      agentId: account.agentId,
+      logger: logger.child({ account: account.name }),
+      state,
+      liveReplies: 'all',
+    });
+    add('feishu', account.name, account.agentId, index === 0, channel);
+  }
+  return created;
+}
+
+/** Every channel the configuration turns on (each account's agent comes from the configuration). */
+export async function createChannels(config: AppConfig, _defaultAgentId: string, logger: Logger, state: ChannelState): Promise<Channel[]> {
+  return (await createAccountChannels(config, logger, state)).map((account) => account.channel);
+}
+
+/** `/webhooks/slack/events` → `/webhooks/slack/<name>/events`; `/webhooks/telegram` → `/webhooks/telegram/<name>`. */
+function atAccountRoutes(channel: Channel, platform: PlatformName, accountName: string): Channel {
+  const base = `/webhooks/${platform}`;
+  return {
+    ...channel,
+    webhookRoutes: (sink) =>
+      channel.webhookRoutes(sink).map((route) => ({
+        ...route,
+        path: route.path.startsWith(base) ? `${base}/${accountName}${route.path.slice(base.length)}` : route.path,
+        handle: route.handle.bind(route),
+      })),
+  };
+}
+
+/** A non-default Telegram account in webhook mode registers its own route with PUBLIC_URL at start. */
+function withTelegramRegistration(
+  channel: Channel,
+  account: AppConfig['accounts']['telegram'][number]['config'],
+  publicUrl: string,
+  path: string,
+  logger: Logger,
+): Channel {
+  return {
+    ...channel,
+    async startInbound(sink) {
+      await channel.startInbound(sink);
+      const api = new Api(account.token, { apiRoot: account.apiRoot.replace(/\/+$/, '') });
+      await registerWebhook(api, publicUrl, account.webhookSecret, logger, path);
+    },
+  };
 }

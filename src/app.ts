@@ -1,12 +1,16 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
-import { createChannels } from '../channels/index.js';
-import { defaultTools } from './agent/index.js';
+import { createAccountChannels } from '../channels/index.js';
+import { createAccessControl, PairingService, UserRateLimiter } from './access/index.js';
+import { AgentRuntimes } from './agent-runtimes.js';
 import { createCommandHandler } from './commands/index.js';
 import type { AppConfig } from './config/app-config.js';
+import { ChatSettingsResolver } from './config/chat-settings.js';
+import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
 import { createHttpServer, createInboundHandler, mountAdminDashboard } from './gateway/index.js';
-import { createChatModel } from './llm/index.js';
 import { moduleLogger } from './observability/logger.js';
 import { Metrics, statementKind } from './observability/metrics.js';
 import {
@@ -29,7 +33,7 @@ import { createTurnRunner } from './turn/run-turn.js';
 import { DeliveryRecords } from './turn/delivery-records.js';
 import { createTurnStore } from './turn/store-adapter.js';
 
-export const DEFAULT_AGENT_ID = 'main';
+export { DEFAULT_AGENT_ID } from './config/merge-agents.js';
 
 export interface RunningService {
   /** The HTTP port actually bound (PORT=0 picks a free one). */
@@ -63,16 +67,20 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       onQuery: (statement) => metrics.databaseStatements.inc({ kind: statementKind(statement) }),
     });
     onStop('database', () => database.close());
+    if (database.kind === 'pglite') claimEmbeddedDatabase(config.dataDir, onStop);
     await migrateDatabase(database);
 
     const runsGateway = config.role !== 'worker';
     const runsWorker = config.role !== 'gateway';
     const redis = track('redis', createRedis(redisUrl, runsGateway ? 'producer' : 'worker'), onStop);
     await waitUntilReady(redis);
+    const chats = new ChatSettingsResolver(config);
     const schedulerOptions = {
       prefix: config.queuePrefix,
       groupMaxConcurrent: config.groupMaxConcurrent,
       mode: config.queueMode,
+      // per session: channel, account and group overrides of the config file
+      modeFor: (sessionKey: string) => chats.forSessionKey(sessionKey)?.queueMode ?? config.queueMode,
       leaseMs: config.turnLeaseMs,
       debounceMs: config.inboundDebounceMs,
     };
@@ -89,7 +97,10 @@ export async function startService(config: AppConfig): Promise<RunningService> {
 
     const channels = new ChannelRegistry();
     const channelState = new RedisChannelState(redis, config.queuePrefix);
-    for (const channel of await createChannels(config, DEFAULT_AGENT_ID, moduleLogger('channels'), channelState)) channels.add(channel);
+    for (const account of await createAccountChannels(config, moduleLogger('channels'), channelState)) {
+      channels.add(account.channel);
+      chats.registerAccount(account.platform, account.channel.accountId, account.accountName);
+    }
 
     if (runsWorker) {
       const workerRedis = track('worker redis', createRedis(redisUrl, 'worker'), onStop);
@@ -97,19 +108,21 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       const workerScheduler = new SessionScheduler(workerRedis, schedulerOptions);
       const abortBus = new AbortBus(abortChannel, workerRedis, subscriber, moduleLogger('abort'));
       await abortBus.listen();
-      const model = createChatModel(config.llm);
+      const agents = new AgentRuntimes(config, chats, moduleLogger('agents'));
       const compactor = createCompactor({
         db: database.db,
-        model,
+        model: agents.defaultModel,
+        modelFor: (sessionKey) => agents.modelForSession(sessionKey),
         lock: new SessionLock(workerRedis, config.queuePrefix),
         logger: moduleLogger('compaction'),
       });
       const runTurn = createTurnRunner({
         store: createTurnStore(database.db),
         channels,
-        model,
+        model: agents.defaultModel,
         compactor,
-        tools: defaultTools(),
+        tools: agents.runtime(config.agents[0]!.id).tools,
+        agentFor: (message) => agents.turnAgent(message),
         groupContext: new GroupContext(workerRedis, config.queuePrefix),
         deliveries: new DeliveryRecords(workerRedis, config.queuePrefix),
         settings: {
@@ -147,7 +160,18 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       queue: inbound,
       groupContext,
       dedupe: new InboundDedupe(redis, config.queuePrefix),
-      policy: { dmPolicy: config.dmPolicy, allowFrom: config.allowFrom, groupRequireMention: config.groupRequireMention },
+      access: createAccessControl({
+        dmPolicy: config.dmPolicy,
+        allowFrom: config.allowFrom,
+        groupAllowlist: config.groupAllowlist,
+        pairing: config.dmPolicy === 'pairing' ? new PairingService(database.db) : undefined,
+      }),
+      chatSettings: ({ conversation }) =>
+        chats.resolve({ channel: conversation.channel, accountId: conversation.accountId, chatType: conversation.chatType, chatId: conversation.chatId }),
+      rateLimiter: config.userRateLimit > 0 ? new UserRateLimiter(redis, { prefix: config.queuePrefix, limit: config.userRateLimit }) : undefined,
+      notify: async (message, text) => {
+        await channels.for(message.conversation).sendNotice(message.conversation, text);
+      },
       logger: moduleLogger('inbound'),
       commands: createCommandHandler({
         stopSession: async (sessionKey) => {
@@ -167,7 +191,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         },
         sessionUsage: (sessionKey) => sessionStats(database.db, sessionKey),
         queueDepth: (sessionKey) => scheduler.depth(sessionKey),
-        model: { provider: config.llm.provider, name: config.llm.model, contextWindow: config.llm.contextWindow },
+        model: (sessionKey) => {
+          const agentId = sessionKey.split(':')[1];
+          const { llm } = config.agents.find((agent) => agent.id === agentId) ?? config.agents[0]!;
+          return { provider: llm.provider, name: llm.model, contextWindow: llm.contextWindow };
+        },
         reply: async (message, text) => {
           await channels.for(message.conversation).sendNotice(message.conversation, text);
         },
@@ -193,12 +221,29 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       logger.warn('no channel configured: set TELEGRAM_BOT_TOKEN (or SLACK_BOT_TOKEN / FEISHU_APP_ID) to talk to the bot');
     }
     const port = boundPort(server);
-    logger.info({ role: config.role, port, channels: channels.all().map((channel) => channel.name) }, 'service started');
+    logger.info(
+      {
+        role: config.role,
+        port,
+        channels: channels.all().map((channel) => `${channel.name}:${channel.accountId}`),
+        agents: config.agents.map((agent) => agent.id),
+        configFile: config.configFile,
+      },
+      'service started',
+    );
     return { port, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;
   }
+}
+
+/** Marks the embedded database as in use by this process (the CLI refuses to open it meanwhile). */
+function claimEmbeddedDatabase(dataDir: string, onStop: (name: string, stop: () => Promise<unknown>) => void): void {
+  const file = join(dataDir, EMBEDDED_DATABASE_OWNER_FILE);
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, String(process.pid));
+  onStop('embedded database owner file', async () => rmSync(file, { force: true }));
 }
 
 function track(name: string, redis: Redis, onStop: (name: string, stop: () => Promise<unknown>) => void): Redis {

@@ -9,7 +9,9 @@ import { migrateDatabase, openDatabase } from './store/index.js';
 const USAGE = `usage: chatbot <command>
   start [--role all|gateway|worker]   run the service (default role from ROLE, else all)
   migrate                             apply pending database migrations
-  doctor                              check configuration, Redis, PostgreSQL, the LLM and channels`;
+  doctor                              check configuration, Redis, PostgreSQL, the LLM and channels
+  pairing list                        pending pairing requests (DM_POLICY=pairing)
+  pairing approve <CODE>              allow the user who got this code`;
 
 async function start(config: AppConfig): Promise<void> {
   const service = await startService(config);
@@ -53,7 +55,8 @@ async function main(argv: string[]): Promise<void> {
   }
   readDotEnv();
   if (values.role) process.env.ROLE = values.role;
-  const config = loadConfig(command === 'migrate' ? { ...process.env, ROLE: 'gateway' } : process.env);
+  // migrate and pairing call no LLM: no API key needed
+  const config = loadConfig(command === 'migrate' || command === 'pairing' ? { ...process.env, ROLE: 'gateway' } : process.env);
   setRootLogger(createLogger({ level: config.logLevel, format: config.logFormat }));
   switch (command) {
     case 'start':
@@ -63,6 +66,11 @@ async function main(argv: string[]): Promise<void> {
     case 'doctor': {
       const { runDoctor } = await import('./doctor.js');
       process.exitCode = await runDoctor(config);
+      return;
+    }
+    case 'pairing': {
+      const { runPairingCommand } = await import('./pairing-command.js');
+      process.exitCode = await runPairingCommand(config, positionals.slice(1), (line) => process.stdout.write(`${line}\n`));
       return;
     }
     default:

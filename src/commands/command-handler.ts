@@ -10,6 +10,12 @@ export interface SessionUsage {
   lastModel: string | null;
 }
 
+export interface ModelInfo {
+  provider: string;
+  name: string;
+  contextWindow: number;
+}
+
 /** What commands act on; wired to the scheduler, abort bus, store and channels by the app. */
 export interface CommandDependencies {
   stopSession(sessionKey: string): Promise<{ abortedTurns: number; droppedMessages: number }>;
@@ -17,7 +23,8 @@ export interface CommandDependencies {
   requestCompaction(sessionKey: string): Promise<'scheduled' | 'nothing-to-compact'>;
   sessionUsage(sessionKey: string): Promise<SessionUsage | undefined>;
   queueDepth(sessionKey: string): Promise<{ pending: number; active: number }>;
-  model: { provider: string; name: string; contextWindow: number };
+  /** The model /status names: one for all, or the session's agent's (config file agents). */
+  model: ModelInfo | ((sessionKey: string) => ModelInfo);
   reply(message: InboundMessage, text: string): Promise<void>;
 }
 
@@ -56,7 +63,7 @@ export function createCommandHandler(deps: CommandDependencies) {
 
   async function status(sessionKey: string): Promise<string> {
     const [usage, depth] = await Promise.all([deps.sessionUsage(sessionKey), deps.queueDepth(sessionKey)]);
-    const { provider, name, contextWindow } = deps.model;
+    const { provider, name, contextWindow } = typeof deps.model === 'function' ? deps.model(sessionKey) : deps.model;
     const used = usage?.estimatedContextTokens ?? 0;
     const fill = contextWindow > 0 ? Math.round((used / contextWindow) * 100) : 0;
     return [

@@ -1,6 +1,13 @@
+import type { ToolsConfig } from '../agent/tools/tools-config.js';
+import type { ToolPolicy } from '../agent/tools/tool-registry.js';
+
 export type Role = 'all' | 'gateway' | 'worker';
 export type QueueMode = 'collect' | 'followup' | 'interrupt';
 export type InputGuardMode = 'off' | 'log' | 'warn' | 'block';
+/** Where answers stream into a message edited in place: nowhere, in direct messages, everywhere. */
+export type StreamingMode = 'off' | 'dm' | 'all';
+export type DmPolicy = 'open' | 'allowlist' | 'pairing' | 'disabled';
+export type PlatformName = 'telegram' | 'slack' | 'feishu';
 
 export interface LlmConfig {
   provider: 'openai' | 'anthropic';
@@ -37,7 +44,55 @@ export interface FeishuConfig {
   mode: 'webhook' | 'websocket';
 }
 
+/** One agent: its own model, prompt, tools and limits. The first agent is the default one. */
+export interface AgentConfig {
+  id: string;
+  llm: LlmConfig;
+  /** Replaces the built-in persona at the top of the prompt (SYSTEM_PROMPT for the default agent). */
+  systemPrompt: string | undefined;
+  maxIterations: number;
+  tools: ToolsConfig;
+  toolPolicy: ToolPolicy;
+}
+
+/** Settings a channel, an account or a group may override (unset: inherited from the level above). */
+export interface ChatOverrides {
+  requireMention?: boolean;
+  streaming?: StreamingMode;
+  queueMode?: QueueMode;
+  /** Appended to the assembled system prompt (channel, then account, then group). */
+  systemPrompt?: string;
+}
+
+/** One bot account of a platform. The first account of a platform is its default: it keeps the contract's webhook routes. */
+export interface AccountConfig<Platform> {
+  /** URL-safe name: non-default accounts are served at `/webhooks/<platform>/<name>…`. */
+  name: string;
+  /** The agent that answers on this account unless a binding says otherwise. */
+  agentId: string;
+  config: Platform;
+  overrides: ChatOverrides;
+}
+
+export interface ChannelSettings {
+  overrides: ChatOverrides;
+  /** By chat id (Telegram group id, Slack channel id, Feishu chat id). */
+  groups: Record<string, ChatOverrides>;
+}
+
+/** A routing rule: messages matching every field set here go to `agentId`; the most specific match wins. */
+export interface AgentBinding {
+  agentId: string;
+  channel: PlatformName;
+  /** Account name. */
+  account?: string;
+  chatId?: string;
+  chatType?: 'dm' | 'group';
+}
+
 export interface AppConfig {
+  /** The config file read, if any (for messages). */
+  configFile: string | undefined;
   port: number;
   host: string;
   role: Role;
@@ -47,22 +102,43 @@ export interface AppConfig {
   queuePrefix: string;
   workerConcurrency: number;
   groupMaxConcurrent: number;
+  /** Global default; channels, accounts and groups may override it. */
   queueMode: QueueMode;
   inboundDebounceMs: number;
   shutdownGraceMs: number;
   turnLeaseMs: number;
+  /** The default agent's model (`agents[0].llm`). */
   llm: LlmConfig;
+  /** The default agent's identity prompt (`agents[0].systemPrompt`). */
   systemPrompt: string | undefined;
+  /** The default agent's limit (`agents[0].maxIterations`). */
   maxIterations: number;
   historyTurns: number;
+  /** Every agent; the first is the default (id `main` when no config file names agents). */
+  agents: AgentConfig[];
+  /** Each platform's accounts; the first is the default. */
+  accounts: {
+    telegram: AccountConfig<TelegramConfig>[];
+    slack: AccountConfig<SlackConfig>[];
+    feishu: AccountConfig<FeishuConfig>[];
+  };
+  channelSettings: Record<PlatformName, ChannelSettings>;
+  bindings: AgentBinding[];
+  /** The default account of each platform (`accounts.<platform>[0].config`). */
   telegram: TelegramConfig | undefined;
   slack: SlackConfig | undefined;
   feishu: FeishuConfig | undefined;
   publicUrl: string | undefined;
   admin: { user: string; password: string } | undefined;
-  dmPolicy: 'open' | 'allowlist' | 'disabled';
+  dmPolicy: DmPolicy;
+  /** `channel:userId` entries always allowed to DM the bot (allowlist and pairing policies). */
   allowFrom: string[];
+  /** Global default; channels, accounts and groups may override it. */
   groupRequireMention: boolean;
+  /** `channel:chatId` entries; non-empty: groups not listed are ignored. */
+  groupAllowlist: string[];
+  /** Messages per user per minute that start turns; 0: no limit. */
+  userRateLimit: number;
   inputGuard: InputGuardMode;
   traceVerbose: boolean;
   logLevel: string;

@@ -8,6 +8,7 @@ const Optional = Type.Optional;
 
 /** The environment variables of CONTRACT §2, as TypeBox sees them after string conversion. */
 export const EnvironmentSchema = Type.Object({
+  CONFIG_FILE: Optional(Type.String({ minLength: 1 })),
   PORT: Optional(Port),
   HOST: Optional(Type.String({ minLength: 1 })),
   ROLE: Optional(Type.Union([Type.Literal('all'), Type.Literal('gateway'), Type.Literal('worker')])),
@@ -51,9 +52,13 @@ export const EnvironmentSchema = Type.Object({
   FEISHU_MODE: Optional(Type.Union([Type.Literal('webhook'), Type.Literal('websocket')])),
   ADMIN_USER: Optional(Type.String({ minLength: 1 })),
   ADMIN_PASSWORD: Optional(Type.String({ minLength: 1 })),
-  DM_POLICY: Optional(Type.Union([Type.Literal('open'), Type.Literal('allowlist'), Type.Literal('disabled')])),
+  DM_POLICY: Optional(
+    Type.Union([Type.Literal('open'), Type.Literal('allowlist'), Type.Literal('pairing'), Type.Literal('disabled')]),
+  ),
   ALLOW_FROM: Optional(Type.String()),
   GROUP_REQUIRE_MENTION: Optional(Bool),
+  GROUP_ALLOWLIST: Optional(Type.String()),
+  USER_RATE_LIMIT: Optional(Type.Integer({ minimum: 0 })),
   INPUT_GUARD: Optional(
     Type.Union([Type.Literal('off'), Type.Literal('log'), Type.Literal('warn'), Type.Literal('block')]),
   ),

@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { BotError } from '../core/errors.js';
-import type { AppConfig, LlmConfig } from './app-config.js';
+import type { AppConfig, PlatformName } from './app-config.js';
+import { describeError, locateConfigFile, readConfigFile, type LoadedConfigFile } from './config-file.js';
 import { EnvironmentSchema, type Environment } from './environment-schema.js';
-
-const DEFAULT_MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6' } as const;
-const DEFAULT_CONTEXT_WINDOWS = { openai: 128_000, anthropic: 200_000 } as const;
+import { checkAgentKeys, mergeAgents } from './merge-agents.js';
+import { checkReferences, mergeAccounts, mergeBindings, mergeChannelSettings } from './merge-accounts.js';
 
 /** Reads `.env` from the working directory (without overriding the real environment). */
 export function readDotEnv(directory = process.cwd()): void {
@@ -26,55 +26,45 @@ function parseEnvironment(source: NodeJS.ProcessEnv): Environment {
   if (firstError) {
     const variable = firstError.path.replace(/^\//, '');
     const shown = /KEY|TOKEN|SECRET|PASSWORD/.test(variable) ? '(hidden)' : JSON.stringify(picked[variable]);
-    throw new BotError('config', `${variable}: ${firstError.message} (got ${shown})`);
+    throw new BotError('config', `${variable}: ${describeError(firstError)} (got ${shown})`);
   }
   return converted as Environment;
 }
 
-function resolveLlm(env: Environment): LlmConfig {
-  const provider = env.LLM_PROVIDER ?? (env.OPENAI_API_KEY ? 'openai' : env.ANTHROPIC_API_KEY ? 'anthropic' : 'openai');
-  const apiKey = provider === 'openai' ? env.OPENAI_API_KEY : env.ANTHROPIC_API_KEY;
-  return {
-    provider,
-    model: env.LLM_MODEL ?? DEFAULT_MODELS[provider],
-    apiKey: apiKey ?? '',
-    baseUrl: provider === 'openai' ? env.OPENAI_BASE_URL : env.ANTHROPIC_BASE_URL,
-    stream: env.LLM_STREAM ?? true,
-    contextWindow: env.LLM_CONTEXT_WINDOW ?? DEFAULT_CONTEXT_WINDOWS[provider],
-    timeoutMs: env.LLM_TIMEOUT_MS ?? 120_000,
-    maxRetries: env.LLM_MAX_RETRIES ?? 4,
-  };
+const ENTRY = /^(telegram|slack|feishu):.+$/;
+
+/** `ALLOW_FROM` / `GROUP_ALLOWLIST`: comma-separated `channel:id`. */
+function entriesOf(variable: string, value: string): string[] {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const bad = entries.find((entry) => !ENTRY.test(entry));
+  if (bad !== undefined) throw new BotError('config', `${variable}: entries are channel:id with channel telegram, slack or feishu (got ${JSON.stringify(bad)})`);
+  return entries;
 }
 
-function checkContradictions(env: Environment, config: AppConfig): void {
-  if (config.role !== 'gateway' && !config.llm.apiKey) {
-    if (env.LLM_PROVIDER === 'openai') throw new BotError('config', 'OPENAI_API_KEY: required when LLM_PROVIDER=openai');
-    if (env.LLM_PROVIDER === 'anthropic') throw new BotError('config', 'ANTHROPIC_API_KEY: required when LLM_PROVIDER=anthropic');
-    throw new BotError('config', 'OPENAI_API_KEY or ANTHROPIC_API_KEY: one is required to answer messages (workers call the LLM)');
-  }
-  if (config.telegram?.mode === 'webhook' && !config.telegram.webhookSecret) {
-    throw new BotError('config', 'TELEGRAM_WEBHOOK_SECRET: required when TELEGRAM_MODE=webhook');
-  }
-  if (config.slack && !config.slack.appToken && !env.SLACK_SIGNING_SECRET) {
-    throw new BotError('config', 'SLACK_SIGNING_SECRET: required with SLACK_BOT_TOKEN for the HTTP Events API (or set SLACK_APP_TOKEN for Socket Mode)');
-  }
-  if (config.feishu && !env.FEISHU_APP_SECRET) {
-    throw new BotError('config', 'FEISHU_APP_SECRET: required with FEISHU_APP_ID');
-  }
-  if (config.feishu?.mode === 'webhook' && !config.feishu.verificationToken && !config.feishu.encryptKey) {
-    throw new BotError('config', 'FEISHU_VERIFICATION_TOKEN: required in webhook mode (or FEISHU_ENCRYPT_KEY) so forged events are refused');
-  }
-  if (env.ADMIN_USER && !env.ADMIN_PASSWORD) {
-    throw new BotError('config', 'ADMIN_PASSWORD: required when ADMIN_USER is set');
-  }
-  if (config.dmPolicy === 'allowlist' && config.allowFrom.length === 0) {
-    throw new BotError('config', 'ALLOW_FROM: required when DM_POLICY=allowlist (comma-separated channel:userId)');
-  }
+export interface LoadConfigOptions {
+  /** Where `bot.config.yaml` and a relative CONFIG_FILE are looked for. */
+  cwd?: string;
 }
 
-export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
+/**
+ * The whole configuration: the environment (CONTRACT §2) and, when present, the config file.
+ * Where both set the same thing the environment wins; the single-agent variables (LLM_*,
+ * SYSTEM_PROMPT, MAX_ITERATIONS, TELEGRAM_* …) are the default agent's and default accounts'.
+ */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): AppConfig {
   const env = parseEnvironment(source);
+  const location = locateConfigFile(env.CONFIG_FILE, options.cwd ?? process.cwd());
+  const file = location ? readConfigFile(location, source) : undefined;
+  const agents = mergeAgents(env, file);
+  const defaultAgent = agents[0]!;
+  if (file) checkReferences(file, new Set(agents.map((agent) => agent.id)));
+  const accounts = mergeAccounts(env, file, defaultAgent.id);
+  const access = file?.content.access;
   const config: AppConfig = {
+    configFile: location?.path,
     port: env.PORT ?? 8080,
     host: env.HOST ?? '0.0.0.0',
     role: env.ROLE ?? 'all',
@@ -88,49 +78,70 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     inboundDebounceMs: env.INBOUND_DEBOUNCE_MS ?? 0,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 25_000,
     turnLeaseMs: env.TURN_LEASE_MS ?? 15_000,
-    llm: resolveLlm(env),
-    systemPrompt: env.SYSTEM_PROMPT,
-    maxIterations: env.MAX_ITERATIONS ?? 20,
+    llm: defaultAgent.llm,
+    systemPrompt: defaultAgent.systemPrompt,
+    maxIterations: defaultAgent.maxIterations,
     historyTurns: env.HISTORY_TURNS ?? 50,
-    telegram: env.TELEGRAM_BOT_TOKEN
-      ? {
-          token: env.TELEGRAM_BOT_TOKEN,
-          apiRoot: env.TELEGRAM_API_ROOT ?? 'https://api.telegram.org',
-          mode: env.TELEGRAM_MODE ?? 'polling',
-          webhookSecret: env.TELEGRAM_WEBHOOK_SECRET,
-        }
-      : undefined,
-    slack: env.SLACK_BOT_TOKEN
-      ? {
-          botToken: env.SLACK_BOT_TOKEN,
-          signingSecret: env.SLACK_SIGNING_SECRET ?? '',
-          appToken: env.SLACK_APP_TOKEN,
-          apiUrl: env.SLACK_API_URL ?? 'https://slack.com/api/',
-        }
-      : undefined,
-    feishu: env.FEISHU_APP_ID
-      ? {
-          appId: env.FEISHU_APP_ID,
-          appSecret: env.FEISHU_APP_SECRET ?? '',
-          verificationToken: env.FEISHU_VERIFICATION_TOKEN,
-          encryptKey: env.FEISHU_ENCRYPT_KEY,
-          domain: (env.FEISHU_DOMAIN ?? 'https://open.feishu.cn').replace(/\/+$/, ''),
-          mode: env.FEISHU_MODE ?? 'webhook',
-        }
-      : undefined,
+    agents,
+    accounts,
+    channelSettings: mergeChannelSettings(file),
+    bindings: mergeBindings(file),
+    telegram: accounts.telegram[0]?.config,
+    slack: accounts.slack[0]?.config,
+    feishu: accounts.feishu[0]?.config,
     publicUrl: env.PUBLIC_URL?.replace(/\/+$/, ''),
     admin: env.ADMIN_PASSWORD ? { user: env.ADMIN_USER ?? 'admin', password: env.ADMIN_PASSWORD } : undefined,
-    dmPolicy: env.DM_POLICY ?? 'open',
-    allowFrom: (env.ALLOW_FROM ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean),
+    dmPolicy: env.DM_POLICY ?? access?.dmPolicy ?? 'open',
+    allowFrom: env.ALLOW_FROM !== undefined ? entriesOf('ALLOW_FROM', env.ALLOW_FROM) : (access?.allowFrom ?? []),
     groupRequireMention: env.GROUP_REQUIRE_MENTION ?? true,
+    groupAllowlist: env.GROUP_ALLOWLIST !== undefined ? entriesOf('GROUP_ALLOWLIST', env.GROUP_ALLOWLIST) : (access?.groupAllowlist ?? []),
+    userRateLimit: env.USER_RATE_LIMIT ?? access?.userRateLimit ?? 0,
     inputGuard: env.INPUT_GUARD ?? 'warn',
     traceVerbose: env.TRACE_VERBOSE ?? false,
     logLevel: env.LOG_LEVEL ?? 'info',
     logFormat: env.LOG_FORMAT ?? 'json',
   };
-  checkContradictions(env, config);
+  checkContradictions(env, file, config);
   return config;
+}
+
+/** Where to fix an account's field: its variable, or its place in the file (the default account: either). */
+function accountField(file: LoadedConfigFile | undefined, platform: PlatformName, index: number, field: string, variable: string): string {
+  if (!file?.content.channels?.[platform]?.accounts?.length) return variable;
+  const pointer = `${file.shown}: /channels/${platform}/accounts/${index}/${field}`;
+  return index === 0 ? `${pointer} (or ${variable})` : pointer;
+}
+
+function checkContradictions(env: Environment, file: LoadedConfigFile | undefined, config: AppConfig): void {
+  const fail = (message: string): never => {
+    throw new BotError('config', message);
+  };
+  if (config.role !== 'gateway') {
+    const missingKey = checkAgentKeys(env, file, config.agents);
+    if (missingKey) fail(missingKey);
+  }
+  for (const [index, { config: account }] of config.accounts.telegram.entries()) {
+    if (account.mode === 'webhook' && !account.webhookSecret) {
+      fail(`${accountField(file, 'telegram', index, 'webhookSecret', 'TELEGRAM_WEBHOOK_SECRET')}: required when TELEGRAM_MODE=webhook`);
+    }
+  }
+  for (const [index, { config: account }] of config.accounts.slack.entries()) {
+    if (!account.appToken && !account.signingSecret) {
+      fail(
+        `${accountField(file, 'slack', index, 'signingSecret', 'SLACK_SIGNING_SECRET')}: required with SLACK_BOT_TOKEN for the HTTP Events API (or set SLACK_APP_TOKEN for Socket Mode)`,
+      );
+    }
+  }
+  for (const [index, { config: account }] of config.accounts.feishu.entries()) {
+    if (!account.appSecret) fail(`${accountField(file, 'feishu', index, 'appSecret', 'FEISHU_APP_SECRET')}: required with FEISHU_APP_ID`);
+    if (account.mode === 'webhook' && !account.verificationToken && !account.encryptKey) {
+      fail(
+        `${accountField(file, 'feishu', index, 'verificationToken', 'FEISHU_VERIFICATION_TOKEN')}: required in webhook mode (or FEISHU_ENCRYPT_KEY) so forged events are refused`,
+      );
+    }
+  }
+  if (env.ADMIN_USER && !env.ADMIN_PASSWORD) fail('ADMIN_PASSWORD: required when ADMIN_USER is set');
+  if (config.dmPolicy === 'allowlist' && config.allowFrom.length === 0) {
+    fail('ALLOW_FROM: required when DM_POLICY=allowlist (comma-separated channel:userId)');
+  }
 }

@@ -1,3 +1,4 @@
+import { ACCESS_MESSAGES, type AccessControl, type UserRateLimiter } from '../access/index.js';
 import type { InboundOutcome, InboundSink } from '../core/channel.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { contextKeyOf, sessionKeyOf } from '../core/session-key.js';
@@ -7,11 +8,11 @@ import type { GroupContext } from '../queue/group-context.js';
 import type { InboundDedupe } from '../queue/inbound-dedupe.js';
 import type { InboundQueue } from '../queue/inbound-queue.js';
 
-export interface AccessPolicy {
-  dmPolicy: 'open' | 'allowlist' | 'disabled';
-  /** `channel:userId` entries. */
-  allowFrom: string[];
-  groupRequireMention: boolean;
+/** What the configuration says about the chat a message comes from (see config/chat-settings.ts). */
+export interface InboundChatSettings {
+  /** The agent bound to this chat; replaces the channel's default agent on the message. */
+  agentId: string;
+  requireMention: boolean;
 }
 
 export interface InboundHandlerOptions {
@@ -19,26 +20,47 @@ export interface InboundHandlerOptions {
   commands: CommandHandler;
   groupContext: GroupContext;
   dedupe: InboundDedupe;
-  policy: AccessPolicy;
+  access: AccessControl;
+  chatSettings(message: InboundMessage): InboundChatSettings;
+  /** USER_RATE_LIMIT; absent or limit 0: no limit. */
+  rateLimiter?: UserRateLimiter | undefined;
+  /** A plain-text answer from the gateway itself (pairing code, rate limit notice). */
+  notify(message: InboundMessage, text: string): Promise<void>;
   logger: Logger;
 }
 
-/** The one path every transport ends in: access, commands now, unaddressed group chatter kept, the rest queued. */
+/**
+ * The one path every transport ends in: the chat's agent and settings, access control, commands now,
+ * unaddressed group chatter kept, the per-user rate limit, the rest queued.
+ */
 export function createInboundHandler(options: InboundHandlerOptions): InboundSink {
-  const { queue, commands, groupContext, dedupe, policy, logger } = options;
-  const allowed = new Set(policy.allowFrom);
+  const { queue, commands, groupContext, dedupe, access, rateLimiter, logger } = options;
 
-  return async function handleInbound(message: InboundMessage): Promise<InboundOutcome> {
-    const { conversation } = message;
-    if (conversation.chatType === 'dm') {
-      if (policy.dmPolicy === 'disabled') return { kind: 'ignored', reason: 'direct messages are disabled' };
-      if (policy.dmPolicy === 'allowlist' && !allowed.has(`${conversation.channel}:${message.sender.id}`)) {
-        return { kind: 'ignored', reason: 'sender not on the allowlist' };
+  async function notifyOnce(message: InboundMessage, text: string): Promise<void> {
+    try {
+      await options.notify(message, text);
+    } catch (error) {
+      logger.warn({ err: error, channel: message.conversation.channel }, 'could not send an access notice');
+    }
+  }
+
+  return async function handleInbound(incoming: InboundMessage): Promise<InboundOutcome> {
+    const chat = options.chatSettings(incoming);
+    const message = chat.agentId === incoming.agentId ? incoming : { ...incoming, agentId: chat.agentId };
+    const sessionKey = sessionKeyOf(message);
+    try {
+      const decision = await access.admit(message);
+      if (decision.kind === 'deny') {
+        if (decision.notice && (await dedupe.claim(message.dedupeKey, 'access'))) await notifyOnce(message, decision.notice);
+        logger.debug({ sessionKey, reason: decision.reason }, 'inbound message refused by access control');
+        return { kind: 'ignored', reason: decision.reason };
       }
+    } catch (error) {
+      logger.error({ err: error, sessionKey }, 'access check failed');
+      return { kind: 'rejected', reason: 'access check unavailable' };
     }
     const command = parseCommand(message.text);
-    const addressed = message.addressed || !policy.groupRequireMention;
-    const sessionKey = sessionKeyOf(message);
+    const addressed = message.addressed || !chat.requireMention;
     try {
       if (command && addressed) {
         if (!(await dedupe.claim(message.dedupeKey, 'command'))) return { kind: 'duplicate' };
@@ -57,6 +79,14 @@ export function createInboundHandler(options: InboundHandlerOptions): InboundSin
           sentAt: message.sentAt,
         });
         return { kind: 'ignored', reason: 'not addressed' };
+      }
+      if (rateLimiter && rateLimiter.limit > 0) {
+        const rate = await rateLimiter.take(`${message.conversation.channel}:${message.sender.id}`, message.dedupeKey);
+        if (!rate.allowed) {
+          if (rate.notify) await notifyOnce(message, ACCESS_MESSAGES.rateLimited(rateLimiter.limit));
+          logger.info({ sessionKey, retryAfterMs: rate.retryAfterMs }, 'user rate limit reached; message dropped');
+          return { kind: 'ignored', reason: 'rate limited' };
+        }
       }
     } catch (error) {
       await dedupe.release(message.dedupeKey).catch(() => undefined);

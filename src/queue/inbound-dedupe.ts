@@ -18,7 +18,7 @@ export class InboundDedupe {
   }
 
   /** True for the first claim of a message; false for every redelivery. */
-  async claim(dedupeKey: string, kind: 'command' | 'context'): Promise<boolean> {
+  async claim(dedupeKey: string, kind: 'command' | 'context' | 'access'): Promise<boolean> {
     return (await this.redis.set(this.key(dedupeKey), kind, 'EX', SEEN_TTL_SECONDS, 'NX')) === 'OK';
   }
 

@@ -57,7 +57,7 @@ export class InboundQueue {
       { jobId: jobIdFor(message.dedupeKey) },
     );
     await this.scheduler.markQueued(message);
-    if (this.scheduler.options.mode === 'interrupt') {
+    if (this.scheduler.modeOf(sessionKey) === 'interrupt') {
       const interrupted = await this.scheduler.interrupt(sessionKey);
       await this.abortBus.publish(sessionKey, interrupted);
     }

@@ -28,7 +28,9 @@ export interface StopResult {
 export interface SchedulerOptions {
   prefix: string;
   groupMaxConcurrent: number;
+  /** The default mode; `modeFor` may choose another per session (config file overrides). */
   mode: QueueMode;
+  modeFor?: (sessionKey: string) => QueueMode;
   leaseMs: number;
   debounceMs: number;
 }
@@ -64,6 +66,10 @@ export class SessionScheduler {
     return `${this.options.prefix}:seen:${dedupeKey}`;
   }
 
+  modeOf(sessionKey: string): QueueMode {
+    return this.options.modeFor?.(sessionKey) ?? this.options.mode;
+  }
+
   limitFor(sessionKey: string): number {
     return isGroupSessionKey(sessionKey) ? this.options.groupMaxConcurrent : 1;
   }
@@ -86,7 +92,8 @@ export class SessionScheduler {
   }
 
   async acquire(sessionKey: string, jobId: string): Promise<AcquireResult> {
-    const { leaseMs, mode, debounceMs } = this.options;
+    const { leaseMs, debounceMs } = this.options;
+    const mode = this.modeOf(sessionKey);
     const reply = (await this.scripts.ACQUIRE!(
       this.base(sessionKey),
       jobId,

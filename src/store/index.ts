@@ -7,3 +7,13 @@ export type { TurnMessage, TurnRecord, TurnRun } from './turn-record.js';
 export { saveSummary, latestSummary } from './summary-repository.js';
 export { sessionStats, type SessionStats } from './session-stats.js';
 export * from './schema/index.js';
+export {
+  approvePairing,
+  isApprovedSender,
+  pendingPairings,
+  requestPairing,
+  type ApprovalResult,
+  type NewPairingRequest,
+  type PairingLimits,
+  type PairingRequestResult,
+} from './pairing-repository.js';

@@ -17,12 +17,20 @@ export interface Compactor {
 }
 
 /** Compaction never deletes messages: it stores a summary and the seq it covers; later turns load from there. */
-export function createCompactor(deps: { db: StoreDatabase; model: ChatModel; lock: SessionLock; logger: Logger }): Compactor {
+export function createCompactor(deps: {
+  db: StoreDatabase;
+  model: ChatModel;
+  /** The session's agent's model (config file agents); absent: `model` for every session. */
+  modelFor?: (sessionKey: string) => ChatModel;
+  lock: SessionLock;
+  logger: Logger;
+}): Compactor {
   const running = new Set<Promise<unknown>>();
 
   async function compact(sessionKey: string, options: { force?: boolean; signal?: AbortSignal } = {}): Promise<CompactionResult> {
     const session = await findSession(deps.db, sessionKey);
     if (!session) return 'no-session';
+    const model = deps.modelFor?.(sessionKey) ?? deps.model;
     const lock = await deps.lock.tryAcquire('summarize', sessionKey);
     if (!lock) return 'locked';
     try {
@@ -32,10 +40,10 @@ export function createCompactor(deps: { db: StoreDatabase; model: ChatModel; loc
       const due = shouldSummarize({
         messageCount: messages.length,
         estimatedTokens: estimateTokens(messages) + Math.ceil((previous?.summary.length ?? 0) / 4),
-        contextWindow: deps.model.contextWindow,
+        contextWindow: model.contextWindow,
       });
       if (!due && !options.force) return 'not-due';
-      const result = await summarizeConversation(deps.model, messages, {
+      const result = await summarizeConversation(model, messages, {
         timeoutMs: SUMMARY_TIMEOUT_MS,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(previous ? { previousSummary: previous.summary } : {}),

@@ -14,7 +14,7 @@ export async function prepareModelInput(
     deps.store.loadContext(input.sessionId),
     workspaceFor(deps.settings.dataDir, latest.sender.id),
   ]);
-  const system = buildSystemPrompt({
+  const assembled = buildSystemPrompt({
     identity: deps.settings.systemPrompt,
     channelSection: channel.promptSection(),
     chatContext: {
@@ -26,6 +26,9 @@ export async function prepareModelInput(
     now: new Date(input.clock()),
     workspace,
   });
+  // the chat's own instructions (config file overrides) come last, below everything they may refine
+  const chatPrompt = deps.settings.chatPrompt?.trim();
+  const system = chatPrompt ? `${assembled}\n\n## Instructions for this chat\n${chatPrompt}` : assembled;
   const prior = [...(summary ? summaryPreamble(summary) : []), ...history];
   const everything = [...prior, ...input.userMessages];
   const messages = prepareHistory(everything, {

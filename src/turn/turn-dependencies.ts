@@ -2,6 +2,7 @@ import type { AgentTool } from '../agent/tools/agent-tool.js';
 import type { InputGuardMode } from '../config/app-config.js';
 import type { ChannelRegistry } from '../core/channel-registry.js';
 import type { ChatMessage } from '../core/chat-message.js';
+import type { InboundMessage } from '../core/inbound-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -32,6 +33,18 @@ export interface TurnSettings {
   dataDir: string;
   /** Where answers are streamed into a draft edited in place (LLM_STREAM; groups per channel config). */
   liveReplies: 'off' | 'dm' | 'all';
+  /** The chat's own instructions (config file: channel, account, group), appended to the system prompt. */
+  chatPrompt?: string | undefined;
+}
+
+/** The agent that answers one message, with its chat's settings applied (config file agents and overrides). */
+export interface TurnAgent {
+  model: ChatModel;
+  tools: AgentTool[];
+  systemPrompt: string | undefined;
+  maxIterations: number;
+  liveReplies: 'off' | 'dm' | 'all';
+  chatPrompt: string | undefined;
 }
 
 export interface TurnDependencies {
@@ -49,4 +62,24 @@ export interface TurnDependencies {
   clock?: () => number;
   /** How long a failing flush is retried (tests shorten it). */
   flushRetry?: FlushRetryOptions;
+  /** The message's agent and chat settings; absent: `model`, `tools` and `settings` serve every message. */
+  agentFor?: (message: InboundMessage) => TurnAgent;
+}
+
+/** The dependencies as one turn sees them: the model, tools and settings of the latest message's agent and chat. */
+export function forAgent(deps: TurnDependencies, message: InboundMessage): TurnDependencies {
+  const agent = deps.agentFor?.(message);
+  if (!agent) return deps;
+  return {
+    ...deps,
+    model: agent.model,
+    tools: agent.tools,
+    settings: {
+      ...deps.settings,
+      systemPrompt: agent.systemPrompt,
+      maxIterations: agent.maxIterations,
+      liveReplies: agent.liveReplies,
+      chatPrompt: agent.chatPrompt,
+    },
+  };
 }

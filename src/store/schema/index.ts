@@ -3,3 +3,4 @@ export * from './runs.js';
 export * from './messages.js';
 export * from './run-spans.js';
 export * from './summaries.js';
+export * from './access.js';

@@ -1,0 +1,75 @@
+import { defaultTools } from './agent/index.js';
+import type { AgentTool } from './agent/tools/agent-tool.js';
+import type { AgentConfig, AppConfig } from './config/app-config.js';
+import type { ChatSettingsResolver } from './config/chat-settings.js';
+import type { InboundMessage } from './core/inbound-message.js';
+import { createChatModel, type ChatModel } from './llm/index.js';
+import type { Logger } from './observability/logger.js';
+import type { TurnAgent } from './turn/turn-dependencies.js';
+
+interface AgentRuntime {
+  config: AgentConfig;
+  model: ChatModel;
+  tools: AgentTool[];
+}
+
+/** Each agent's model and tools, built once per worker process; a turn picks its message's agent. */
+export class AgentRuntimes {
+  readonly #runtimes = new Map<string, AgentRuntime>();
+  readonly #default: AgentRuntime;
+  readonly #warned = new Set<string>();
+
+  constructor(
+    config: AppConfig,
+    private readonly chats: ChatSettingsResolver,
+    private readonly logger: Logger,
+  ) {
+    for (const agent of config.agents) {
+      this.#runtimes.set(agent.id, {
+        config: agent,
+        model: createChatModel(agent.llm),
+        tools: defaultTools({ ...agent.tools, allow_admin_tools: agent.toolPolicy.allowAdminTools }),
+      });
+    }
+    this.#default = this.#runtimes.get(config.agents[0]!.id)!;
+  }
+
+  get defaultModel(): ChatModel {
+    return this.#default.model;
+  }
+
+  /** An agent id the configuration no longer has (a message queued before a restart) falls back to the default agent. */
+  runtime(agentId: string): AgentRuntime {
+    const runtime = this.#runtimes.get(agentId);
+    if (runtime) return runtime;
+    if (!this.#warned.has(agentId)) {
+      this.#warned.add(agentId);
+      this.logger.warn({ agentId, fallback: this.#default.config.id }, 'unknown agent id: answering with the default agent');
+    }
+    return this.#default;
+  }
+
+  /** The model of the agent a session key names (`agent:<id>:…`). */
+  modelForSession(sessionKey: string): ChatModel {
+    return this.runtime(sessionKey.split(':')[1] ?? '').model;
+  }
+
+  turnAgent(message: InboundMessage): TurnAgent {
+    const { config, model, tools } = this.runtime(message.agentId);
+    const { conversation } = message;
+    const chat = this.chats.resolve({
+      channel: conversation.channel,
+      accountId: conversation.accountId,
+      chatType: conversation.chatType,
+      chatId: conversation.chatId,
+    });
+    return {
+      model,
+      tools,
+      systemPrompt: config.systemPrompt,
+      maxIterations: config.maxIterations,
+      liveReplies: chat.streaming,
+      chatPrompt: chat.systemPrompt,
+    };
+  }
+}

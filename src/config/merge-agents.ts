@@ -1,0 +1,63 @@
+import type { AgentConfig, LlmConfig } from './app-config.js';
+import { fileError, type LoadedConfigFile } from './config-file.js';
+import type { Environment } from './environment-schema.js';
+import type { AgentEntry } from './file-schema.js';
+
+export const DEFAULT_AGENT_ID = 'main';
+export const DEFAULT_MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6' } as const;
+const DEFAULT_CONTEXT_WINDOWS = { openai: 128_000, anthropic: 200_000 } as const;
+const DEFAULT_MAX_ITERATIONS = 20;
+
+const keyVariable = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
+const baseUrlVariable = { openai: 'OPENAI_BASE_URL', anthropic: 'ANTHROPIC_BASE_URL' } as const;
+
+/**
+ * The agents: those of the file, or one agent `main` made of the environment alone. The LLM_*,
+ * SYSTEM_PROMPT and MAX_ITERATIONS variables are the default (first) agent's settings and override
+ * the file's; other agents fall back to OPENAI_/ANTHROPIC_ keys and base URLs they do not set.
+ */
+export function mergeAgents(env: Environment, file: LoadedConfigFile | undefined): AgentConfig[] {
+  const entries: AgentEntry[] = file?.content.agents ?? [{ id: DEFAULT_AGENT_ID }];
+  const seen = new Map<string, number>();
+  return entries.map((entry, index) => {
+    if (file && seen.has(entry.id)) throw fileError(file.shown, `/agents/${index}/id`, `duplicate agent id "${entry.id}" (also /agents/${seen.get(entry.id)})`);
+    seen.set(entry.id, index);
+    const isDefault = index === 0;
+    const fromEnv = <T>(value: T | undefined): T | undefined => (isDefault ? value : undefined);
+    const provider = fromEnv(env.LLM_PROVIDER) ?? entry.provider ?? (env.OPENAI_API_KEY ? 'openai' : env.ANTHROPIC_API_KEY ? 'anthropic' : 'openai');
+    const envKey = env[keyVariable[provider]];
+    const envBaseUrl = env[baseUrlVariable[provider]];
+    const llm: LlmConfig = {
+      provider,
+      model: fromEnv(env.LLM_MODEL) ?? entry.model ?? DEFAULT_MODELS[provider],
+      apiKey: (isDefault ? (envKey ?? entry.apiKey) : (entry.apiKey ?? envKey)) ?? '',
+      baseUrl: isDefault ? (envBaseUrl ?? entry.baseUrl) : (entry.baseUrl ?? envBaseUrl),
+      stream: env.LLM_STREAM ?? true,
+      contextWindow: fromEnv(env.LLM_CONTEXT_WINDOW) ?? entry.contextWindow ?? DEFAULT_CONTEXT_WINDOWS[provider],
+      timeoutMs: env.LLM_TIMEOUT_MS ?? 120_000,
+      maxRetries: env.LLM_MAX_RETRIES ?? 4,
+    };
+    return {
+      id: entry.id,
+      llm,
+      systemPrompt: fromEnv(env.SYSTEM_PROMPT) ?? entry.systemPrompt,
+      maxIterations: fromEnv(env.MAX_ITERATIONS) ?? entry.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+      tools: entry.tools ?? {},
+      toolPolicy: { allowAdminTools: entry.toolPolicy?.allowAdminTools ?? entry.tools?.allow_admin_tools ?? false },
+    };
+  });
+}
+
+/** Workers call every agent's model: each needs a key (a gateway-only process does not). */
+export function checkAgentKeys(env: Environment, file: LoadedConfigFile | undefined, agents: AgentConfig[]): string | undefined {
+  for (const [index, agent] of agents.entries()) {
+    if (agent.llm.apiKey) continue;
+    const variable = keyVariable[agent.llm.provider];
+    if (!file?.content.agents) {
+      if (env.LLM_PROVIDER) return `${variable}: required when LLM_PROVIDER=${env.LLM_PROVIDER}`;
+      return 'OPENAI_API_KEY or ANTHROPIC_API_KEY: one is required to answer messages (workers call the LLM)';
+    }
+    return fileError(file.shown, `/agents/${index}/apiKey`, `required for provider ${agent.llm.provider}: set apiKey (e.g. \${MY_KEY}) or ${variable}`).message;
+  }
+  return undefined;
+}
