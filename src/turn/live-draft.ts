@@ -5,6 +5,8 @@ import type { TurnDependencies } from './turn-dependencies.js';
 
 /** How often the draft text is re-sanitized and handed to the channel (which throttles its edits further). */
 const DRAFT_REFRESH_MS = 250;
+/** A draft appears only once an answer takes this long to write; quick answers arrive whole, without a flash. */
+export const DRAFT_START_DELAY_MS = 800;
 
 /** A live reply that knows whether it ever showed anything and settles exactly once (finish or discard). */
 export interface SettlingLiveReply {
@@ -28,13 +30,15 @@ export function openLiveDraft(
   const live: LiveReply | undefined = channel.openLiveReply?.(latest.conversation);
   if (!live) return undefined;
   let raw = '';
+  let firstDeltaAt: number | undefined;
   let lastRefresh = 0;
   let started = false;
   let settled = false;
 
-  const refresh = (force: boolean) => {
+  const refresh = () => {
     const now = clock();
-    if (settled || (!force && now - lastRefresh < DRAFT_REFRESH_MS)) return;
+    firstDeltaAt ??= now;
+    if (settled || now - firstDeltaAt < DRAFT_START_DELAY_MS || now - lastRefresh < DRAFT_REFRESH_MS) return;
     lastRefresh = now;
     const shown = sanitizeAssistantContent(raw);
     if (shown === '' || couldBeSilentReply(shown)) return;
@@ -46,7 +50,7 @@ export function openLiveDraft(
     onEvent(event) {
       if (event.type === 'text-delta') {
         raw += event.text;
-        refresh(false);
+        refresh();
       } else if (event.type === 'tool-call-start') {
         raw = ''; // the text before a tool call was a preamble; the answer comes after the tools
       }
