@@ -6,6 +6,7 @@
  *   :behind   SET  entryIds that arrived while every slot was taken (collected together later)
  *   :arrived  HASH entryId → ms             (debounce)
  *   :leases   ZSET turnId → lease expiry ms (slots in use; an expired lease is taken back)
+ *   :holders  HASH turnId → holder token     (who holds the lease now: a taken-over holder's token no longer matches)
  *   :turn:<id> HASH seq, body               (what a running turn claimed, requeued intact if its holder dies)
  *   :waiters  ZSET jobId → parked since ms  (BullMQ jobs parked as delayed until a slot frees)
  *   :aborted  SET  turnIds stopped by /stop (backstop for a missed pub/sub abort)
@@ -20,11 +21,13 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local function starts_with(value, prefix) return string.sub(value, 1, #prefix) == prefix end
+local function holds(turn_id, token) return redis.call('HGET', base .. ':holders', turn_id) == token end
 -- Take back leases whose holder stopped renewing: the claimed messages go back to the head, same turn id.
 local function purge_expired(now)
   local expired = redis.call('ZRANGEBYSCORE', base .. ':leases', '-inf', now)
   for _, turn_id in ipairs(expired) do
     redis.call('ZREM', base .. ':leases', turn_id)
+    redis.call('HDEL', base .. ':holders', turn_id)
     local turn_key = base .. ':turn:' .. turn_id
     local record = redis.call('HMGET', turn_key, 'seq', 'body')
     redis.call('DEL', turn_key)
@@ -63,12 +66,12 @@ return 1
 `;
 
 /**
- * ARGV: base, jobId, limit, leaseMs, mode, debounceMs, newTurnId
+ * ARGV: base, jobId, limit, leaseMs, mode, debounceMs, newTurnId, holderToken
  * → {'empty'} | {'busy', waitMs} | {'debounce', waitMs} | {'acquired', turnId, bodyJson, jobIdToWake}
  */
 export const ACQUIRE = `${COMMON}
-local job_id, limit, lease_ms, mode, debounce_ms, new_turn_id =
-  ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6]), ARGV[7]
+local job_id, limit, lease_ms, mode, debounce_ms, new_turn_id, holder_token =
+  ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8]
 local now = now_ms()
 purge_expired(now)
 local pending_key, payload_key, behind_key = base .. ':pending', base .. ':payload', base .. ':behind'
@@ -119,6 +122,7 @@ redis.call('HDEL', payload_key, unpack(claimed))
 redis.call('SREM', behind_key, unpack(claimed))
 redis.call('HDEL', base .. ':arrived', unpack(claimed))
 redis.call('ZADD', base .. ':leases', now + lease_ms, turn_id)
+redis.call('HSET', base .. ':holders', turn_id, holder_token)
 redis.call('HSET', base .. ':turn:' .. turn_id, 'seq', head_seq, 'body', body)
 redis.call('ZREM', base .. ':waiters', job_id)
 local wake = ''
@@ -129,22 +133,24 @@ end
 return {'acquired', turn_id, body, wake}
 `;
 
-/** ARGV: base, turnId, leaseMs → 'ok' | 'aborted' | 'lost' */
+/** ARGV: base, turnId, leaseMs, holderToken → 'ok' | 'aborted' | 'lost' (expired, or taken over by another holder) */
 export const RENEW = `${COMMON}
-local turn_id, lease_ms = ARGV[2], tonumber(ARGV[3])
-if not redis.call('ZSCORE', base .. ':leases', turn_id) then return 'lost' end
+local turn_id, lease_ms, token = ARGV[2], tonumber(ARGV[3]), ARGV[4]
+if not redis.call('ZSCORE', base .. ':leases', turn_id) or not holds(turn_id, token) then return 'lost' end
 redis.call('ZADD', base .. ':leases', 'XX', now_ms() + lease_ms, turn_id)
 if redis.call('SISMEMBER', base .. ':aborted', turn_id) == 1 then return 'aborted' end
 return 'ok'
 `;
 
 /**
- * ARGV: base, turnId → {'wake', jobId} (work remains, a parked job takes it) | {'orphan'} (work remains, nobody parked)
- *                    | {'idle', jobIds...} (nothing pending: parked jobs can finish)
+ * ARGV: base, turnId, holderToken → {'wake', jobId} (work remains, a parked job takes it) | {'orphan'} (work remains,
+ * nobody parked) | {'idle', jobIds...} (nothing pending: parked jobs can finish) | {'lost'} (another holder has it now)
  */
 export const RELEASE = `${COMMON}
-local turn_id = ARGV[2]
+local turn_id, token = ARGV[2], ARGV[3]
+if not holds(turn_id, token) then return {'lost'} end
 redis.call('ZREM', base .. ':leases', turn_id)
+redis.call('HDEL', base .. ':holders', turn_id)
 redis.call('DEL', base .. ':turn:' .. turn_id)
 redis.call('SREM', base .. ':aborted', turn_id)
 if redis.call('ZCARD', base .. ':pending') == 0 then
@@ -159,12 +165,14 @@ if popped[1] then return {'wake', popped[1]} end
 return {'orphan'}
 `;
 
-/** ARGV: base, turnId → 'requeued' | 'dropped' (stopped meanwhile) | 'lost' (lease already taken back) */
+/** ARGV: base, turnId, holderToken → 'requeued' | 'dropped' (stopped meanwhile) | 'lost' (lease taken back or over) */
 export const REQUEUE = `${COMMON}
-local turn_id = ARGV[2]
+local turn_id, token = ARGV[2], ARGV[3]
+if not holds(turn_id, token) then return 'lost' end
 local turn_key = base .. ':turn:' .. turn_id
 local record = redis.call('HMGET', turn_key, 'seq', 'body')
 redis.call('ZREM', base .. ':leases', turn_id)
+redis.call('HDEL', base .. ':holders', turn_id)
 redis.call('DEL', turn_key)
 local was_aborted = redis.call('SREM', base .. ':aborted', turn_id)
 if not record[1] then return 'lost' end

@@ -12,9 +12,10 @@ export type EnqueueResult = 'new' | 'registered' | 'duplicate';
 export type AcquireResult =
   | { kind: 'empty' }
   | { kind: 'busy' | 'debounce'; waitMs: number }
-  | { kind: 'acquired'; turnId: string; messages: InboundMessage[]; wakeJobId: string | undefined };
+  | { kind: 'acquired'; turnId: string; holder: string; messages: InboundMessage[]; wakeJobId: string | undefined };
 
 export type ReleaseResult =
+  | { kind: 'lost' }
   | { kind: 'wake'; jobId: string }
   | { kind: 'orphan' }
   | { kind: 'idle'; parkedJobIds: string[] };
@@ -93,15 +94,16 @@ export class SessionScheduler {
 
   async acquire(sessionKey: string, jobId: string): Promise<AcquireResult> {
     const { leaseMs, debounceMs } = this.options;
-    const mode = this.modeOf(sessionKey);
+    const holder = randomUUID();
     const reply = (await this.scripts.ACQUIRE!(
       this.base(sessionKey),
       jobId,
       String(this.limitFor(sessionKey)),
       String(leaseMs),
-      mode,
+      this.modeOf(sessionKey),
       String(debounceMs),
       randomUUID(),
+      holder,
     )) as string[];
     switch (reply[0]) {
       case 'empty':
@@ -113,6 +115,7 @@ export class SessionScheduler {
         return {
           kind: 'acquired',
           turnId: reply[1]!,
+          holder,
           messages: JSON.parse(reply[2]!) as InboundMessage[],
           wakeJobId: reply[3] || undefined,
         };
@@ -121,23 +124,25 @@ export class SessionScheduler {
     }
   }
 
-  async renew(sessionKey: string, turnId: string): Promise<'ok' | 'aborted' | 'lost'> {
-    return (await this.scripts.RENEW!(this.base(sessionKey), turnId, String(this.options.leaseMs))) as
+  /** Only the current holder renews; a holder whose turn was taken over learns it here. */
+  async renew(sessionKey: string, turnId: string, holder: string): Promise<'ok' | 'aborted' | 'lost'> {
+    return (await this.scripts.RENEW!(this.base(sessionKey), turnId, String(this.options.leaseMs), holder)) as
       | 'ok'
       | 'aborted'
       | 'lost';
   }
 
-  async release(sessionKey: string, turnId: string): Promise<ReleaseResult> {
-    const reply = (await this.scripts.RELEASE!(this.base(sessionKey), turnId)) as string[];
+  async release(sessionKey: string, turnId: string, holder: string): Promise<ReleaseResult> {
+    const reply = (await this.scripts.RELEASE!(this.base(sessionKey), turnId, holder)) as string[];
+    if (reply[0] === 'lost') return { kind: 'lost' };
     if (reply[0] === 'wake') return { kind: 'wake', jobId: reply[1]! };
     if (reply[0] === 'orphan') return { kind: 'orphan' };
     return { kind: 'idle', parkedJobIds: reply.slice(1) };
   }
 
   /** Puts a failed turn's messages back at the head, same turn id, for a retry. */
-  async requeue(sessionKey: string, turnId: string): Promise<'requeued' | 'dropped' | 'lost'> {
-    return (await this.scripts.REQUEUE!(this.base(sessionKey), turnId)) as 'requeued' | 'dropped' | 'lost';
+  async requeue(sessionKey: string, turnId: string, holder: string): Promise<'requeued' | 'dropped' | 'lost'> {
+    return (await this.scripts.REQUEUE!(this.base(sessionKey), turnId, holder)) as 'requeued' | 'dropped' | 'lost';
   }
 
   /** Marks running turns aborted and drops everything waiting. */

@@ -91,7 +91,7 @@ export class TurnWorker {
       case 'acquired': {
         if (claim.wakeJobId) await this.options.inbound.wake(claim.wakeJobId);
         const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-        const result = await this.runLeased(sessionKey, claim.turnId, claim.messages, finalAttempt);
+        const result = await this.runLeased(sessionKey, claim.turnId, claim.holder, claim.messages, finalAttempt);
         if (result === 'handed-back') {
           // Shutdown: the turn waits at the head of its session; this job wakes another worker without using an attempt.
           await job.moveToDelayed(Date.now() + 100, token);
@@ -102,12 +102,12 @@ export class TurnWorker {
     }
   }
 
-  private async runLeased(sessionKey: string, turnId: string, messages: InboundMessage[], finalAttempt: boolean) {
+  private async runLeased(sessionKey: string, turnId: string, holder: string, messages: InboundMessage[], finalAttempt: boolean) {
     const { scheduler, abortBus, logger, leaseMs } = this.options;
     const controller = abortBus.register(turnId);
     let leaseLost = false;
     const renew = async () => {
-      const state = await scheduler.renew(sessionKey, turnId).catch(() => 'ok' as const);
+      const state = await scheduler.renew(sessionKey, turnId, holder).catch(() => 'ok' as const);
       if (state === 'aborted') controller.abort(new Error(ABORT_REASONS.stopped));
       if (state === 'lost') {
         leaseLost = true;
@@ -140,18 +140,19 @@ export class TurnWorker {
       return 'lease-lost';
     }
     if (outcome.kind === 'retry') {
-      const requeued = await scheduler.requeue(sessionKey, turnId);
+      const requeued = await scheduler.requeue(sessionKey, turnId, holder);
       if (requeued === 'requeued' && isShutdown(controller.signal)) return 'handed-back';
       if (requeued === 'requeued') throw outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
-      await this.afterRelease(sessionKey, await scheduler.release(sessionKey, turnId));
+      await this.afterRelease(sessionKey, await scheduler.release(sessionKey, turnId, holder));
       return requeued;
     }
-    await this.afterRelease(sessionKey, await scheduler.release(sessionKey, turnId));
+    await this.afterRelease(sessionKey, await scheduler.release(sessionKey, turnId, holder));
     return outcome.kind;
   }
 
   private async afterRelease(sessionKey: string, released: Awaited<ReturnType<SessionScheduler['release']>>) {
     const { inbound } = this.options;
+    if (released.kind === 'lost') return;
     if (released.kind === 'wake') await inbound.wake(released.jobId);
     else if (released.kind === 'orphan') await inbound.addWakeJob(sessionKey);
     else await Promise.all(released.parkedJobIds.map((jobId) => inbound.wake(jobId)));

@@ -25,7 +25,7 @@ export function createTurnRunner(deps: TurnDependencies) {
     const resumed = await deps.deliveries.get(turnId);
     if (resumed) {
       log.info({ delivered: resumed.delivered }, 'resuming a turn whose answer was already computed');
-      return finish(request, resumed);
+      return await finish(request, resumed);
     }
 
     const latest = messages.at(-1)!;
@@ -71,7 +71,7 @@ export function createTurnRunner(deps: TurnDependencies) {
     if (guarded.some((guard) => guard.blocked)) {
       const notice = guarded.find((guard) => guard.blocked)!.reply ?? APOLOGY;
       const record = baseRecord({ status: 'completed', error: 'input blocked by the input guard' });
-      return finish(request, newDelivery(record, notice, true, groupLines.length));
+      return await finish(request, newDelivery(record, notice, true, groupLines.length));
     }
 
     const working = channel.startWorking(latest.conversation);
@@ -113,11 +113,11 @@ export function createTurnRunner(deps: TurnDependencies) {
         const retryable = error instanceof BotError ? error.isRetryable : true;
         log.warn({ err: error, retryable, finalAttempt: request.finalAttempt }, 'agent run failed');
         if (retryable && !request.finalAttempt) return { kind: 'retry', error };
-        return finish(request, newDelivery(record('failed', { error: errorMessage(error) }), APOLOGY, true, groupLines.length));
+        return await finish(request, newDelivery(record('failed', { error: errorMessage(error) }), APOLOGY, true, groupLines.length));
       }
       // The loop already sanitized the answer and detected NO_REPLY; an empty answer sends nothing either.
       const reply = terminal.type === 'run-end' ? terminal.reply.text : '';
-      return finish(request, { ...newDelivery(record('completed', { silent: reply.length === 0 }), reply, false, groupLines.length), summarizeDue }, live?.reply);
+      return await finish(request, { ...newDelivery(record('completed', { silent: reply.length === 0 }), reply, false, groupLines.length), summarizeDue }, live?.reply);
     } catch (error) {
       if (request.signal.aborted && isShutdown(request.signal)) return { kind: 'retry', error };
       throw error;

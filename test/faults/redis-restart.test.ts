@@ -16,6 +16,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (process.env.FAULT_DEBUG) console.log(`SERVICE OUTPUT\n${service?.output()}`);
   await service?.stop();
   await redis?.stop();
   await environment?.close();

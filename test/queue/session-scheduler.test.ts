@@ -50,13 +50,13 @@ describe('SessionScheduler', () => {
     expect(blocked.kind).toBe('busy');
     expect((await s.acquire(key, 'job3')).kind).toBe('busy');
 
-    expect(await s.release(key, turn1.turnId)).toEqual({ kind: 'wake', jobId: 'job2' });
+    expect(await s.release(key, turn1.turnId, turn1.holder)).toEqual({ kind: 'wake', jobId: 'job2' });
     const turn2 = await s.acquire(key, 'job2');
     if (turn2.kind !== 'acquired') throw new Error(`expected acquired, got ${turn2.kind}`);
     expect(turn2.messages.map((m) => m.text)).toEqual([second.text, third.text]);
     // job3's message was collected, but while a turn runs it parks as the takeover guardian.
     expect((await s.acquire(key, 'job3')).kind).toBe('busy');
-    expect(await s.release(key, turn2.turnId)).toEqual({ kind: 'idle', parkedJobIds: ['job3'] });
+    expect(await s.release(key, turn2.turnId, turn2.holder)).toEqual({ kind: 'idle', parkedJobIds: ['job3'] });
     expect((await s.acquire(key, 'job3')).kind).toBe('empty');
   });
 
@@ -73,7 +73,7 @@ describe('SessionScheduler', () => {
       turns.push(claim);
     }
     expect((await s.acquire(key, 'job3')).kind).toBe('busy');
-    await s.release(key, turns[0]!.turnId);
+    await s.release(key, turns[0]!.turnId, turns[0]!.holder);
     const overflow = await s.acquire(key, 'job3');
     if (overflow.kind !== 'acquired') throw new Error('expected the overflow turn');
     expect(overflow.messages.map((m) => m.text)).toEqual(messages.slice(3).map((m) => m.text));
@@ -89,7 +89,7 @@ describe('SessionScheduler', () => {
       const claim = await s.acquire(key, `job${index}`);
       if (claim.kind !== 'acquired') throw new Error('expected a turn');
       texts.push(...claim.messages.map((m) => m.text));
-      await s.release(key, claim.turnId);
+      await s.release(key, claim.turnId, claim.holder);
     }
     expect(texts).toEqual([first.text, second.text, third.text]);
   });
@@ -109,7 +109,13 @@ describe('SessionScheduler', () => {
     if (takeover.kind !== 'acquired') throw new Error('expected the takeover');
     expect(takeover.turnId).toBe(claim.turnId);
     expect(takeover.messages).toEqual(claim.messages);
-    expect(await s.renew(key, claim.turnId)).toBe('ok');
+    // the same turn under a new holder: the one that stalled can neither renew, requeue nor release it
+    expect(takeover.holder).not.toBe(claim.holder);
+    expect(await s.renew(key, claim.turnId, claim.holder)).toBe('lost');
+    expect(await s.requeue(key, claim.turnId, claim.holder)).toBe('lost');
+    expect(await s.release(key, claim.turnId, claim.holder)).toEqual({ kind: 'lost' });
+    expect(await s.renew(key, takeover.turnId, takeover.holder)).toBe('ok');
+    expect(await s.depth(key)).toEqual({ pending: 0, active: 1 });
   });
 
   it('keeps a lease alive while it is renewed and reports it lost once taken back', async () => {
@@ -121,12 +127,12 @@ describe('SessionScheduler', () => {
     if (claim.kind !== 'acquired') throw new Error('expected a turn');
     for (let index = 0; index < 4; index++) {
       await new Promise((resolve) => setTimeout(resolve, 400));
-      expect(await s.renew(key, claim.turnId)).toBe('ok');
+      expect(await s.renew(key, claim.turnId, claim.holder)).toBe('ok');
     }
     expect((await s.acquire(key, 'job2')).kind).toBe('busy');
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     await s.enqueue(key, inboundMessage());
-    expect(await s.renew(key, claim.turnId)).toBe('lost');
+    expect(await s.renew(key, claim.turnId, claim.holder)).toBe('lost');
   });
 
   it('requeues a failed turn at the head with its id', async () => {
@@ -137,7 +143,7 @@ describe('SessionScheduler', () => {
     const claim = await s.acquire(key, 'job1');
     if (claim.kind !== 'acquired') throw new Error('expected a turn');
     await s.enqueue(key, second);
-    expect(await s.requeue(key, claim.turnId)).toBe('requeued');
+    expect(await s.requeue(key, claim.turnId, claim.holder)).toBe('requeued');
     const again = await s.acquire(key, 'job1');
     if (again.kind !== 'acquired') throw new Error('expected the retry');
     expect(again.turnId).toBe(claim.turnId);
@@ -156,8 +162,8 @@ describe('SessionScheduler', () => {
     await s.acquire(key, 'job2');
     const stopped = await s.stop(key);
     expect(stopped).toEqual({ droppedMessages: 2, abortedTurnIds: [claim.turnId], parkedJobIds: ['job2'] });
-    expect(await s.renew(key, claim.turnId)).toBe('aborted');
-    expect(await s.requeue(key, claim.turnId)).toBe('dropped');
+    expect(await s.renew(key, claim.turnId, claim.holder)).toBe('aborted');
+    expect(await s.requeue(key, claim.turnId, claim.holder)).toBe('dropped');
     expect(await s.depth(key)).toEqual({ pending: 0, active: 0 });
   });
 
