@@ -5,14 +5,27 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { startAnthropicDouble, type AnthropicDouble } from '../doubles/anthropic-double.js';
+import { startFeishuDouble, type FeishuDouble, type FeishuDoubleOptions } from '../doubles/feishu-double.js';
 import { startOpenAiDouble, type OpenAiDouble } from '../doubles/openai-double.js';
+import { startSlackDouble, type SignedRequest, type SlackDouble, type SlackDoubleOptions } from '../doubles/slack-double.js';
 import { startTelegramDouble, type TelegramDouble } from '../doubles/telegram-double.js';
 import { createTestDatabase, TEST_REDIS_URL, uniqueName } from './services.js';
 
 export const WEBHOOK_SECRET = 'e2e-webhook-secret';
 
+export interface E2eEnvironmentOptions {
+  /** Also start a Slack Web API double (`true` or its options); see `slackEnv()`. */
+  slack?: boolean | SlackDoubleOptions;
+  /** Also start a Feishu Open API double (`true` or its options); see `feishuEnv()`. */
+  feishu?: boolean | FeishuDoubleOptions;
+}
+
 export interface E2eEnvironment {
   telegram: TelegramDouble;
+  /** Only when asked for in the options. */
+  slack: SlackDouble | undefined;
+  /** Only when asked for in the options. */
+  feishu: FeishuDouble | undefined;
   openai: OpenAiDouble;
   anthropic: AnthropicDouble;
   databaseUrl: string;
@@ -20,8 +33,15 @@ export interface E2eEnvironment {
   redis: Redis;
   prefix: string;
   dataDir: string;
-  /** Environment for the service process; `overrides` win. */
+  /** Environment for the service process; `overrides` win (an empty value unsets: `TELEGRAM_BOT_TOKEN: ''` turns Telegram off). */
   env(overrides?: Record<string, string>): Record<string, string>;
+  /** SLACK_* for the Slack double (HTTP Events API); throws when the environment has no Slack double. */
+  slackEnv(): Record<string, string>;
+  /**
+   * FEISHU_* for the Feishu double in webhook mode: the verification token, and the encrypt key unless
+   * `encrypt: false` (with the key set, both plain and encrypted deliveries are accepted, as Feishu's SDK does).
+   */
+  feishuEnv(options?: { encrypt?: boolean }): Record<string, string>;
   /** Jobs of the inbound queue in any state. */
   jobCount(): Promise<number>;
   /** Stored messages of all sessions, in session/seq order. */
@@ -29,13 +49,18 @@ export interface E2eEnvironment {
   close(): Promise<void>;
 }
 
-/** Doubles of Telegram and both LLM APIs, a fresh database, a unique queue prefix on the real Redis. */
-export async function createE2eEnvironment(): Promise<E2eEnvironment> {
-  const [telegram, openai, anthropic, database] = await Promise.all([
+/** Doubles of Telegram and both LLM APIs (and Slack / Feishu when asked for), a fresh database, a unique queue prefix on the real Redis. */
+export async function createE2eEnvironment(options: E2eEnvironmentOptions = {}): Promise<E2eEnvironment> {
+  const optionsOf = <T extends object>(value: boolean | T | undefined): T | undefined => (value === undefined || value === false ? undefined : value === true ? ({} as T) : value);
+  const slackOptions = optionsOf(options.slack);
+  const feishuOptions = optionsOf(options.feishu);
+  const [telegram, openai, anthropic, database, slack, feishu] = await Promise.all([
     startTelegramDouble(),
     startOpenAiDouble(),
     startAnthropicDouble(),
     createTestDatabase(),
+    slackOptions ? startSlackDouble(slackOptions) : Promise.resolve(undefined),
+    feishuOptions ? startFeishuDouble(feishuOptions) : Promise.resolve(undefined),
   ]);
   const sql = postgres(database.url, { max: 2, onnotice: () => {} });
   const redis = new Redis(TEST_REDIS_URL);
@@ -43,8 +68,26 @@ export async function createE2eEnvironment(): Promise<E2eEnvironment> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bot-e2e-'));
   const queue = new Queue('inbound', { connection: redis, prefix });
 
+  const telegramEnv = {
+    TELEGRAM_BOT_TOKEN: telegram.token,
+    TELEGRAM_API_ROOT: telegram.apiRoot,
+    TELEGRAM_MODE: 'webhook',
+    TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET,
+  };
+  const commonEnv = {
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: openai.baseUrl,
+    ANTHROPIC_BASE_URL: anthropic.baseUrl,
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    DATA_DIR: dataDir,
+  };
+
   return {
     telegram,
+    slack,
+    feishu,
     openai,
     anthropic,
     databaseUrl: database.url,
@@ -52,20 +95,22 @@ export async function createE2eEnvironment(): Promise<E2eEnvironment> {
     redis,
     prefix,
     dataDir,
-    env: (overrides = {}) => ({
-      TELEGRAM_BOT_TOKEN: telegram.token,
-      TELEGRAM_API_ROOT: telegram.apiRoot,
-      TELEGRAM_MODE: 'webhook',
-      TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      OPENAI_API_KEY: 'sk-test',
-      OPENAI_BASE_URL: openai.baseUrl,
-      ANTHROPIC_BASE_URL: anthropic.baseUrl,
-      DATABASE_URL: database.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      DATA_DIR: dataDir,
-      ...overrides,
-    }),
+    env: (overrides = {}) => ({ ...telegramEnv, ...commonEnv, ...overrides }),
+    slackEnv: () => {
+      if (!slack) throw new Error('createE2eEnvironment({ slack: true }) starts the Slack double');
+      return { SLACK_BOT_TOKEN: slack.botToken, SLACK_SIGNING_SECRET: slack.signingSecret, SLACK_API_URL: slack.apiUrl };
+    },
+    feishuEnv: ({ encrypt = true } = {}) => {
+      if (!feishu) throw new Error('createE2eEnvironment({ feishu: true }) starts the Feishu double');
+      return {
+        FEISHU_APP_ID: feishu.appId,
+        FEISHU_APP_SECRET: feishu.appSecret,
+        FEISHU_VERIFICATION_TOKEN: feishu.verificationToken,
+        FEISHU_DOMAIN: feishu.domain,
+        FEISHU_MODE: 'webhook',
+        ...(encrypt ? { FEISHU_ENCRYPT_KEY: feishu.encryptKey } : {}),
+      };
+    },
     jobCount: async () => {
       const counts = await queue.getJobCounts();
       return Object.values(counts).reduce((sum, count) => sum + count, 0);
@@ -79,7 +124,7 @@ export async function createE2eEnvironment(): Promise<E2eEnvironment> {
       if (keys.length > 0) await redis.del(...keys);
       await redis.quit();
       await sql.end();
-      await Promise.all([telegram.close(), openai.close(), anthropic.close()]);
+      await Promise.all([telegram.close(), openai.close(), anthropic.close(), slack?.close(), feishu?.close()]);
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
@@ -92,5 +137,19 @@ export async function postTelegramUpdate(baseUrl: string, update: unknown, secre
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret },
     body: typeof update === 'string' ? update : JSON.stringify(update),
+  });
+}
+
+/** POSTs a request built by the Slack double's `signedRequest` (events or slash commands) to the service. */
+export async function postSlack(baseUrl: string, request: SignedRequest, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${baseUrl}${request.path}`, { method: 'POST', headers: { ...request.headers, ...headers }, body: request.rawBody });
+}
+
+/** POSTs a Feishu delivery (an envelope object or a raw body) to the service's event subscription route. */
+export async function postFeishu(baseUrl: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${baseUrl}/webhooks/feishu/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
