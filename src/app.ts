@@ -23,6 +23,7 @@ import {
   SessionLock,
   SessionScheduler,
   startEmbeddedRedis,
+  stopSessions,
   TurnWorker,
   waitUntilReady,
   type EmbeddedRedis,
@@ -174,12 +175,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       },
       logger: moduleLogger('inbound'),
       commands: createCommandHandler({
-        stopSession: async (sessionKey) => {
-          const stopped = await scheduler.stop(sessionKey);
-          await publisherBus.publish(sessionKey, stopped.abortedTurnIds);
-          await Promise.all(stopped.parkedJobIds.map((jobId) => inbound.wake(jobId)));
-          return { abortedTurns: stopped.abortedTurnIds.length, droppedMessages: stopped.droppedMessages };
-        },
+        stopSession: (sessionKey) => stopSessions({ scheduler, abortBus: publisherBus, inbound }, sessionKey),
         resetSession: async (sessionKey) => {
           await resetSession(database.db, sessionKey);
         },

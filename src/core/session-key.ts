@@ -17,6 +17,11 @@ export function isGroupSessionKey(sessionKey: string): boolean {
   return sessionKey.includes(':group:');
 }
 
+/** The session key of the chat itself, without a thread or topic (where chat-level commands act). */
+export function chatSessionKeyOf(message: Pick<InboundMessage, 'agentId' | 'conversation' | 'sender' | 'threadKind'>): string {
+  return sessionKeyOf({ ...message, conversation: { ...message.conversation, threadId: undefined } });
+}
+
 /**
  * Where unaddressed group lines are kept and read: a reply inside an existing thread or topic keeps its
  * thread's key; a top-level message (or one that starts its own thread, as a Slack mention does) uses the
@@ -24,6 +29,5 @@ export function isGroupSessionKey(sessionKey: string): boolean {
  */
 export function contextKeyOf(message: Pick<InboundMessage, 'agentId' | 'conversation' | 'sender' | 'threadKind'>): string {
   const { threadId, messageId } = message.conversation;
-  if (threadId !== undefined && threadId !== messageId) return sessionKeyOf(message);
-  return sessionKeyOf({ ...message, conversation: { ...message.conversation, threadId: undefined } });
+  return threadId !== undefined && threadId !== messageId ? sessionKeyOf(message) : chatSessionKeyOf(message);
 }

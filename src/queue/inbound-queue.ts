@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { InboundMessage } from '../core/inbound-message.js';
-import { sessionKeyOf } from '../core/session-key.js';
+import { chatSessionKeyOf, sessionKeyOf } from '../core/session-key.js';
 import type { Logger } from '../observability/logger.js';
 import type { AbortBus } from './abort-bus.js';
 import type { SessionScheduler } from './session-scheduler.js';
@@ -57,6 +57,7 @@ export class InboundQueue {
       { jobId: jobIdFor(message.dedupeKey) },
     );
     await this.scheduler.markQueued(message);
+    await this.scheduler.trackThreadSession(chatSessionKeyOf(message), sessionKey);
     if (this.scheduler.modeOf(sessionKey) === 'interrupt') {
       const interrupted = await this.scheduler.interrupt(sessionKey);
       await this.abortBus.publish(sessionKey, interrupted);

@@ -15,3 +15,4 @@ export { GroupContext, type ContextLine } from './group-context.js';
 export { SessionLock, type HeldLock } from './session-lock.js';
 export { InboundDedupe } from './inbound-dedupe.js';
 export { RedisChannelState } from './redis-channel-state.js';
+export { stopSessions } from './stop-sessions.js';

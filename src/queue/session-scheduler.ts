@@ -6,6 +6,7 @@ import { isGroupSessionKey } from '../core/session-key.js';
 import { ACQUIRE, DEPTH, ENQUEUE, INTERRUPT, MARK_QUEUED, RELEASE, RENEW, REQUEUE, STOP } from './scheduler-scripts.js';
 
 const SEEN_TTL_SECONDS = 24 * 60 * 60;
+const THREAD_SESSIONS_TTL_SECONDS = 7 * 24 * 60 * 60;
 
 export type EnqueueResult = 'new' | 'registered' | 'duplicate';
 
@@ -159,6 +160,21 @@ export class SessionScheduler {
   /** Marks the running turns aborted without dropping what waits; returns their ids. */
   async interrupt(sessionKey: string): Promise<string[]> {
     return (await this.scripts.INTERRUPT!(this.base(sessionKey))) as string[];
+  }
+
+  /** Remembers a thread/topic session under its chat, so a chat-level /stop reaches it (kept a week after last use). */
+  async trackThreadSession(chatSessionKey: string, sessionKey: string): Promise<void> {
+    if (chatSessionKey === sessionKey) return;
+    const key = this.threadsKey(chatSessionKey);
+    await this.redis.multi().sadd(key, sessionKey).expire(key, THREAD_SESSIONS_TTL_SECONDS).exec();
+  }
+
+  async threadSessionsOf(chatSessionKey: string): Promise<string[]> {
+    return this.redis.smembers(this.threadsKey(chatSessionKey));
+  }
+
+  private threadsKey(chatSessionKey: string): string {
+    return `${this.options.prefix}:threads:{${chatSessionKey}}`;
   }
 
   async depth(sessionKey: string): Promise<{ pending: number; active: number }> {

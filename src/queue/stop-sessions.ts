@@ -1,0 +1,24 @@
+import type { AbortBus } from './abort-bus.js';
+import type { InboundQueue } from './inbound-queue.js';
+import type { SessionScheduler } from './session-scheduler.js';
+
+/**
+ * /stop: aborts the session's running turns wherever they run and drops what waits. Sent at chat level
+ * (not inside a thread), it also stops the chat's thread and topic sessions — where the bot's answers run.
+ */
+export async function stopSessions(
+  deps: { scheduler: SessionScheduler; abortBus: AbortBus; inbound: InboundQueue },
+  sessionKey: string,
+): Promise<{ abortedTurns: number; droppedMessages: number }> {
+  const keys = [sessionKey, ...(await deps.scheduler.threadSessionsOf(sessionKey))];
+  let abortedTurns = 0;
+  let droppedMessages = 0;
+  for (const key of keys) {
+    const stopped = await deps.scheduler.stop(key);
+    await deps.abortBus.publish(key, stopped.abortedTurnIds);
+    await Promise.all(stopped.parkedJobIds.map((jobId) => deps.inbound.wake(jobId)));
+    abortedTurns += stopped.abortedTurnIds.length;
+    droppedMessages += stopped.droppedMessages;
+  }
+  return { abortedTurns, droppedMessages };
+}
