@@ -29,6 +29,12 @@ export async function startLongConnectionDouble() {
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   const sockets: WebSocket[] = [];
+  /**
+   * Sockets whose client has sent its first frame (the ping WSClient sends on open). The SDK attaches its
+   * message listener only after its connect promise settles, so a frame pushed the instant the server sees
+   * the socket open can be dropped; after the client's first ping it is listening.
+   */
+  const ready = new Set<WebSocket>();
   const acknowledgements = new Map<string, (payload: { code: number }) => void>();
   let connections = 0;
 
@@ -36,6 +42,7 @@ export async function startLongConnectionDouble() {
     connections += 1;
     sockets.push(socket);
     socket.on('message', (data: Buffer) => {
+      ready.add(socket);
       const frame = decodeFrame(new Uint8Array(data));
       const messageId = frame.headers.message_id;
       if (frame.headers.type !== 'event' || messageId === undefined) return;
@@ -52,13 +59,13 @@ export async function startLongConnectionDouble() {
     },
     async waitForConnection(timeoutMs = 5000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
-      while (sockets.every((socket) => socket.readyState !== socket.OPEN)) {
+      while (sockets.every((socket) => socket.readyState !== socket.OPEN || !ready.has(socket))) {
         if (Date.now() > deadline) throw new Error('no long connection within the time');
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
     pushEvent(envelope: unknown, timeoutMs = 5000): Promise<{ code: number }> {
-      const socket = sockets.find((candidate) => candidate.readyState === candidate.OPEN);
+      const socket = sockets.find((candidate) => candidate.readyState === candidate.OPEN && ready.has(candidate));
       if (socket === undefined) return Promise.reject(new Error('no open long connection'));
       const messageId = randomUUID();
       const frame = encodeFrame({

