@@ -5,8 +5,6 @@ import type { Channel } from '../src/core/channel.js';
 import type { ChannelState } from '../src/core/channel-state.js';
 import { BotError } from '../src/core/errors.js';
 import type { Logger } from '../src/observability/logger.js';
-import { createFeishuChannel } from './feishu/index.js';
-import { createSlackChannel } from './slack/index.js';
 import { createTelegramChannel } from './telegram/index.js';
 import { registerWebhook } from './telegram/webhook-registration.js';
 import { TELEGRAM_WEBHOOK_PATH } from './telegram/webhook.js';
@@ -55,13 +53,16 @@ export async function createAccountChannels(config: AppConfig, logger: Logger, s
         : channel;
     add('telegram', account.name, account.agentId, isDefault, registered);
   }
+  // Platform SDKs are loaded only when configured: Bolt and the Lark SDK cost tens of MB and seconds at start.
+  const { createSlackChannel } = config.accounts.slack.length > 0 ? await import('./slack/index.js') : { createSlackChannel: undefined };
   for (const [index, account] of config.accounts.slack.entries()) {
-    const channel = await createSlackChannel({ config: account.config, agentId: account.agentId, logger: logger.child({ account: account.name }), state });
+    const channel = await createSlackChannel!({ config: account.config, agentId: account.agentId, logger: logger.child({ account: account.name }), state });
     add('slack', account.name, account.agentId, index === 0, channel);
   }
+  const { createFeishuChannel } = config.accounts.feishu.length > 0 ? await import('./feishu/index.js') : { createFeishuChannel: undefined };
   for (const [index, account] of config.accounts.feishu.entries()) {
     // the turn decides where to stream (DMs by default); the channel only says whether it can
-    const channel = await createFeishuChannel({
+    const channel = await createFeishuChannel!({
       config: account.config,
       agentId: account.agentId,
       logger: logger.child({ account: account.name }),

@@ -130,6 +130,8 @@ export interface AppConfig {
   feishu: FeishuConfig | undefined;
   publicUrl: string | undefined;
   admin: { user: string; password: string } | undefined;
+  /** The dashboard shows queues and jobs but offers no actions (retry, clean, pause…). */
+  adminReadOnly: boolean;
   dmPolicy: DmPolicy;
   /** `channel:userId` entries always allowed to DM the bot (allowlist and pairing policies). */
   allowFrom: string[];

@@ -52,6 +52,7 @@ export const EnvironmentSchema = Type.Object({
   FEISHU_MODE: Optional(Type.Union([Type.Literal('webhook'), Type.Literal('websocket')])),
   ADMIN_USER: Optional(Type.String({ minLength: 1 })),
   ADMIN_PASSWORD: Optional(Type.String({ minLength: 1 })),
+  ADMIN_READONLY: Optional(Bool),
   DM_POLICY: Optional(
     Type.Union([Type.Literal('open'), Type.Literal('allowlist'), Type.Literal('pairing'), Type.Literal('disabled')]),
   ),

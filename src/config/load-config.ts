@@ -91,6 +91,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: Loa
     feishu: accounts.feishu[0]?.config,
     publicUrl: env.PUBLIC_URL?.replace(/\/+$/, ''),
     admin: env.ADMIN_PASSWORD ? { user: env.ADMIN_USER ?? 'admin', password: env.ADMIN_PASSWORD } : undefined,
+    adminReadOnly: env.ADMIN_READONLY ?? false,
     dmPolicy: env.DM_POLICY ?? access?.dmPolicy ?? 'open',
     allowFrom: env.ALLOW_FROM !== undefined ? entriesOf('ALLOW_FROM', env.ALLOW_FROM) : (access?.allowFrom ?? []),
     groupRequireMention: env.GROUP_REQUIRE_MENTION ?? true,

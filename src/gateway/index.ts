@@ -1,3 +1,2 @@
-export { mountAdminDashboard } from './admin-dashboard.js';
 export { createHttpServer, MAX_BODY_BYTES, type HealthChecks } from './http-server.js';
 export { createInboundHandler, type InboundChatSettings, type InboundHandlerOptions } from './inbound-handler.js';

@@ -56,8 +56,10 @@ export class InboundQueue {
       { sessionKey, dedupeKey: message.dedupeKey, channel: message.conversation.channel },
       { jobId: jobIdFor(message.dedupeKey) },
     );
-    await this.scheduler.markQueued(message);
-    await this.scheduler.trackThreadSession(chatSessionKeyOf(message), sessionKey);
+    // Off the acknowledgement path: until this lands a redelivery re-adds the same job id, which BullMQ ignores.
+    void Promise.all([this.scheduler.markQueued(message), this.scheduler.trackThreadSession(chatSessionKeyOf(message), sessionKey)]).catch(
+      (error: unknown) => this.logger.warn({ err: error, sessionKey }, 'could not record the queued message'),
+    );
     if (this.scheduler.modeOf(sessionKey) === 'interrupt') {
       const interrupted = await this.scheduler.interrupt(sessionKey);
       await this.abortBus.publish(sessionKey, interrupted);

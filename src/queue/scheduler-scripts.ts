@@ -67,7 +67,8 @@ return 1
 
 /**
  * ARGV: base, jobId, limit, leaseMs, mode, debounceMs, newTurnId, holderToken
- * → {'empty'} | {'busy', waitMs} | {'debounce', waitMs} | {'acquired', turnId, bodyJson, jobIdToWake}
+ * → {'empty'} | {'busy', waitMs} | {'debounce', waitMs} | {'acquired', turnId, bodyJson, jobIdToWake, resumed}
+ * (`resumed` = '1' when the turn was taken back from a holder that stopped renewing or failed: it may have run before)
  */
 export const ACQUIRE = `${COMMON}
 local job_id, limit, lease_ms, mode, debounce_ms, new_turn_id, holder_token =
@@ -130,7 +131,7 @@ if active + 1 < limit and redis.call('ZCARD', pending_key) > 0 then
   local popped = redis.call('ZPOPMIN', base .. ':waiters')
   if popped[1] then wake = popped[1] end
 end
-return {'acquired', turn_id, body, wake}
+return {'acquired', turn_id, body, wake, starts_with(head_id, 'turn:') and '1' or '0'}
 `;
 
 /** ARGV: base, turnId, leaseMs, holderToken → 'ok' | 'aborted' | 'lost' (expired, or taken over by another holder) */

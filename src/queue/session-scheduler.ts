@@ -13,7 +13,7 @@ export type EnqueueResult = 'new' | 'registered' | 'duplicate';
 export type AcquireResult =
   | { kind: 'empty' }
   | { kind: 'busy' | 'debounce'; waitMs: number }
-  | { kind: 'acquired'; turnId: string; holder: string; messages: InboundMessage[]; wakeJobId: string | undefined };
+  | { kind: 'acquired'; turnId: string; holder: string; messages: InboundMessage[]; wakeJobId: string | undefined; resumed: boolean };
 
 export type ReleaseResult =
   | { kind: 'lost' }
@@ -119,6 +119,7 @@ export class SessionScheduler {
           holder,
           messages: JSON.parse(reply[2]!) as InboundMessage[],
           wakeJobId: reply[3] || undefined,
+          resumed: reply[4] === '1',
         };
       default:
         throw new Error(`scheduler: unexpected acquire reply ${String(reply[0])}`);

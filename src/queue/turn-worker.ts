@@ -6,7 +6,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { AbortBus } from './abort-bus.js';
 import { COMPACT_JOB, INBOUND_QUEUE, type InboundJobData, type InboundQueue } from './inbound-queue.js';
-import type { SessionScheduler } from './session-scheduler.js';
+import type { AcquireResult, SessionScheduler } from './session-scheduler.js';
 
 /** Why a running turn's signal fired. */
 export const ABORT_REASONS = { stopped: 'stopped by user', shutdown: 'worker shutting down', leaseLost: 'lease lost' } as const;
@@ -20,6 +20,8 @@ export interface TurnRequest {
   sessionKey: string;
   messages: InboundMessage[];
   signal: AbortSignal;
+  /** The turn ran before (requeued after a failure or a lost holder): it may already be stored or delivered. */
+  resumed: boolean;
   /** No retry follows a failure of this attempt: the runner must answer the user (apology) and record the failure. */
   finalAttempt: boolean;
   /** True while this worker still holds the turn's lease (checked right before sending). */
@@ -91,7 +93,7 @@ export class TurnWorker {
       case 'acquired': {
         if (claim.wakeJobId) await this.options.inbound.wake(claim.wakeJobId);
         const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-        const result = await this.runLeased(sessionKey, claim.turnId, claim.holder, claim.messages, finalAttempt);
+        const result = await this.runLeased(sessionKey, claim, finalAttempt);
         if (result === 'handed-back') {
           // Shutdown: the turn waits at the head of its session; this job wakes another worker without using an attempt.
           await job.moveToDelayed(Date.now() + 100, token);
@@ -102,7 +104,8 @@ export class TurnWorker {
     }
   }
 
-  private async runLeased(sessionKey: string, turnId: string, holder: string, messages: InboundMessage[], finalAttempt: boolean) {
+  private async runLeased(sessionKey: string, claim: Extract<AcquireResult, { kind: 'acquired' }>, finalAttempt: boolean) {
+    const { turnId, holder, messages, resumed } = claim;
     const { scheduler, abortBus, logger, leaseMs } = this.options;
     const controller = abortBus.register(turnId);
     let leaseLost = false;
@@ -123,6 +126,7 @@ export class TurnWorker {
         turnId,
         sessionKey,
         messages,
+        resumed,
         signal: controller.signal,
         finalAttempt,
         holdsLease: async () => (await renew()) === 'ok',

@@ -21,11 +21,14 @@ export function createTurnRunner(deps: TurnDependencies) {
   return async function runTurn(request: TurnRequest): Promise<TurnOutcome> {
     const { turnId, sessionKey, messages } = request;
     const log = deps.logger.child({ runId: turnId, sessionKey });
-    if (await deps.store.runExists(turnId)) return { kind: 'skipped' };
-    const resumed = await deps.deliveries.get(turnId);
-    if (resumed) {
-      log.info({ delivered: resumed.delivered }, 'resuming a turn whose answer was already computed');
-      return await finish(request, resumed);
+    // Only a turn that ran before can be stored or half-delivered already; a fresh one skips both lookups.
+    if (request.resumed) {
+      if (await deps.store.runExists(turnId)) return { kind: 'skipped' };
+      const computed = await deps.deliveries.get(turnId);
+      if (computed) {
+        log.info({ delivered: computed.delivered }, 'resuming a turn whose answer was already computed');
+        return await finish(request, computed);
+      }
     }
 
     const latest = messages.at(-1)!;
@@ -156,7 +159,8 @@ export function createTurnRunner(deps: TurnDependencies) {
         const saved = await deps.deliveries.get(turnId);
         record.run = { ...record.run, status: 'failed', error: `delivery failed: ${errorMessage(error)}`, deliveredMessageIds: saved?.deliveredIds ?? [] };
       }
-      if (record.run.status !== 'failed') await deps.deliveries.save(turnId, { ...pending, delivered: true, deliveredIds: record.run.deliveredMessageIds });
+      // sends reported every part through `progress`; a notice has no progress, so it is marked delivered here
+      if (pending.plain && record.run.status !== 'failed') await deps.deliveries.save(turnId, { ...pending, delivered: true, deliveredIds: record.run.deliveredMessageIds });
     }
     await flushWithRetry(deps.store, record, deps.logger, deps.flushRetry);
     await deps.deliveries.clear(turnId);

@@ -38,7 +38,25 @@ describe('operations', () => {
     expect(await page.text()).toContain('<html');
     const api = await fetch(`${gateway.url}/admin/queues/api/queues`, { headers: { authorization: `Basic ${btoa('ops:pw')}` } });
     expect(api.status).toBe(200);
-    expect(JSON.stringify(await api.json())).toContain('inbound');
+    const queues = JSON.stringify(await api.json());
+    expect(queues).toContain('inbound');
+    // job data carries routing only: no message text, tokens or secrets
+    for (const secret of [environment.telegram.token, 'sk-test', 'split roles']) expect(queues).not.toContain(secret);
+    await Promise.all(services.splice(0).map((service) => service.stop()));
+  });
+
+  it('offers a read-only dashboard to operators when ADMIN_READONLY=true', async () => {
+    const auth = { authorization: `Basic ${btoa('ops:pw')}` };
+    const readOnly = await startServiceProcess(environment.env({ ROLE: 'gateway', OPENAI_API_KEY: '', ADMIN_USER: 'ops', ADMIN_PASSWORD: 'pw', ADMIN_READONLY: 'true' }));
+    services.push(readOnly);
+    expect((await fetch(`${readOnly.url}/admin/queues/api/queues`, { headers: auth })).status).toBe(200);
+    const pause = await fetch(`${readOnly.url}/admin/queues/api/queues/inbound/pause`, { method: 'PUT', headers: auth });
+    expect(pause.status).toBe(405);
+    const writable = await startServiceProcess(environment.env({ ROLE: 'gateway', OPENAI_API_KEY: '', ADMIN_USER: 'ops', ADMIN_PASSWORD: 'pw' }));
+    services.push(writable);
+    const paused = await fetch(`${writable.url}/admin/queues/api/queues/inbound/pause`, { method: 'PUT', headers: auth });
+    expect(paused.status).toBe(200);
+    await fetch(`${writable.url}/admin/queues/api/queues/inbound/resume`, { method: 'PUT', headers: auth });
     await Promise.all(services.splice(0).map((service) => service.stop()));
   });
 

@@ -47,6 +47,8 @@ export async function createTurnFixture(): Promise<TurnFixture> {
     }),
   );
   const store = createTurnStore(database.db);
+  // as the scheduler does: a turn id claimed again is a resumed turn
+  const claimedBefore = new Set<string>();
   const runTurnWith = (turnStore: TurnStore) =>
     createTurnRunner({
       store: turnStore,
@@ -85,15 +87,20 @@ export async function createTurnFixture(): Promise<TurnFixture> {
       addressed: true,
       agentId: 'main',
     }),
-    request: (turnId, messages, overrides = {}) => ({
-      turnId,
-      sessionKey: `agent:main:telegram:x:dm:${messages[0]!.sender.id}`,
-      messages,
-      signal: new AbortController().signal,
-      finalAttempt: false,
-      holdsLease: async () => true,
-      ...overrides,
-    }),
+    request: (turnId, messages, overrides = {}) => {
+      const resumed = claimedBefore.has(turnId);
+      claimedBefore.add(turnId);
+      return {
+        resumed,
+        turnId,
+        sessionKey: `agent:main:telegram:x:dm:${messages[0]!.sender.id}`,
+        messages,
+        signal: new AbortController().signal,
+        finalAttempt: false,
+        holdsLease: async () => true,
+        ...overrides,
+      };
+    },
     close: async () => {
       const keys = await redis.keys(`${prefix}:*`);
       if (keys.length) await redis.del(...keys);

@@ -10,6 +10,8 @@ export const BUILT_IN_PERSONA =
   'You are a helpful assistant living in a chat app. You are friendly, direct and honest: you say when you do not know something, ' +
   'and you never make up facts, tool results or sources.';
 
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
 export function toolingSection(tools: AgentTool[], workspace: string | undefined): string {
   if (tools.length === 0) return '## Tools\nYou have no tools in this conversation; answer from what you know.';
   const list = tools.map((tool) => `- ${tool.name}: ${tool.description}${tool.category === 'admin' ? ' (admin: may need approval)' : ''}`);
@@ -34,7 +36,7 @@ export function safetySection(): string {
 }
 
 export function timeSection(now: Date): string {
-  const weekday = now.toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' });
+  const weekday = WEEKDAYS[now.getUTCDay()];
   return `## Time\nThe current date and time is ${weekday}, ${now.toISOString().replace(/\.\d{3}Z$/, 'Z')} (UTC).`;
 }
 

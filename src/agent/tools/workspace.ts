@@ -16,8 +16,15 @@ export function sanitizeUserId(userId: string): string {
 }
 
 /** `<dataDir>/workspaces/<sanitized user id>`, absolute, created on first use. */
+/** Workspaces this process already created (bounded; forgetting one only costs a harmless mkdir). */
+const created = new Set<string>();
+const CREATED_LIMIT = 10_000;
+
 export async function workspaceFor(dataDir: string, userId: string): Promise<string> {
   const directory = join(resolve(dataDir), 'workspaces', sanitizeUserId(userId));
+  if (created.has(directory)) return directory;
   await mkdir(directory, { recursive: true });
+  if (created.size >= CREATED_LIMIT) created.clear();
+  created.add(directory);
   return directory;
 }
