@@ -1,9 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import * as schema from './schema/index.js';
@@ -67,6 +65,8 @@ function openPostgres(databaseUrl: string, onQuery: ((statement: string) => void
 async function openPglite(dataDir: string): Promise<Database> {
   const directory = path.join(dataDir, 'pglite');
   await mkdir(directory, { recursive: true });
+  // loaded only without DATABASE_URL: a deployment on a real PostgreSQL never pays for the embedded one
+  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')]);
   const client = await PGlite.create(directory);
   const db: StoreDatabase = drizzlePglite({ client, schema });
   // PGlite is one connection inside this process: an in-process queue is the whole lock.
