@@ -1,7 +1,7 @@
 import { Api } from 'grammy';
 import { COMMAND_DESCRIPTIONS } from '../src/commands/index.js';
 import type { AppConfig, PlatformName } from '../src/config/app-config.js';
-import type { Channel } from '../src/core/channel.js';
+import type { Channel, PlatformCallRecorder } from '../src/core/channel.js';
 import type { ChannelState } from '../src/core/channel-state.js';
 import { BotError } from '../src/core/errors.js';
 import type { Logger } from '../src/observability/logger.js';
@@ -25,7 +25,16 @@ export interface AccountChannel {
  * webhook routes; the others are served under `/webhooks/<platform>/<accountName>` (Telegram:
  * `/webhooks/telegram/<name>`; Slack: `/webhooks/slack/<name>/events` …; Feishu: `/webhooks/feishu/<name>/events` …).
  */
-export async function createAccountChannels(config: AppConfig, logger: Logger, state: ChannelState): Promise<AccountChannel[]> {
+export async function createAccountChannels(
+  config: AppConfig,
+  logger: Logger,
+  state: ChannelState,
+  recorderFor: (platform: PlatformName) => PlatformCallRecorder | undefined = () => undefined,
+): Promise<AccountChannel[]> {
+  const counting = (platform: PlatformName) => {
+    const onApiCall = recorderFor(platform);
+    return onApiCall ? { onApiCall } : {};
+  };
   const created: AccountChannel[] = [];
   const add = (platform: PlatformName, accountName: string, agentId: string, isDefault: boolean, channel: Channel) => {
     const twin = created.find((other) => other.platform === platform && other.channel.accountId === channel.accountId);
@@ -45,6 +54,7 @@ export async function createAccountChannels(config: AppConfig, logger: Logger, s
       agentId: account.agentId,
       logger: logger.child({ account: account.name }),
       commandNames: COMMAND_DESCRIPTIONS,
+      ...counting('telegram'),
       ...(isDefault && config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     });
     const registered =
@@ -56,7 +66,13 @@ export async function createAccountChannels(config: AppConfig, logger: Logger, s
   // Platform SDKs are loaded only when configured: Bolt and the Lark SDK cost tens of MB and seconds at start.
   const { createSlackChannel } = config.accounts.slack.length > 0 ? await import('./slack/index.js') : { createSlackChannel: undefined };
   for (const [index, account] of config.accounts.slack.entries()) {
-    const channel = await createSlackChannel!({ config: account.config, agentId: account.agentId, logger: logger.child({ account: account.name }), state });
+    const channel = await createSlackChannel!({
+      config: account.config,
+      agentId: account.agentId,
+      logger: logger.child({ account: account.name }),
+      state,
+      ...counting('slack'),
+    });
     add('slack', account.name, account.agentId, index === 0, channel);
   }
   const { createFeishuChannel } = config.accounts.feishu.length > 0 ? await import('./feishu/index.js') : { createFeishuChannel: undefined };
@@ -68,6 +84,7 @@ export async function createAccountChannels(config: AppConfig, logger: Logger, s
       logger: logger.child({ account: account.name }),
       state,
       liveReplies: 'all',
+      ...counting('feishu'),
     });
     add('feishu', account.name, account.agentId, index === 0, channel);
   }

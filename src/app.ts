@@ -98,7 +98,8 @@ export async function startService(config: AppConfig): Promise<RunningService> {
 
     const channels = new ChannelRegistry();
     const channelState = new RedisChannelState(redis, config.queuePrefix);
-    for (const account of await createAccountChannels(config, moduleLogger('channels'), channelState)) {
+    const recordPlatformCall = (platform: string) => (_method: string, result: string) => metrics.platformCalls.inc({ channel: platform, result });
+    for (const account of await createAccountChannels(config, moduleLogger('channels'), channelState, recordPlatformCall)) {
       channels.add(account.channel);
       chats.registerAccount(account.platform, account.channel.accountId, account.accountName);
     }

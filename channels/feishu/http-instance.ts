@@ -1,4 +1,5 @@
 import type { Client } from '@larksuiteoapi/node-sdk';
+import type { PlatformCallRecorder } from '../../src/core/index.js';
 import { FeishuApiError } from './errors.js';
 
 export type HttpInstance = NonNullable<ConstructorParameters<typeof Client>[0]['httpInstance']>;
@@ -14,8 +15,9 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
  * Like the SDK's default instance it resolves with the parsed body. JSON bodies only: this channel
  * uploads no files.
  */
-export function createHttpInstance(options: { timeoutMs?: number } = {}): HttpInstance {
+export function createHttpInstance(options: { timeoutMs?: number; onApiCall?: PlatformCallRecorder } = {}): HttpInstance {
   const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const record = options.onApiCall ?? (() => {});
 
   // `any` because the SDK's interface lets every caller pick its own result type
   async function send(config: RequestOptions): Promise<any> {
@@ -34,9 +36,12 @@ export function createHttpInstance(options: { timeoutMs?: number } = {}): HttpIn
       });
       text = await response.text();
     } catch (error) {
+      record(label, 'error');
       throw new FeishuApiError(`${label}: ${error instanceof Error ? error.message : String(error)}`, { network: true, cause: error });
     }
     const body = parseJson(text);
+    // Feishu also answers rate limits as HTTP 400 with code 99991400
+    record(label, response.status === 429 || body?.code === 99991400 ? 'rate_limited' : response.ok && !body?.code ? 'ok' : 'error');
     if (!response.ok) {
       const code = typeof body?.code === 'number' ? body.code : undefined;
       const reset = Number(response.headers.get('x-ogw-ratelimit-reset'));

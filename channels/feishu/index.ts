@@ -1,5 +1,5 @@
 import type { FeishuConfig } from '../../src/config/app-config.js';
-import type { Channel, ChannelState, InboundSink } from '../../src/core/index.js';
+import type { Channel, ChannelState, InboundSink, PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { createFeishuClient, fetchBotIdentity } from './client.js';
 import { createHttpInstance } from './http-instance.js';
@@ -16,6 +16,8 @@ import { createCardsRoute, createEventsRoute } from './webhook.js';
 export { FEISHU_CARDS_PATH, FEISHU_EVENTS_PATH } from './webhook.js';
 
 export interface FeishuChannelOptions {
+  /** Counts every Open API call (metrics). */
+  onApiCall?: PlatformCallRecorder;
   config: FeishuConfig;
   agentId: string;
   logger: Logger;
@@ -37,7 +39,10 @@ export interface FeishuChannelOptions {
 export async function createFeishuChannel(options: FeishuChannelOptions): Promise<Channel> {
   const { config, agentId } = options;
   const logger = options.logger.child({ module: 'feishu' });
-  const http = createHttpInstance(options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {});
+  const http = createHttpInstance({
+    ...(options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.onApiCall ? { onApiCall: options.onApiCall } : {}),
+  });
   const api = createMessagesApi(createFeishuClient(config, http, logger), logger);
   const bot = await fetchBotIdentity(api);
 

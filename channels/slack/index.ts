@@ -1,5 +1,5 @@
 import type { SlackConfig } from '../../src/config/app-config.js';
-import { BotError, type Channel, type ChannelState } from '../../src/core/index.js';
+import { BotError, type Channel, type ChannelState, type PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { createChannelNames } from './channel-names.js';
 import { slackErrorCode, toPlatformError } from './errors.js';
@@ -17,6 +17,8 @@ import { createSlackRoutes } from './webhook.js';
 export { SLACK_COMMANDS_PATH, SLACK_EVENTS_PATH, SLACK_INTERACTIONS_PATH } from './webhook.js';
 
 export interface SlackChannelOptions {
+  /** Counts every Web API call (metrics). */
+  onApiCall?: PlatformCallRecorder;
   config: SlackConfig;
   agentId: string;
   logger: Logger;
@@ -32,7 +34,7 @@ const REFUSED_TOKEN_ERRORS = new Set(['invalid_auth', 'not_authed', 'account_ina
 export async function createSlackChannel(options: SlackChannelOptions): Promise<Channel> {
   const { config, agentId } = options;
   const logger = options.logger.child({ module: 'slack' });
-  const clients = createWebClients(config, logger);
+  const clients = createWebClients(config, logger, options.onApiCall);
   let auth;
   try {
     auth = await clients.repeatable.auth.test();

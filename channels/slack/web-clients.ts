@@ -1,5 +1,6 @@
 import { WebClient, type RetryOptions } from '@slack/web-api';
 import type { SlackConfig } from '../../src/config/app-config.js';
+import type { PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { toSlackLogger } from './sdk-logger.js';
 
@@ -22,10 +23,27 @@ export interface SlackClients {
  * Retry-After within a bound, the same way for every method, and a 429 is the one failure after which
  * re-posting is safe (Slack did not post).
  */
-export function createWebClients(config: SlackConfig, logger: Logger): SlackClients {
+export function createWebClients(config: SlackConfig, logger: Logger, record?: PlatformCallRecorder): SlackClients {
   const common = { slackApiUrl: config.apiUrl, logger: toSlackLogger(logger), timeout: REQUEST_TIMEOUT_MS, rejectRateLimitedCalls: true };
   return {
-    repeatable: new WebClient(config.botToken, { ...common, retryConfig: REPEATABLE_RETRIES }),
-    posting: new WebClient(config.botToken, { ...common, retryConfig: NO_RETRIES }),
+    repeatable: counted(new WebClient(config.botToken, { ...common, retryConfig: REPEATABLE_RETRIES }), record),
+    posting: counted(new WebClient(config.botToken, { ...common, retryConfig: NO_RETRIES }), record),
   };
+}
+
+/** Every Web API method goes through `apiCall`: count each call (metrics), 429s apart. */
+function counted(client: WebClient, record: PlatformCallRecorder | undefined): WebClient {
+  if (!record) return client;
+  const apiCall = client.apiCall.bind(client);
+  client.apiCall = async (method, options) => {
+    try {
+      const result = await apiCall(method, options);
+      record(method, 'ok');
+      return result;
+    } catch (error) {
+      record(method, (error as { code?: string }).code === 'slack_webapi_rate_limited_error' ? 'rate_limited' : 'error');
+      throw error;
+    }
+  };
+  return client;
 }

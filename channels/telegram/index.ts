@@ -1,7 +1,7 @@
 import { Bot, GrammyError } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { TelegramConfig } from '../../src/config/app-config.js';
-import { BotError, type Channel, type InboundSink } from '../../src/core/index.js';
+import { BotError, type Channel, type InboundSink, type PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { installApiLogging } from './api-logging.js';
 import { installRetries } from './api-retry.js';
@@ -32,6 +32,8 @@ export interface TelegramChannelOptions {
   typingIntervalMs?: number;
   /** Minimum time between two live edits in one chat (tests shorten it). */
   liveEditIntervalMs?: number;
+  /** Counts every Bot API call (metrics). */
+  onApiCall?: PlatformCallRecorder;
 }
 
 /** The Telegram channel: asks Telegram who the bot is (getMe) once, then serves webhook or long polling. */
@@ -40,7 +42,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const logger = options.logger.child({ module: 'telegram' });
   const apiRoot = config.apiRoot.replace(/\/+$/, '');
   const bot = new Bot(config.token, { client: { apiRoot } });
-  installApiLogging(bot.api, logger);
+  installApiLogging(bot.api, logger, options.onApiCall);
   installRetries(bot.api);
   try {
     await bot.init();
@@ -54,7 +56,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const identity: BotIdentity = { botId: bot.botInfo.id, botUsername: bot.botInfo.username, agentId };
   const accountId = String(identity.botId);
   const outbound = createOutbound(bot.api, logger);
-  const previewApi = createPreviewApi(config.token, apiRoot, logger);
+  const previewApi = createPreviewApi(config.token, apiRoot, logger, options.onApiCall);
   const pacer = createEditPacer(options.liveEditIntervalMs ?? LIVE_EDIT_INTERVAL_MS);
   const polling = config.mode === 'polling' ? createPolling(bot, logger) : undefined;
   const updateHandler =

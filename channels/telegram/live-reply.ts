@@ -1,6 +1,6 @@
 import { Api, GrammyError, HttpError } from 'grammy';
 import type { ConversationRef, DeliveryReceipt, LiveReply } from '../../src/core/index.js';
-import { progressAfter } from '../../src/core/index.js';
+import { progressAfter, type PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { installApiLogging } from './api-logging.js';
 import { targetOf } from './conversation-target.js';
@@ -43,9 +43,9 @@ interface Preview {
  * back at once (the chat is held back by `retry_after` and the next preview carries newer text), and a
  * preview never waits in a retry loop that `finish` would then wait for.
  */
-export function createPreviewApi(token: string, apiRoot: string, logger: Logger): Api {
+export function createPreviewApi(token: string, apiRoot: string, logger: Logger, record?: PlatformCallRecorder): Api {
   const api = new Api(token, { apiRoot, timeoutSeconds: PREVIEW_TIMEOUT_SECONDS });
-  installApiLogging(api, logger);
+  installApiLogging(api, logger, record);
   return api;
 }
 

@@ -50,6 +50,10 @@ export function progressAfter(leading: string[], progress: DeliveryProgress | un
   return { delivered: [], onDelivered: (messageIds) => progress.onDelivered([...leading, ...messageIds]) };
 }
 
+/** One platform API call as the metrics see it: 429s are told apart from other failures. */
+export type PlatformCallResult = 'ok' | 'error' | 'rate_limited';
+export type PlatformCallRecorder = (method: string, result: PlatformCallResult) => void;
+
 /** A feedback indicator (typing, reaction, assistant status) shown while a turn works. */
 export interface WorkingIndicator {
   stop(): Promise<void>;

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { currentLogContext } from './log-context.js';
 
 export type { Logger };
 
@@ -30,6 +31,7 @@ export function createLogger(options: { level?: string; format?: 'json' | 'prett
   const settings = {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    mixin: currentLogContext,
     ...(pretty && !options.destination ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
   };
   return options.destination ? pino(settings, options.destination) : pino(settings);

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { InboundMessage } from '../core/inbound-message.js';
+import { withLogContext } from '../observability/log-context.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { AbortBus } from './abort-bus.js';
@@ -122,7 +123,7 @@ export class TurnWorker {
     const startedAt = performance.now();
     let outcome: TurnOutcome;
     try {
-      outcome = await this.options.runTurn({
+      outcome = await withLogContext({ runId: turnId, sessionKey }, () => this.options.runTurn({
         turnId,
         sessionKey,
         messages,
@@ -130,7 +131,7 @@ export class TurnWorker {
         signal: controller.signal,
         finalAttempt,
         holdsLease: async () => (await renew()) === 'ok',
-      });
+      }));
     } catch (error) {
       outcome = { kind: 'retry', error };
     } finally {

@@ -135,6 +135,7 @@ describe('Telegram webhook, end to end', () => {
     expect(value(/^bot_turns_total\{outcome="completed"\} (\d+)/m)).toBeGreaterThanOrEqual(4);
     expect(value(/^bot_llm_calls_total\{provider="openai",model="gpt-4o-mini",result="ok"\} (\d+)/m)).toBeGreaterThanOrEqual(4);
     expect(value(/^bot_db_statements_total\{kind="write"\} (\d+)/m)).toBeGreaterThanOrEqual(4);
+    expect(value(/^bot_platform_api_calls_total\{channel="telegram",result="ok"\} (\d+)/m)).toBeGreaterThanOrEqual(5);
     expect(text).toMatch(/^bot_queue_jobs\{queue="inbound",state="completed"\} \d+/m);
     expect(text).toMatch(/^bot_webhook_ack_seconds_bucket/m);
     expect(text).toMatch(/^process_resident_memory_bytes \d+/m);

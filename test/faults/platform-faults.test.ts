@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createE2eEnvironment, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
 import { deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
@@ -46,6 +46,9 @@ describe('fault: the platform fails on send', () => {
     await waitFor(answeredIn(9603), { timeoutMs: 30_000 });
 
     await waitUntilStored(environment, accepted, environment.telegram.botId);
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    expect(Number(/^bot_platform_api_calls_total\{channel="telegram",result="rate_limited"\} (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(Number(/^bot_platform_api_calls_total\{channel="telegram",result="error"\} (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
     expectNothingLostOrDoubled(
       await auditTelegramLedger({ scenario: 'platform 429/500/reset on send', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted }),
     );

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { withLogContext } from '../../src/observability/log-context.js';
 import { createLogger } from '../../src/observability/logger.js';
 
 function capture() {
@@ -37,5 +38,18 @@ describe('logger', () => {
     const { lines, logger } = capture();
     logger.debug({ text: 'what the user wrote' }, 'inbound message');
     expect(lines).toHaveLength(0);
+  });
+
+  it('stamps every line written during a turn with its runId and sessionKey, in any module', async () => {
+    const { lines, logger } = capture();
+    const channelLogger = logger.child({ module: 'telegram' });
+    await withLogContext({ runId: 'run-1', sessionKey: 'agent:main:telegram:1:dm:2' }, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      channelLogger.warn('sendMessage failed');
+    });
+    channelLogger.info('outside any turn');
+    const [inside, outside] = lines.map((line) => JSON.parse(line));
+    expect(inside).toMatchObject({ module: 'telegram', runId: 'run-1', sessionKey: 'agent:main:telegram:1:dm:2' });
+    expect(outside.runId).toBeUndefined();
   });
 });
