@@ -12,8 +12,17 @@ import type { AcquireResult, SessionScheduler } from './session-scheduler.js';
 /** Why a running turn's signal fired. */
 export const ABORT_REASONS = { stopped: 'stopped by user', shutdown: 'worker shutting down', leaseLost: 'lease lost' } as const;
 
+export type AbortReason = keyof typeof ABORT_REASONS;
+
+/** Why a turn's signal fired, if it did. */
+export function abortReasonOf(signal: AbortSignal): AbortReason | undefined {
+  if (!signal.aborted || !(signal.reason instanceof Error)) return undefined;
+  const message = signal.reason.message;
+  return (Object.keys(ABORT_REASONS) as AbortReason[]).find((reason) => ABORT_REASONS[reason] === message);
+}
+
 export function isShutdown(signal: AbortSignal): boolean {
-  return signal.aborted && signal.reason instanceof Error && signal.reason.message === ABORT_REASONS.shutdown;
+  return abortReasonOf(signal) === 'shutdown';
 }
 
 export interface TurnRequest {

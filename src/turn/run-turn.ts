@@ -3,7 +3,7 @@ import { applyInputGuard } from '../agent/index.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { contextKeyOf } from '../core/session-key.js';
 import { BotError, errorMessage, isAbortError } from '../core/errors.js';
-import { isShutdown, type TurnOutcome, type TurnRequest } from '../queue/turn-worker.js';
+import { abortReasonOf, isShutdown, type TurnOutcome, type TurnRequest } from '../queue/turn-worker.js';
 import type { TurnRecord } from '../store/turn-record.js';
 import { openLiveDraft, type SettlingLiveReply } from './live-draft.js';
 import { flushWithRetry } from './flush-with-retry.js';
@@ -99,12 +99,15 @@ export function createTurnRunner(deps: TurnDependencies) {
       };
       const record = (status: TurnRecord['run']['status'], extra: Partial<TurnRecord['run']> = {}): TurnRecord => {
         const base = baseRecord({ status, ...outcome, ...extra });
-        const runMessages = terminal!.messages.map((message) => ({ ...message, createdAt: new Date(clock()) }));
-        return { ...base, messages: [...base.messages, ...runMessages], spans: terminal!.spans };
+        const runMessages = terminal.messages.map((message) => ({ ...message, createdAt: new Date(clock()) }));
+        return { ...base, messages: [...base.messages, ...runMessages], spans: terminal.spans };
       };
 
       if (terminal.type === 'run-cancel' || (terminal.type === 'run-error' && isAbortError(terminal.error) && request.signal.aborted)) {
-        if (isShutdown(request.signal)) return { kind: 'retry', error: new BotError('aborted', 'handed back on shutdown') };
+        const reason = abortReasonOf(request.signal);
+        if (reason === 'shutdown') return { kind: 'retry', error: new BotError('aborted', 'handed back on shutdown') };
+        // Another worker holds this turn now (same turn id): writing anything here would make it skip the turn.
+        if (reason === 'leaseLost') return { kind: 'skipped' };
         if (!request.signal.aborted) throw new BotError('internal', 'run cancelled without a signal');
         log.info('turn cancelled');
         await flushWithRetry(deps.store, record('cancelled'), deps.logger, deps.flushRetry);
@@ -112,6 +115,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         return { kind: 'cancelled' };
       }
       if (terminal.type === 'run-error') {
+        if (abortReasonOf(request.signal) === 'leaseLost') return { kind: 'skipped' };
         const error = terminal.error;
         const retryable = error instanceof BotError ? error.isRetryable : true;
         log.warn({ err: error, retryable, finalAttempt: request.finalAttempt }, 'agent run failed');

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ABORT_REASONS } from '../../src/queue/turn-worker.js';
 import type { TurnStore } from '../../src/turn/turn-dependencies.js';
+import { reply } from '../doubles/model-script.js';
 import { createTurnFixture, type TurnFixture } from './turn-fixture.js';
 
 let fixture: TurnFixture;
@@ -87,5 +89,22 @@ describe('a turn is delivered once and stored once', () => {
     expect(run).toMatchObject({ status: 'failed' });
     expect(run!.error).toMatch(/^delivery failed: .*403/);
     expect((await storedRows(7004)).map((row) => row.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('writes nothing when its lease was taken over mid-turn, so the worker that took it over answers and stores it once', async () => {
+    fixture.openai.script.push(reply.hang());
+    const message = fixture.dmFrom(7005, 'slow question', fixture.telegram.botId);
+    const turnId = randomUUID();
+    const holder = new AbortController();
+    const stalled = fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message], { signal: holder.signal }));
+    await fixture.openai.waitFor(() => fixture.openai.inFlight > 0, 5_000);
+    holder.abort(new Error(ABORT_REASONS.leaseLost));
+    expect((await stalled).kind).toBe('skipped');
+    expect(await storedRows(7005)).toEqual([]);
+
+    const takeover = await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]));
+    expect(takeover.kind).toBe('completed');
+    expect(sentTo(7005).map((call) => call.params.text)).toEqual(['You said: slow question']);
+    expect((await storedRows(7005)).map((row) => row.role)).toEqual(['user', 'assistant']);
   });
 });
