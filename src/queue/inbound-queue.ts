@@ -33,13 +33,16 @@ export class InboundQueue {
     private readonly scheduler: SessionScheduler,
     private readonly abortBus: AbortBus,
     private readonly logger: Logger,
+    attempts = 12,
   ) {
     this.queue = new Queue<InboundJobData>(INBOUND_QUEUE, {
       connection,
       prefix,
       defaultJobOptions: {
-        attempts: 4,
-        backoff: { type: 'exponential', delay: 2_000 },
+        // 2 s doubling, capped at a minute by the worker's backoff strategy: about 7 minutes of retries,
+        // long enough to ride out a database or provider outage (see TURN_RETRY in turn-worker.ts)
+        attempts,
+        backoff: { type: 'turn-retry' },
         removeOnComplete: { age: 3_600, count: 5_000 },
         removeOnFail: { age: 7 * 24 * 3_600 },
       },
@@ -68,8 +71,8 @@ export class InboundQueue {
   }
 
   /** A session has pending work but no job to carry it (its jobs finished early): add one. */
-  async addWakeJob(sessionKey: string): Promise<void> {
-    await this.queue.add('wake', { sessionKey }, { jobId: `w.${randomUUID()}` });
+  async addWakeJob(sessionKey: string, delayMs = 0): Promise<void> {
+    await this.queue.add('wake', { sessionKey }, { jobId: `w.${randomUUID()}`, ...(delayMs > 0 ? { delay: delayMs } : {}) });
   }
 
   /** /compact: a worker summarizes the session (the summarization lock keeps it to one at a time). */

@@ -9,6 +9,13 @@ import type { AbortBus } from './abort-bus.js';
 import { COMPACT_JOB, INBOUND_QUEUE, type InboundJobData, type InboundQueue } from './inbound-queue.js';
 import type { AcquireResult, SessionScheduler } from './session-scheduler.js';
 
+/** Retry pacing of a failed turn: 2 s doubling, at most a minute apart; after the last attempt, every 5 minutes. */
+export const TURN_RETRY = { firstDelayMs: 2_000, maxDelayMs: 60_000, afterLastAttemptMs: 5 * 60_000 } as const;
+
+export function turnRetryDelay(attemptsMade: number): number {
+  return Math.min(TURN_RETRY.firstDelayMs * 2 ** Math.max(0, attemptsMade - 1), TURN_RETRY.maxDelayMs);
+}
+
 /** Why a running turn's signal fired. */
 export const ABORT_REASONS = { stopped: 'stopped by user', shutdown: 'worker shutting down', leaseLost: 'lease lost' } as const;
 
@@ -32,6 +39,8 @@ export interface TurnRequest {
   signal: AbortSignal;
   /** The turn ran before (requeued after a failure or a lost holder): it may already be stored or delivered. */
   resumed: boolean;
+  /** 1 for the first run of this job, then 2, 3… */
+  attempt: number;
   /** No retry follows a failure of this attempt: the runner must answer the user (apology) and record the failure. */
   finalAttempt: boolean;
   /** True while this worker still holds the turn's lease (checked right before sending). */
@@ -76,6 +85,7 @@ export class TurnWorker {
       stalledInterval: Math.max(1_000, Math.floor(options.leaseMs / 2)),
       maxStalledCount: 10,
       autorun: false,
+      settings: { backoffStrategy: (attemptsMade: number) => turnRetryDelay(attemptsMade) },
     });
     this.worker.on('failed', (job, error) =>
       options.logger.warn({ jobId: job?.id, err: error, attemptsMade: job?.attemptsMade }, 'job failed'),
@@ -102,8 +112,8 @@ export class TurnWorker {
         throw new DelayedError();
       case 'acquired': {
         if (claim.wakeJobId) await this.options.inbound.wake(claim.wakeJobId);
-        const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-        const result = await this.runLeased(sessionKey, claim, finalAttempt);
+        const attempt = job.attemptsMade + 1;
+        const result = await this.runLeased(sessionKey, claim, attempt, attempt >= (job.opts.attempts ?? 1));
         if (result === 'handed-back') {
           // Shutdown: the turn waits at the head of its session; this job wakes another worker without using an attempt.
           await job.moveToDelayed(Date.now() + 100, token);
@@ -114,7 +124,7 @@ export class TurnWorker {
     }
   }
 
-  private async runLeased(sessionKey: string, claim: Extract<AcquireResult, { kind: 'acquired' }>, finalAttempt: boolean) {
+  private async runLeased(sessionKey: string, claim: Extract<AcquireResult, { kind: 'acquired' }>, attempt: number, finalAttempt: boolean) {
     const { turnId, holder, messages, resumed } = claim;
     const { scheduler, abortBus, logger, leaseMs } = this.options;
     const controller = abortBus.register(turnId);
@@ -138,6 +148,7 @@ export class TurnWorker {
         messages,
         resumed,
         signal: controller.signal,
+        attempt,
         finalAttempt,
         holdsLease: async () => (await renew()) === 'ok',
       }));
@@ -156,6 +167,12 @@ export class TurnWorker {
     if (outcome.kind === 'retry') {
       const requeued = await scheduler.requeue(sessionKey, turnId, holder);
       if (requeued === 'requeued' && isShutdown(controller.signal)) return 'handed-back';
+      if (requeued === 'requeued' && finalAttempt) {
+        // Never left without a job: the turn waits at the head of its session and is tried again later.
+        logger.error({ turnId, sessionKey, err: outcome.error }, `turn failed on every attempt; trying again in ${TURN_RETRY.afterLastAttemptMs / 1000} s`);
+        await this.options.inbound.addWakeJob(sessionKey, TURN_RETRY.afterLastAttemptMs);
+        return 'retry-later';
+      }
       if (requeued === 'requeued') throw outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
       await this.afterRelease(sessionKey, await scheduler.release(sessionKey, turnId, holder));
       return requeued;

@@ -13,6 +13,11 @@ import { forAgent, type TurnDependencies } from './turn-dependencies.js';
 import { buildUserMessages } from './user-messages.js';
 
 export const APOLOGY = 'Sorry, something went wrong while answering. Please try again in a moment.';
+/**
+ * Turn-level attempts for a failing model (on top of the SDK's own retries): then the user gets an apology.
+ * Infrastructure failures (database, Redis) are retried far longer by the worker; they do not end here.
+ */
+export const MODEL_ATTEMPTS = 4;
 
 /** One turn from claimed messages to a delivered reply and a flushed history. */
 export function createTurnRunner(deps: TurnDependencies) {
@@ -118,8 +123,9 @@ export function createTurnRunner(deps: TurnDependencies) {
         if (abortReasonOf(request.signal) === 'leaseLost') return { kind: 'skipped' };
         const error = terminal.error;
         const retryable = error instanceof BotError ? error.isRetryable : true;
-        log.warn({ err: error, retryable, finalAttempt: request.finalAttempt }, 'agent run failed');
-        if (retryable && !request.finalAttempt) return { kind: 'retry', error };
+        const giveUp = request.finalAttempt || request.attempt >= MODEL_ATTEMPTS;
+        log.warn({ err: error, retryable, attempt: request.attempt, giveUp }, 'agent run failed');
+        if (retryable && !giveUp) return { kind: 'retry', error };
         return await finish(request, newDelivery(record('failed', { error: errorMessage(error) }), APOLOGY, true, groupLines.length));
       }
       // The loop already sanitized the answer and detected NO_REPLY; an empty answer sends nothing either.

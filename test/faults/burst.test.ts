@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createE2eEnvironment, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
-import { deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
+import { FAULT_TIMEOUT_MS, deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
 import { auditTelegramLedger, expectNothingLostOrDoubled, type AcceptedMessage } from './support/ledger.js';
 
 let environment: E2eEnvironment;
@@ -37,5 +37,5 @@ describe('fault: a burst of 1,000 webhooks from 200 sessions in 10 s', () => {
     expectNothingLostOrDoubled(
       await auditTelegramLedger({ scenario: 'burst 1,000 webhooks / 200 sessions', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted }),
     );
-  });
+  }, FAULT_TIMEOUT_MS);
 });

@@ -3,7 +3,7 @@ import { startFeishuDouble, type FeishuDouble } from '../doubles/feishu-double.j
 import { startSlackDouble, type SlackDouble } from '../doubles/slack-double.js';
 import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
-import { deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
+import { FAULT_TIMEOUT_MS, deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
 import { auditTelegramLedger, expectNothingLostOrDoubled } from './support/ledger.js';
 
 let environment: E2eEnvironment;
@@ -107,5 +107,5 @@ describe('fault: hostile and malformed input', () => {
     const row = await auditTelegramLedger({ scenario: 'hostile input (+ injection blocked)', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted });
     expectNothingLostOrDoubled(row);
     expect(row.deliberatelyNot).toBe(1);
-  });
+  }, FAULT_TIMEOUT_MS);
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { reply } from '../doubles/model-script.js';
 import { createE2eEnvironment, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
-import { deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
+import { FAULT_TIMEOUT_MS, deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
 import { auditTelegramLedger, expectNothingLostOrDoubled } from './support/ledger.js';
 
 let environment: E2eEnvironment;
@@ -35,5 +35,5 @@ describe('fault: the LLM fails', () => {
     expectNothingLostOrDoubled(
       await auditTelegramLedger({ scenario: 'LLM 429/500/timeout/cut stream', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted }),
     );
-  });
+  }, FAULT_TIMEOUT_MS);
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createE2eEnvironment, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
-import { deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
+import { FAULT_TIMEOUT_MS, deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
 import { auditTelegramLedger, expectNothingLostOrDoubled } from './support/ledger.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 
@@ -52,5 +52,5 @@ describe('fault: the platform fails on send', () => {
     expectNothingLostOrDoubled(
       await auditTelegramLedger({ scenario: 'platform 429/500/reset on send', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted }),
     );
-  });
+  }, FAULT_TIMEOUT_MS);
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createE2eEnvironment, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
-import { deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
+import { FAULT_TIMEOUT_MS, deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
 import { auditTelegramLedger, expectNothingLostOrDoubled } from './support/ledger.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 
@@ -18,6 +18,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (process.env.FAULT_DEBUG) console.log(`SERVICE OUTPUT\n${service?.output()}`);
   await service?.stop();
   await proxy?.close();
   await environment?.close();
@@ -37,5 +38,5 @@ describe('fault: PostgreSQL is unreachable for 10 s while turns flush', () => {
     expectNothingLostOrDoubled(
       await auditTelegramLedger({ scenario: 'PostgreSQL down 10 s', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted }),
     );
-  });
+  }, FAULT_TIMEOUT_MS);
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createE2eEnvironment, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
-import { deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
+import { FAULT_TIMEOUT_MS, deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
 import { auditTelegramLedger, expectNothingLostOrDoubled } from './support/ledger.js';
 import { startPrivateRedis, type PrivateRedis } from './support/private-redis.js';
 
@@ -38,5 +38,5 @@ describe('fault: Redis restarts while turns are queued and running', () => {
     expectNothingLostOrDoubled(
       await auditTelegramLedger({ scenario: 'Redis restart under load', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted }),
     );
-  });
+  }, FAULT_TIMEOUT_MS);
 });

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, it } from 'vitest';
 import { createE2eEnvironment, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
-import { deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
+import { FAULT_TIMEOUT_MS, deliverLikeTelegram, waitUntilStored } from './support/fault-service.js';
 import { auditTelegramLedger, expectNothingLostOrDoubled } from './support/ledger.js';
 
 let environment: E2eEnvironment;
@@ -40,7 +40,7 @@ describe('fault: a worker is SIGKILLed mid-turn', () => {
     expectNothingLostOrDoubled(
       await auditTelegramLedger({ scenario: 'worker SIGKILL, restart', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted }),
     );
-  });
+  }, FAULT_TIMEOUT_MS);
 
   it('with a second worker alive: it takes the turns over', async () => {
     const gateway = await start({ ROLE: 'gateway', OPENAI_API_KEY: '' });
@@ -55,5 +55,5 @@ describe('fault: a worker is SIGKILLed mid-turn', () => {
     expectNothingLostOrDoubled(
       await auditTelegramLedger({ scenario: 'worker SIGKILL, second worker', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted }),
     );
-  });
+  }, FAULT_TIMEOUT_MS);
 });

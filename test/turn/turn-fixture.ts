@@ -96,6 +96,7 @@ export async function createTurnFixture(): Promise<TurnFixture> {
         sessionKey: `agent:main:telegram:x:dm:${messages[0]!.sender.id}`,
         messages,
         signal: new AbortController().signal,
+        attempt: 1,
         finalAttempt: false,
         holdsLease: async () => true,
         ...overrides,

@@ -34,3 +34,6 @@ export async function waitUntilStored(environment: E2eEnvironment, accepted: Acc
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+/** A fault scenario's time budget: outages, takeovers and retries outlast vitest's 30 s default by design. */
+export const FAULT_TIMEOUT_MS = 180_000;
