@@ -45,15 +45,16 @@ export async function runDoctor(config: AppConfig): Promise<number> {
       },
       hint: 'start PostgreSQL or fix DATABASE_URL',
     },
-    {
-      name: 'llm',
+    // one 1-token request per agent's model (several agents may use several providers)
+    ...config.agents.map((agent): Check => ({
+      name: config.agents.length > 1 ? `llm (${agent.id})` : 'llm',
       run: async () => {
-        const model = createChatModel({ ...config.llm, stream: false, maxRetries: 0 });
+        const model = createChatModel({ ...agent.llm, stream: false, maxRetries: 0 });
         await complete(model, { system: 'Reply with OK.', messages: [{ role: 'user', parts: [{ type: 'text', text: 'ping' }] }], maxTokens: 1 });
-        return `${config.llm.provider}/${config.llm.model} answered`;
+        return `${agent.llm.provider}/${agent.llm.model} answered`;
       },
       hint: 'check the API key, LLM_MODEL and the base URL',
-    },
+    })),
     {
       name: 'channels',
       run: async () => {
