@@ -92,7 +92,7 @@ export async function createAccountChannels(
 }
 
 /** Every channel the configuration turns on (each account's agent comes from the configuration). */
-export async function createChannels(config: AppConfig, _defaultAgentId: string, logger: Logger, state: ChannelState): Promise<Channel[]> {
+export async function createChannels(config: AppConfig, logger: Logger, state: ChannelState): Promise<Channel[]> {
   return (await createAccountChannels(config, logger, state)).map((account) => account.channel);
 }
 

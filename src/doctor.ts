@@ -59,7 +59,7 @@ export async function runDoctor(config: AppConfig): Promise<number> {
       name: 'channels',
       run: async () => {
         const noMemory = { has: async () => false, remember: async () => undefined };
-        const channels = await createChannels(config, 'main', createLogger({ level: 'silent' }), noMemory);
+        const channels = await createChannels(config, createLogger({ level: 'silent' }), noMemory);
         return channels.length ? channels.map((channel) => `${channel.name} account ${channel.accountId} ok`).join(', ') : 'none configured';
       },
       hint: 'check the platform tokens (TELEGRAM_BOT_TOKEN …)',
