@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { startService } from './app.js';
 import { loadConfig, readDotEnv, type AppConfig } from './config/index.js';
 import { BotError } from './core/errors.js';
-import { createLogger, setRootLogger } from './observability/logger.js';
+import { createLogger, moduleLogger, setRootLogger } from './observability/logger.js';
 import { migrateDatabase, openDatabase } from './store/index.js';
 
 const USAGE = `usage: chatbot <command>
@@ -14,6 +14,12 @@ const USAGE = `usage: chatbot <command>
   pairing approve <CODE>              allow the user who got this code`;
 
 async function start(config: AppConfig): Promise<void> {
+  // A library's stray rejection must not take every running turn down with it: postgres.js leaves the
+  // rejection of its type-fetch query on a new connection unhandled when PostgreSQL drops mid-connect.
+  // Durable state lives in Redis and PostgreSQL, so logging it and carrying on is the safer choice.
+  process.on('unhandledRejection', (reason: unknown) => {
+    moduleLogger('process').error({ err: reason }, 'unhandled promise rejection; the service keeps running');
+  });
   const service = await startService(config);
   let stopping = false;
   const shutdown = (signal: string) => {
