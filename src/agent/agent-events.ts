@@ -45,6 +45,8 @@ export type AgentEvent =
   | { type: 'reasoning-delta'; text: string }
   | { type: 'tool-call-start'; toolCallId: string; name: string; args: unknown }
   | { type: 'tool-call-end'; toolCallId: string; name: string; isError: boolean; output: string }
+  /** The model repeated one tool call with the same arguments `times` times in a row; the turn ends with its answer. */
+  | { type: 'loop-detected'; name: string; times: number }
   /** `text` is the raw final assistant text; `reply` is what to deliver (sanitized, NO_REPLY handled). */
   | ({ type: 'run-end'; text: string; reply: FinalReply } & RunOutcome)
   | ({ type: 'run-error'; error: unknown } & RunOutcome)

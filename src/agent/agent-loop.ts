@@ -1,18 +1,21 @@
-import { assistantText, textOf, toolCallsOf, userText, type ChatMessage } from '../core/chat-message.js';
-import { isAbortError } from '../core/errors.js';
-import type { ChatModel, ToolSpec } from '../llm/chat-model.js';
+import { assistantText, textOf, toolCallsOf, userText, type ChatMessage, type ToolCallPart } from '../core/chat-message.js';
+import { BotError, isAbortError } from '../core/errors.js';
+import type { ChatModel, ChatRequest, ModelResponse, ToolSpec } from '../llm/chat-model.js';
 import type { AgentEvent } from './agent-events.js';
+import type { ContextControl, PreparedRequest } from './context/context-control.js';
+import { DEFAULT_MAX_REPEATED_TOOL_CALLS, LoopDetector, REPEATED_CALL_RESULT, repeatedCallPrompt } from './loop-detection.js';
 import { callModel } from './model-call.js';
 import { finalizeReply } from './output/silent-reply.js';
 import type { PriceTable } from './pricing.js';
 import { RunAccounting } from './run-accounting.js';
-import { displayedArguments, executeToolCalls, toolResultMessage } from './tool-calls.js';
+import { displayedArguments, executeToolCall, toolResultMessage, type ToolCallOutcome } from './tool-calls.js';
 import type { AgentTool, ToolContext } from './tools/agent-tool.js';
+import { replaySteps, type LlmSpan, type TurnProgress, type TurnStep } from './turn-steps.js';
 
 export interface AgentInput {
   runId: string;
   system: string;
-  /** History (already through the history pipeline) plus the new user message. */
+  /** History plus the new user message(s); `context` shapes it before each call. */
   messages: ChatMessage[];
   tools: AgentTool[];
   model: ChatModel;
@@ -23,6 +26,14 @@ export interface AgentInput {
   /** Store the request messages on each LLM span (truncated at 50,000 characters). */
   traceVerbose?: boolean;
   prices?: PriceTable;
+  /** Steps an earlier attempt of this turn completed: the run continues after them. */
+  resume?: TurnStep[];
+  /** Makes each step durable before the run goes on; a rejection ends the run (the turn was taken over). */
+  checkpoint?: (step: TurnStep) => Promise<void>;
+  /** Context pressure: shapes every request (see context/). Absent: requests go out as built. */
+  context?: ContextControl;
+  /** Identical consecutive tool calls that end the turn (default 3; 0 turns detection off). */
+  maxRepeatedToolCalls?: number;
 }
 
 export const MAX_ITERATIONS_SUMMARY_PROMPT =
@@ -33,8 +44,19 @@ export const MAX_ITERATIONS_FALLBACK =
   "I'm sorry, this task needed more steps than I can take in one turn, so I had to stop before finishing. " +
   'Tell me if you would like me to continue from where I left off.';
 
+export const INTERRUPTED_TOOL_RESULT =
+  'Error: this tool call was interrupted (the service restarted while it ran), so it may or may not have taken effect. ' +
+  'It was not run again. Check its effect before deciding to run it again.';
+
+/** The provider refused a request as too long: shrink and retry it this many times before the run fails. */
+const CONTEXT_OVERFLOW_RETRIES = 2;
+
 function toolSpec(tool: AgentTool): ToolSpec {
   return { name: tool.name, description: tool.description, parameters: tool.parameters as unknown as Record<string, unknown> };
+}
+
+function isContextLength(error: unknown): boolean {
+  return error instanceof BotError && error.code === 'context-length';
 }
 
 /** What one run works on; the history and the accounting grow together. */
@@ -45,19 +67,29 @@ class RunState {
   readonly toolContext: ToolContext;
   readonly run: RunAccounting;
   readonly clock: () => number;
+  readonly loops: LoopDetector;
 
-  constructor(readonly input: AgentInput) {
+  constructor(
+    readonly input: AgentInput,
+    readonly resumed: TurnProgress,
+  ) {
     this.clock = input.clock ?? Date.now;
-    this.history = [...input.messages];
+    this.history = [...input.messages, ...resumed.messages];
     this.tools = new Map(input.tools.map((tool) => [tool.name, tool]));
     this.toolSpecs = input.tools.map(toolSpec);
     this.toolContext = { ...input.toolContext, signal: input.signal };
-    this.run = new RunAccounting(input.model, this.clock, { traceVerbose: input.traceVerbose ?? false, prices: input.prices });
+    this.run = new RunAccounting(input.model, this.clock, { traceVerbose: input.traceVerbose ?? false, prices: input.prices }, resumed);
+    this.loops = new LoopDetector(input.maxRepeatedToolCalls ?? DEFAULT_MAX_REPEATED_TOOL_CALLS);
+    for (const message of resumed.messages) this.loops.observe(toolCallsOf(message));
   }
 
   append(message: ChatMessage): void {
     this.history.push(message);
     this.run.messages.push(message);
+  }
+
+  async checkpoint(step: TurnStep): Promise<void> {
+    await this.input.checkpoint?.(step);
   }
 
   cancelled(): AgentEvent {
@@ -69,56 +101,120 @@ class RunState {
   }
 }
 
-/** The limit: one more call without tools, on a copy of the history, so the user hears where things stand. */
-async function* summaryAtLimit(state: RunState): AsyncGenerator<AgentEvent, ChatMessage> {
+/** One model call through the context control: a "too long" refusal shrinks the request and tries again. */
+async function* modelStep(
+  state: RunState,
+  request: Omit<ChatRequest, 'signal'>,
+  iteration: number,
+): AsyncGenerator<AgentEvent, ModelResponse & { span: LlmSpan }> {
   const { input, run } = state;
+  for (let overflowed = 0; ; overflowed++) {
+    const prepared: PreparedRequest = input.context ? await input.context.prepare(request, { overflowed, signal: input.signal }) : { request };
+    try {
+      const response = yield* callModel(input.model, prepared.request, input.signal, run, iteration, state.clock);
+      input.context?.observe(prepared, response.usage);
+      return response;
+    } catch (error) {
+      const span = run.spans.at(-1);
+      if (span?.kind === 'llm' && !input.signal.aborted) await state.checkpoint({ type: 'model-error', span });
+      if (isContextLength(error) && input.context && overflowed < CONTEXT_OVERFLOW_RETRIES && !input.signal.aborted) continue;
+      throw error;
+    }
+  }
+}
+
+/** Runs tool calls (in parallel when several), checkpointing each result as it lands; results join the history in call order. */
+async function* toolStep(state: RunState, calls: ToolCallPart[], interrupted: ReadonlySet<string> = new Set()): AsyncGenerator<AgentEvent> {
+  const { run } = state;
+  for (const call of calls) yield { type: 'tool-call-start', toolCallId: call.id, name: call.name, args: displayedArguments(call) };
+  const runOne = async (call: ToolCallPart): Promise<ToolCallOutcome> => {
+    const tool = state.tools.get(call.name);
+    let outcome: ToolCallOutcome;
+    if (interrupted.has(call.id)) {
+      const now = state.clock();
+      outcome = { call, content: INTERRUPTED_TOOL_RESULT, isError: true, cancelled: false, startedAt: now, durationMs: 0 };
+    } else {
+      // Only a tool with side effects needs the mark: a read can safely run again after a crash.
+      if (tool && tool.category !== 'read' && !state.input.signal.aborted) await state.checkpoint({ type: 'tool-start', toolCallId: call.id });
+      outcome = await executeToolCall(call, state.tools, state.toolContext, state.clock);
+    }
+    const span = run.recordToolCall(outcome);
+    if (!outcome.cancelled) {
+      await state.checkpoint({ type: 'tool-result', toolCallId: call.id, name: call.name, content: outcome.content, isError: outcome.isError, span });
+    }
+    return outcome;
+  };
+  const outcomes = calls.length === 1 ? [await runOne(calls[0]!)] : await Promise.all(calls.map(runOne));
+  for (const outcome of outcomes) {
+    state.append(toolResultMessage(outcome));
+    yield { type: 'tool-call-end', toolCallId: outcome.call.id, name: outcome.call.name, isError: outcome.isError, output: outcome.content };
+  }
+}
+
+/** One more call without tools, so the user hears where things stand (iteration limit, repeated calls). */
+async function* answerWithoutTools(state: RunState, prompt: string, fallback: string): AsyncGenerator<AgentEvent, ChatMessage> {
+  const { input } = state;
   try {
-    const messages = [...state.history, userText(MAX_ITERATIONS_SUMMARY_PROMPT)];
-    const request = { system: input.system, messages, toolChoice: 'none' as const };
-    const response = yield* callModel(input.model, request, input.signal, run, run.iterations + 1, state.clock);
+    const messages = [...state.history, userText(prompt)];
+    const response = yield* modelStep(state, { system: input.system, messages, toolChoice: 'none' }, state.run.iterations + 1);
     if (textOf(response.message).trim() !== '') {
       return { role: 'assistant', parts: response.message.parts.filter((part) => part.type !== 'tool-call') };
     }
   } catch (error) {
     if (input.signal.aborted || isAbortError(error)) throw error;
   }
-  return assistantText(MAX_ITERATIONS_FALLBACK);
+  return assistantText(fallback);
 }
 
 /** The iterations; returns the terminal event (errors are thrown to `runAgent`). */
 async function* iterate(state: RunState): AsyncGenerator<AgentEvent, AgentEvent> {
-  const { input, run } = state;
+  const { input, run, resumed } = state;
+  if (resumed.pendingCallIds.length > 0) {
+    // A resumed turn first owes results to the calls its last model step made.
+    const last = state.history.findLast((message) => message.role === 'assistant');
+    const pending = last ? toolCallsOf(last).filter((call) => resumed.pendingCallIds.includes(call.id)) : [];
+    yield* toolStep(state, pending, resumed.interruptedCallIds);
+  }
   while (run.iterations < input.maxIterations) {
     if (input.signal.aborted) return state.cancelled();
     run.iterations++;
     const tools = state.toolSpecs.length > 0 ? { tools: state.toolSpecs } : {};
-    const request = { system: input.system, messages: [...state.history], ...tools };
-    const response = yield* callModel(input.model, request, input.signal, run, run.iterations, state.clock);
+    const response = yield* modelStep(state, { system: input.system, messages: [...state.history], ...tools }, run.iterations);
     state.append(response.message);
     const calls = toolCallsOf(response.message);
     if (calls.length === 0) return state.ended(textOf(response.message));
+    await state.checkpoint({ type: 'model', message: response.message, span: response.span });
 
-    for (const call of calls) yield { type: 'tool-call-start', toolCallId: call.id, name: call.name, args: displayedArguments(call) };
-    const outcomes = await executeToolCalls(calls, state.tools, state.toolContext, state.clock);
-    for (const outcome of outcomes) {
-      run.recordToolCall(outcome);
-      state.append(toolResultMessage(outcome));
-      yield { type: 'tool-call-end', toolCallId: outcome.call.id, name: outcome.call.name, isError: outcome.isError, output: outcome.content };
+    const repeated = state.loops.observe(calls);
+    if (repeated) {
+      yield { type: 'loop-detected', name: repeated.call.name, times: repeated.times };
+      for (const call of calls) {
+        const now = state.clock();
+        const outcome: ToolCallOutcome = { call, content: REPEATED_CALL_RESULT, isError: true, cancelled: false, startedAt: now, durationMs: 0 };
+        run.recordToolCall(outcome);
+        state.append(toolResultMessage(outcome));
+      }
+      const answer = yield* answerWithoutTools(state, repeatedCallPrompt(repeated.call.name, repeated.times), MAX_ITERATIONS_FALLBACK);
+      state.append(answer);
+      return state.ended(textOf(answer));
     }
+    yield* toolStep(state, calls);
   }
   if (input.signal.aborted) return state.cancelled();
-  const summary = yield* summaryAtLimit(state);
+  const summary = yield* answerWithoutTools(state, MAX_ITERATIONS_SUMMARY_PROMPT, MAX_ITERATIONS_FALLBACK);
   state.append(summary);
   return state.ended(textOf(summary));
 }
 
 /**
  * One agent turn as a stream of events: LLM → tools → LLM until the model answers without tool
- * calls, the iteration limit is reached, the signal aborts, or the model fails. Pure: no I/O
- * besides the injected model and tools. The last event is always run-end, run-error or run-cancel.
+ * calls, the iteration limit is reached, the same call repeats, the signal aborts, or the model fails.
+ * Pure: no I/O besides the injected model, tools, checkpoint and context control. Given the steps of
+ * an earlier attempt it continues after them, never running a recorded tool call again. The last event
+ * is always run-end, run-error or run-cancel.
  */
 export async function* runAgent(input: AgentInput): AsyncGenerator<AgentEvent> {
-  const state = new RunState(input);
+  const state = new RunState(input, replaySteps(input.resume ?? []));
   yield { type: 'run-start', runId: input.runId };
   let terminal: AgentEvent;
   try {

@@ -1,5 +1,7 @@
 // The loop and its events
-export { runAgent, MAX_ITERATIONS_FALLBACK, MAX_ITERATIONS_SUMMARY_PROMPT, type AgentInput } from './agent-loop.js';
+export { runAgent, MAX_ITERATIONS_FALLBACK, MAX_ITERATIONS_SUMMARY_PROMPT, INTERRUPTED_TOOL_RESULT, type AgentInput } from './agent-loop.js';
+export { replaySteps, emptyProgress, type TurnStep, type TurnProgress, type LlmSpan, type ToolSpan } from './turn-steps.js';
+export { DEFAULT_MAX_REPEATED_TOOL_CALLS, REPEATED_CALL_RESULT } from './loop-detection.js';
 export type { AgentEvent, RunOutcome, TraceSpan } from './agent-events.js';
 export type { PriceTable } from './pricing.js';
 export { addUsage } from './run-accounting.js';
@@ -28,6 +30,8 @@ export { markUntrustedToolOutput } from './input/untrusted-content.js';
 
 // History, summarization, prompt
 export * from './history/index.js';
+export * from './tokens/index.js';
+export * from './context/index.js';
 export {
   shouldSummarize,
   summarizeConversation,

@@ -3,6 +3,7 @@ import type { ChatModel, ChatRequest, ModelResponse } from '../llm/chat-model.js
 import { raceAbort } from './abortable.js';
 import type { AgentEvent } from './agent-events.js';
 import type { RunAccounting } from './run-accounting.js';
+import type { LlmSpan } from './turn-steps.js';
 
 /** Streams one model call, forwarding text and reasoning deltas; returns the finished response. */
 async function* streamModel(model: ChatModel, request: ChatRequest, signal: AbortSignal): AsyncGenerator<AgentEvent, ModelResponse> {
@@ -40,13 +41,13 @@ export async function* callModel(
   run: RunAccounting,
   iteration: number,
   clock: () => number,
-): AsyncGenerator<AgentEvent, ModelResponse> {
+): AsyncGenerator<AgentEvent, ModelResponse & { span: LlmSpan }> {
   const startedAt = clock();
   const traced = { system: request.system, messages: request.messages };
   try {
     const response = yield* streamModel(model, request, signal);
-    run.recordLlmCall({ iteration, startedAt, usage: response.usage, error: undefined, request: traced });
-    return response;
+    const span = run.recordLlmCall({ iteration, startedAt, usage: response.usage, error: undefined, request: traced });
+    return { ...response, span };
   } catch (error) {
     const cancelled = signal.aborted || isAbortError(error);
     run.recordLlmCall({ iteration, startedAt, usage: undefined, error: cancelled ? 'cancelled' : errorMessage(error), request: traced });

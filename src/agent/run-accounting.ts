@@ -3,6 +3,7 @@ import type { ChatModel, Usage } from '../llm/chat-model.js';
 import type { RunOutcome, TraceSpan } from './agent-events.js';
 import type { PriceTable } from './pricing.js';
 import type { ToolCallOutcome } from './tool-calls.js';
+import type { LlmSpan, ToolSpan, TurnProgress } from './turn-steps.js';
 
 export const VERBOSE_INPUT_LIMIT = 50_000;
 export const OUTPUT_PREVIEW_LIMIT = 500;
@@ -34,13 +35,21 @@ export class RunAccounting {
     private readonly model: ChatModel,
     private readonly clock: () => number,
     private readonly options: { traceVerbose: boolean; prices: PriceTable | undefined },
-  ) {}
+    resumed?: TurnProgress,
+  ) {
+    if (!resumed) return;
+    this.messages.push(...resumed.messages);
+    this.spans.push(...resumed.spans);
+    this.usage = resumed.usage;
+    this.costUsd = resumed.costUsd;
+    this.iterations = resumed.iterations;
+  }
 
-  recordLlmCall(record: LlmCallRecord): void {
+  recordLlmCall(record: LlmCallRecord): LlmSpan {
     const costUsd = record.usage && this.options.prices ? this.options.prices(this.model.model, record.usage) : undefined;
     if (record.usage) this.usage = addUsage(this.usage, record.usage);
     if (costUsd !== undefined) this.costUsd += costUsd;
-    this.spans.push({
+    const span: LlmSpan = {
       kind: 'llm',
       name: `${this.model.provider}:${this.model.model}`,
       provider: this.model.provider,
@@ -52,11 +61,13 @@ export class RunAccounting {
       costUsd,
       error: record.error,
       input: this.options.traceVerbose ? JSON.stringify(record.request).slice(0, VERBOSE_INPUT_LIMIT) : undefined,
-    });
+    };
+    this.spans.push(span);
+    return span;
   }
 
-  recordToolCall(outcome: ToolCallOutcome): void {
-    this.spans.push({
+  recordToolCall(outcome: ToolCallOutcome): ToolSpan {
+    const span: ToolSpan = {
       kind: 'tool',
       name: outcome.call.name,
       toolCallId: outcome.call.id,
@@ -65,7 +76,9 @@ export class RunAccounting {
       isError: outcome.isError,
       error: outcome.isError ? outcome.content.slice(0, OUTPUT_PREVIEW_LIMIT) : undefined,
       outputPreview: outcome.content.slice(0, OUTPUT_PREVIEW_LIMIT),
-    });
+    };
+    this.spans.push(span);
+    return span;
   }
 
   outcome(): RunOutcome {

@@ -102,8 +102,8 @@ describe('agent loop (seed 001 §5.3)', () => {
   });
 
   it('S5.7: exceeding maxIterations stops with a summary for the user, asked for without tools', async () => {
-    const loop = { toolCalls: [{ name: 'echo', args: { text: 'again' } }] };
-    const model = new ScriptedModel([loop, loop, loop, { text: 'I echoed three times and ran out of steps.' }]);
+    const loop = (step: number) => ({ toolCalls: [{ name: 'echo', args: { text: `again ${step}` } }] });
+    const model = new ScriptedModel([loop(1), loop(2), loop(3), { text: 'I echoed three times and ran out of steps.' }]);
     const input = agentInput(model, [echoTool()], { maxIterations: 3 });
     const end = terminalOf(await collectEvents(input));
     expect(end).toMatchObject({ type: 'run-end', text: 'I echoed three times and ran out of steps.', iterations: 3 });

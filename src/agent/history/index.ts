@@ -3,4 +3,3 @@ export { limitHistoryTurns, DEFAULT_HISTORY_TURNS } from './limit-history-turns.
 export { pruneToolResults, CLEARED_TOOL_RESULT, type PruneOptions } from './prune-tool-results.js';
 export { repairToolPairing, MISSING_TOOL_RESULT } from './repair-tool-pairing.js';
 export { summaryPreamble, summaryPreambleLength, SUMMARY_MARKER, SUMMARY_ACKNOWLEDGEMENT } from './summary-preamble.js';
-export { estimateTokens, messageChars, type TokenEstimator } from './estimate-tokens.js';

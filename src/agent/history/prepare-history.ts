@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../core/chat-message.js';
-import type { TokenEstimator } from './estimate-tokens.js';
+import type { TokenEstimator } from '../tokens/index.js';
 import { DEFAULT_HISTORY_TURNS, limitHistoryTurns } from './limit-history-turns.js';
 import { pruneToolResults } from './prune-tool-results.js';
 import { repairToolPairing } from './repair-tool-pairing.js';

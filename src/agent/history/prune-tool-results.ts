@@ -1,5 +1,5 @@
 import type { ChatMessage, MessagePart } from '../../core/chat-message.js';
-import { estimateTokens as defaultEstimator, type TokenEstimator } from './estimate-tokens.js';
+import { estimateTokens as defaultEstimator, type TokenEstimator } from '../tokens/index.js';
 
 export const CLEARED_TOOL_RESULT = '[Old tool result content cleared]';
 
@@ -14,6 +14,17 @@ export interface PruneOptions {
   softTrimHeadChars?: number;
   softTrimTailChars?: number;
   keepLastAssistants?: number;
+  /**
+   * Hard clear runs only when the prunable tool results hold at least this many characters in all
+   * (seed 000 §6, 50,000): clearing a few small results loses information and saves little. Default:
+   * 50,000, or a quarter of the window's worth of characters for small windows.
+   */
+  hardClearMinPrunableChars?: number;
+}
+
+/** About four characters a token: a quarter of the window, in characters, is the window's token count. */
+export function defaultHardClearFloor(contextWindow: number): number {
+  return Math.min(50_000, Math.max(0, Math.floor(contextWindow)));
 }
 
 /** Tool messages that may be pruned: everything before the last N assistant messages and their results. */
@@ -34,10 +45,14 @@ function mapResults(message: ChatMessage, change: (content: string) => string): 
   return { ...message, parts };
 }
 
+function toolResultChars(message: ChatMessage | undefined): number {
+  return message?.parts.reduce((sum, part) => sum + (part.type === 'tool-result' ? part.content.length : 0), 0) ?? 0;
+}
+
 /**
  * Stage 2: shrink old tool results by estimated context fill. At `softTrimRatio` long results
  * keep only their head and tail; at `hardClearRatio` results are cleared, oldest first, until
- * the fill drops below it. The last assistant messages with their results are never touched,
+ * the fill drops below it (when there is enough to clear, see `hardClearMinPrunableChars`). The last assistant messages with their results are never touched,
  * and only tool results are, so user messages (the first one included) always survive.
  */
 export function pruneToolResults(messages: ChatMessage[], options: PruneOptions): ChatMessage[] {
@@ -62,6 +77,8 @@ export function pruneToolResults(messages: ChatMessage[], options: PruneOptions)
   if (ratio() < soft) return messages;
 
   const prunable = prunableIndexes(result, options.keepLastAssistants ?? 3);
+  // measured before trimming: how much tool output the history really holds
+  const prunableChars = prunable.reduce((sum, index) => sum + toolResultChars(result[index]), 0);
   for (const index of prunable) {
     const message = result[index];
     if (!message) continue;
@@ -72,6 +89,8 @@ export function pruneToolResults(messages: ChatMessage[], options: PruneOptions)
     replace(index, mapResults(message, trim));
   }
 
+  const floor = options.hardClearMinPrunableChars ?? defaultHardClearFloor(options.contextWindow);
+  if (prunableChars < floor) return result;
   for (const index of prunable) {
     if (ratio() < hard) break;
     const message = result[index];

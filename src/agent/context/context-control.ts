@@ -1,0 +1,19 @@
+import type { ChatRequest, Usage } from '../../llm/chat-model.js';
+
+export interface PreparedRequest {
+  request: ChatRequest;
+  /** Uncorrected estimate of the prompt, for calibration; absent when nothing was measured. */
+  rawTokens?: number;
+}
+
+/**
+ * Shapes every model request of a run before it is sent: the history pipeline and context pressure
+ * (pruning, mid-turn compaction, a last-resort squeeze), measured over the whole request. Injected
+ * by the turn, which owns the store and the session lock.
+ */
+export interface ContextControl {
+  /** `overflowed`: the provider refused the last attempt as too long; shrink harder. */
+  prepare(request: ChatRequest, options: { overflowed: number; signal: AbortSignal }): Promise<PreparedRequest>;
+  /** The provider's usage for a request that was sent. */
+  observe(prepared: PreparedRequest, usage: Usage): void;
+}

@@ -1,0 +1,145 @@
+import type { ChatMessage, MessagePart } from '../../core/chat-message.js';
+import type { ToolSpec } from '../../llm/chat-model.js';
+import { limitHistoryTurns } from '../history/limit-history-turns.js';
+import { CLEARED_TOOL_RESULT, pruneToolResults } from '../history/prune-tool-results.js';
+import { repairToolPairing } from '../history/repair-tool-pairing.js';
+import { summaryPreambleLength } from '../history/summary-preamble.js';
+import { estimateMessageTokens, estimateTextTokens } from '../tokens/estimate-tokens.js';
+import { usableTokens, type ContextBudget } from './context-budget.js';
+
+/** One request, split where the history pipeline needs to know: what came before this turn, and the turn. */
+export interface ContextParts {
+  system: string;
+  tools: ToolSpec[] | undefined;
+  /** The summary preamble and the stored history, oldest first. */
+  prior: ChatMessage[];
+  /** This turn: its user message(s), then what the loop added so far. */
+  turn: ChatMessage[];
+}
+
+export interface ContextOptions {
+  budget: ContextBudget;
+  historyTurns: number;
+  /** The provider's correction of our estimate (see tokens/token-calibration.ts). */
+  factor: number;
+}
+
+export interface FittedContext {
+  messages: ChatMessage[];
+  /** Estimated prompt tokens of the whole request (system prompt, tool definitions, messages), corrected. */
+  tokens: number;
+  /** Uncorrected estimate, for calibrating against the provider's count. */
+  rawTokens: number;
+  /** `compact`: over the compaction threshold even after pruning; summarize the session if possible, then fit again. */
+  pressure: 'ok' | 'compact';
+}
+
+const toolTokens = new WeakMap<ToolSpec[], number>();
+
+function fixedRawTokens(parts: ContextParts): number {
+  let tools = 0;
+  if (parts.tools?.length) {
+    tools = toolTokens.get(parts.tools) ?? estimateTextTokens(JSON.stringify(parts.tools));
+    toolTokens.set(parts.tools, tools);
+  }
+  return estimateTextTokens(parts.system) + tools;
+}
+
+function rawTokensOf(messages: ChatMessage[]): number {
+  return messages.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
+}
+
+/**
+ * Before every model call (seed 002 §13, seed 004): the history pipeline over the whole request, its fill
+ * measured with the system prompt and tool definitions counted: the last HISTORY_TURNS turns, old tool
+ * results trimmed (soft) or cleared (hard, with the 50K floor), tool pairing repaired.
+ */
+export function fitContext(parts: ContextParts, options: ContextOptions): FittedContext {
+  const fixed = fixedRawTokens(parts);
+  const usable = usableTokens(options.budget);
+  const corrected = (raw: number) => Math.ceil(raw * options.factor);
+  const limited = limitHistoryTurns([...parts.prior, ...parts.turn], options.historyTurns);
+  const pruned = pruneToolResults(limited, {
+    contextWindow: usable,
+    reservedTokens: corrected(fixed),
+    estimateTokens: (messages) => corrected(rawTokensOf(messages)),
+  });
+  const messages = repairToolPairing(pruned);
+  const rawTokens = fixed + rawTokensOf(messages);
+  const tokens = corrected(rawTokens);
+  return { messages, tokens, rawTokens, pressure: tokens > usable * options.budget.compactAt ? 'compact' : 'ok' };
+}
+
+const KEEP_CHARS_FLOOR = 600;
+
+/**
+ * The last resort when a request is over `targetTokens` after pruning and compaction (or the summarizer
+ * failed): clear every older tool result, drop the oldest turns before this one (whole turns, so no call
+ * loses its result; the summary preamble stays), then cut the longest tool results and texts of this
+ * turn to their head and tail. Never drops this turn's user message.
+ */
+export function squeezeContext(parts: ContextParts, options: ContextOptions & { targetTokens: number }): FittedContext {
+  const fixed = fixedRawTokens(parts);
+  const target = options.targetTokens / options.factor;
+  let prior = [...parts.prior];
+  let turn = [...parts.turn];
+  const total = () => fixed + rawTokensOf(prior) + rawTokensOf(turn);
+  const done = (): FittedContext => {
+    const messages = repairToolPairing([...prior, ...turn]);
+    const rawTokens = fixed + rawTokensOf(messages);
+    return { messages, tokens: Math.ceil(rawTokens * options.factor), rawTokens, pressure: 'ok' };
+  };
+
+  const protectedFrom = lastAssistantIndex(turn);
+  const clear = (message: ChatMessage): ChatMessage => mapToolResults(message, () => CLEARED_TOOL_RESULT);
+  prior = prior.map((message) => (message.role === 'tool' ? clear(message) : message));
+  turn = turn.map((message, index) => (message.role === 'tool' && index < protectedFrom ? clear(message) : message));
+  if (total() <= target) return done();
+
+  const pinned = summaryPreambleLength(prior);
+  while (total() > target && prior.length > pinned) {
+    const nextTurn = prior.findIndex((message, index) => index > pinned && message.role === 'user');
+    prior = [...prior.slice(0, pinned), ...(nextTurn === -1 ? [] : prior.slice(nextTurn))];
+  }
+  if (total() <= target) return done();
+
+  for (let limit = 8_000; total() > target && limit >= KEEP_CHARS_FLOOR; limit = Math.floor(limit / 2)) {
+    turn = turn.map((message) => mapTexts(message, (text) => headAndTail(text, limit)));
+  }
+  return done();
+}
+
+function lastAssistantIndex(messages: ChatMessage[]): number {
+  for (let index = messages.length - 1; index >= 0; index--) if (messages[index]?.role === 'assistant') return index;
+  return messages.length;
+}
+
+function mapToolResults(message: ChatMessage, change: (content: string) => string): ChatMessage {
+  const parts = message.parts.map((part): MessagePart => (part.type === 'tool-result' ? { ...part, content: change(part.content) } : part));
+  return { ...message, parts };
+}
+
+function mapTexts(message: ChatMessage, change: (text: string) => string): ChatMessage {
+  let changed = false;
+  const parts = message.parts.map((part): MessagePart => {
+    if (part.type === 'tool-result') {
+      const content = change(part.content);
+      changed ||= content !== part.content;
+      return content === part.content ? part : { ...part, content };
+    }
+    if (part.type === 'text') {
+      const text = change(part.text);
+      changed ||= text !== part.text;
+      return text === part.text ? part : { ...part, text };
+    }
+    return part;
+  });
+  return changed ? { ...message, parts } : message;
+}
+
+/** The head and tail of a long text with a note of what was cut; unchanged when it fits. */
+export function headAndTail(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const half = Math.floor(limit / 2);
+  return `${text.slice(0, half)}\n\n[... ${text.length - 2 * half} characters cut to fit the context window ...]\n\n${text.slice(-half)}`;
+}
