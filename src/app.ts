@@ -10,7 +10,7 @@ import type { AppConfig } from './config/app-config.js';
 import { ChatSettingsResolver } from './config/chat-settings.js';
 import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
-import { createHttpServer, createInboundHandler } from './gateway/index.js';
+import { createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
 import { moduleLogger } from './observability/logger.js';
 import { Metrics, statementKind } from './observability/metrics.js';
 import {
@@ -207,8 +207,8 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     });
     if (runsGateway && config.admin) {
       // bull-board and its UI assets load only when the dashboard is on
-      const { mountAdminDashboard } = await import('./gateway/admin-dashboard.js');
-      await mountAdminDashboard(server, [inbound.queue], config.admin, config.adminReadOnly);
+      const { mountQueueDashboard } = await import('./gateway/admin-dashboard.js');
+      await registerAdminScope(server, config.admin, (scope) => mountQueueDashboard(scope, [inbound.queue], config.adminReadOnly));
     }
     await server.listen({ port: config.port, host: config.host });
     onStop('http server', () => server.close());

@@ -1,2 +1,3 @@
 export { createHttpServer, MAX_BODY_BYTES, type HealthChecks } from './http-server.js';
 export { createInboundHandler, type InboundChatSettings, type InboundHandlerOptions } from './inbound-handler.js';
+export { ADMIN_PREFIX, registerAdminScope, type AdminCredentials } from './admin-scope.js';
