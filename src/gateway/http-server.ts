@@ -51,16 +51,21 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
       const { contentType, body } = await metrics.render();
       return reply.header('content-type', contentType).send(body);
     });
-    // Every webhook is counted, including the ones refused before a handler ran (413, 400, 404).
+    // Every webhook is counted, including the ones refused before a handler ran (413, 400, 404). Labels
+    // come from the matched route and a fixed set of values, never from the request: a raw path or query
+    // string would make one series per request (and could carry a secret).
     app.addHook('onResponse', async (request, reply) => {
-      if (!request.url.startsWith('/webhooks/')) return;
-      const channel = request.url.split('/')[2] ?? 'unknown';
+      const matched = request.routeOptions.url;
+      const channel = matched === undefined ? (request.is404 && request.url.startsWith('/webhooks/') ? 'unmatched' : undefined) : webhookChannels.get(matched);
+      if (channel === undefined) return;
       metrics.webhookRequests.inc({ channel, status: String(reply.statusCode) });
       metrics.webhookAckSeconds.observe({ channel }, reply.elapsedTime / 1000);
     });
   }
 
+  const webhookChannels = new Map<string, string>();
   for (const route of options.routes) {
+    webhookChannels.set(route.path, webhookChannelOf(route.path));
     app.route({
       method: route.method,
       url: route.path,
@@ -73,6 +78,14 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     });
   }
   return app;
+}
+
+const PLATFORMS = new Set(['telegram', 'slack', 'feishu']);
+
+/** `/webhooks/<platform>/…` → the platform; any other route → `other`. */
+function webhookChannelOf(routePath: string): string {
+  const platform = routePath.split('/')[2] ?? '';
+  return PLATFORMS.has(platform) ? platform : 'other';
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
