@@ -204,6 +204,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       health: { redis: () => redis.ping(), postgres: () => database.ping() },
       logger: moduleLogger('gateway'),
       metrics,
+      limits: config.http,
     });
     if (runsGateway && config.admin) {
       // bull-board and its UI assets load only when the dashboard is on

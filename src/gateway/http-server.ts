@@ -2,6 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { WebhookRoute } from '../core/channel.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { limitConnectionsPerAddress } from './connection-limit.js';
+import { connectionsCheckingIntervalMs, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -15,11 +17,34 @@ export interface HttpServerOptions {
   health: HealthChecks;
   logger: Logger;
   metrics?: Metrics;
+  /** Timeouts and the per-address connection cap; unset fields take `DEFAULT_HTTP_LIMITS`. */
+  limits?: Partial<HttpLimits>;
 }
 
 /** One HTTP server: webhook routes (raw bodies, verified by their channel), health, readiness, metrics. */
 export async function createHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({ bodyLimit: MAX_BODY_BYTES, logger: false, return503OnClosing: true });
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
+  const headersTimeoutMs = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  const app = Fastify({
+    bodyLimit: MAX_BODY_BYTES,
+    logger: false,
+    return503OnClosing: true,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
+    http: {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: headersTimeoutMs,
+      connectionsCheckingInterval: connectionsCheckingIntervalMs({ ...limits, headersTimeoutMs }),
+    },
+  });
+  let lastRefusalLog = 0;
+  limitConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, (address) => {
+    options.metrics?.httpConnectionsRefused.inc();
+    if (Date.now() - lastRefusalLog < 60_000) return;
+    lastRefusalLog = Date.now();
+    options.logger.warn({ address, max: limits.maxConnectionsPerAddress }, 'refusing connections over HTTP_MAX_CONNECTIONS_PER_ADDRESS (logged once a minute)');
+  });
   // Channels verify signatures over the exact bytes, so every body reaches them as a string.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
