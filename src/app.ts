@@ -166,7 +166,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         dmPolicy: config.dmPolicy,
         allowFrom: config.allowFrom,
         groupAllowlist: config.groupAllowlist,
-        pairing: config.dmPolicy === 'pairing' ? new PairingService(database.db) : undefined,
+        pairing: config.dmPolicy === 'pairing' ? new PairingService(database.db, { metrics }) : undefined,
       }),
       chatSettings: ({ conversation }) =>
         chats.resolve({ channel: conversation.channel, accountId: conversation.accountId, chatType: conversation.chatType, chatId: conversation.chatId }),
