@@ -32,6 +32,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     connectionTimeout: limits.connectionTimeoutMs,
+    // given to http.createServer too: Node checks headersTimeout against requestTimeout there, and
+    // enforces both only on each tick of connectionsCheckingInterval (30 s by default)
     http: {
       requestTimeout: limits.requestTimeoutMs,
       headersTimeout: headersTimeoutMs,
