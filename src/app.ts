@@ -10,7 +10,7 @@ import type { AppConfig } from './config/app-config.js';
 import { ChatSettingsResolver } from './config/chat-settings.js';
 import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
-import { createHttpServer, createInboundHandler } from './gateway/index.js';
+import { createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
 import { moduleLogger } from './observability/logger.js';
 import { Metrics, statementKind } from './observability/metrics.js';
 import {
@@ -166,7 +166,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         dmPolicy: config.dmPolicy,
         allowFrom: config.allowFrom,
         groupAllowlist: config.groupAllowlist,
-        pairing: config.dmPolicy === 'pairing' ? new PairingService(database.db) : undefined,
+        pairing: config.dmPolicy === 'pairing' ? new PairingService(database.db, { metrics }) : undefined,
       }),
       chatSettings: ({ conversation }) =>
         chats.resolve({ channel: conversation.channel, accountId: conversation.accountId, chatType: conversation.chatType, chatId: conversation.chatId }),
@@ -204,11 +204,12 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       health: { redis: () => redis.ping(), postgres: () => database.ping() },
       logger: moduleLogger('gateway'),
       metrics,
+      limits: config.http,
     });
     if (runsGateway && config.admin) {
       // bull-board and its UI assets load only when the dashboard is on
-      const { mountAdminDashboard } = await import('./gateway/admin-dashboard.js');
-      await mountAdminDashboard(server, [inbound.queue], config.admin, config.adminReadOnly);
+      const { mountQueueDashboard } = await import('./gateway/admin-dashboard.js');
+      await registerAdminScope(server, config.admin, (scope) => mountQueueDashboard(scope, [inbound.queue], config.adminReadOnly));
     }
     await server.listen({ port: config.port, host: config.host });
     onStop('http server', () => server.close());

@@ -1,4 +1,6 @@
 import type { ChannelName } from '../core/inbound-message.js';
+import { moduleLogger, type Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import {
   approvePairing,
   isApprovedSender,
@@ -12,8 +14,10 @@ import {
 import type { PairingRequestRow } from '../store/schema/index.js';
 import { generatePairingCode, normalizePairingCode } from './pairing-code.js';
 
-export const PAIRING_TTL_MS = 60 * 60 * 1000;
-export const MAX_PENDING_PER_CHANNEL = 3;
+/** Short enough that strangers filling the pending slots lock nobody out for long. */
+export const PAIRING_TTL_MS = 15 * 60 * 1000;
+/** Pending codes per platform; each user holds at most one (writing again repeats it). */
+export const MAX_PENDING_PER_CHANNEL = 50;
 /** An approval is seen by every process at once (misses go to the database); hits are cached this long. */
 const APPROVED_CACHE_MS = 60_000;
 const APPROVED_CACHE_LIMIT = 10_000;
@@ -23,6 +27,10 @@ export interface PairingOptions {
   maxPendingPerChannel?: number;
   clock?: () => number;
   newCode?: () => string;
+  /** Told (once per code lifetime and channel) when the channel is full. */
+  logger?: Logger;
+  /** Counts strangers refused because the channel is full. */
+  metrics?: Metrics;
 }
 
 /**
@@ -35,6 +43,10 @@ export class PairingService {
   readonly #maxPending: number;
   readonly #clock: () => number;
   readonly #newCode: () => string;
+  readonly #logger: Logger;
+  readonly #metrics: Metrics | undefined;
+  /** Per channel: until when the "full" warning is not repeated (in this process). */
+  readonly #fullWarnedUntil = new Map<ChannelName, number>();
 
   constructor(
     private readonly db: StoreDatabase,
@@ -44,6 +56,8 @@ export class PairingService {
     this.#maxPending = options.maxPendingPerChannel ?? MAX_PENDING_PER_CHANNEL;
     this.#clock = options.clock ?? Date.now;
     this.#newCode = options.newCode ?? (() => generatePairingCode());
+    this.#logger = options.logger ?? moduleLogger('pairing');
+    this.#metrics = options.metrics;
   }
 
   async isApproved(channel: ChannelName, userId: string): Promise<boolean> {
@@ -58,13 +72,26 @@ export class PairingService {
   }
 
   /** The user's pending code (the same one again), a new one, or `full` when the channel has too many pending. */
-  request(input: NewPairingRequest): Promise<PairingRequestResult> {
-    return requestPairing(this.db, input, {
-      now: new Date(this.#clock()),
+  async request(input: NewPairingRequest): Promise<PairingRequestResult> {
+    const now = this.#clock();
+    const result = await requestPairing(this.db, input, {
+      now: new Date(now),
       ttlMs: this.ttlMs,
       maxPendingPerChannel: this.#maxPending,
       newCode: this.#newCode,
     });
+    if (result.kind === 'full') this.#reportFull(input.channel, result.pending, now);
+    return result;
+  }
+
+  #reportFull(channel: ChannelName, pending: number, now: number): void {
+    this.#metrics?.pairingRefused.inc({ channel });
+    if (now < (this.#fullWarnedUntil.get(channel) ?? 0)) return;
+    this.#fullWarnedUntil.set(channel, now + this.ttlMs);
+    this.#logger.warn(
+      { channel, pending, limit: this.#maxPending, ttlMinutes: Math.round(this.ttlMs / 60_000) },
+      `${pending} pairing codes pending on ${channel}: new strangers are told to try later until codes expire or are approved (\`pairing list\`, \`pairing approve <CODE>\`); logged once per code lifetime`,
+    );
   }
 
   /** `cli pairing approve <code>`; the code is matched whatever its case or dashes. */

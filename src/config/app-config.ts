@@ -1,5 +1,6 @@
 import type { ToolsConfig } from '../agent/tools/tools-config.js';
 import type { ToolPolicy } from '../agent/tools/tool-registry.js';
+import type { HttpLimits } from '../gateway/http-limits.js';
 
 export type Role = 'all' | 'gateway' | 'worker';
 export type QueueMode = 'collect' | 'followup' | 'interrupt';
@@ -95,6 +96,8 @@ export interface AppConfig {
   configFile: string | undefined;
   port: number;
   host: string;
+  /** HTTP_*: request, header, keep-alive and idle timeouts; connections per address. */
+  http: HttpLimits;
   role: Role;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { BotError } from '../core/errors.js';
+import { DEFAULT_HTTP_LIMITS } from '../gateway/http-limits.js';
 import type { AppConfig, PlatformName } from './app-config.js';
 import { describeError, locateConfigFile, readConfigFile, type LoadedConfigFile } from './config-file.js';
 import { EnvironmentSchema, type Environment } from './environment-schema.js';
@@ -67,6 +68,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: Loa
     configFile: location?.path,
     port: env.PORT ?? 8080,
     host: env.HOST ?? '0.0.0.0',
+    http: httpLimits(env),
     role: env.ROLE ?? 'all',
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
@@ -104,6 +106,20 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: Loa
   };
   checkContradictions(env, file, config);
   return config;
+}
+
+function httpLimits(env: Environment): AppConfig['http'] {
+  const requestTimeoutMs = env.HTTP_REQUEST_TIMEOUT_MS ?? DEFAULT_HTTP_LIMITS.requestTimeoutMs;
+  if (env.HTTP_HEADERS_TIMEOUT_MS !== undefined && env.HTTP_HEADERS_TIMEOUT_MS > requestTimeoutMs) {
+    throw new BotError('config', `HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS (${requestTimeoutMs}) (got ${env.HTTP_HEADERS_TIMEOUT_MS})`);
+  }
+  return {
+    requestTimeoutMs,
+    headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS ?? Math.min(DEFAULT_HTTP_LIMITS.headersTimeoutMs, requestTimeoutMs),
+    keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs,
+    connectionTimeoutMs: env.HTTP_CONNECTION_TIMEOUT_MS ?? DEFAULT_HTTP_LIMITS.connectionTimeoutMs,
+    maxConnectionsPerAddress: env.HTTP_MAX_CONNECTIONS_PER_ADDRESS ?? DEFAULT_HTTP_LIMITS.maxConnectionsPerAddress,
+  };
 }
 
 /** Where to fix an account's field: its variable, or its place in the file (the default account: either). */

@@ -2,6 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { WebhookRoute } from '../core/channel.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { limitConnectionsPerAddress } from './connection-limit.js';
+import { connectionsCheckingIntervalMs, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -15,11 +17,36 @@ export interface HttpServerOptions {
   health: HealthChecks;
   logger: Logger;
   metrics?: Metrics;
+  /** Timeouts and the per-address connection cap; unset fields take `DEFAULT_HTTP_LIMITS`. */
+  limits?: Partial<HttpLimits>;
 }
 
 /** One HTTP server: webhook routes (raw bodies, verified by their channel), health, readiness, metrics. */
 export async function createHttpServer(options: HttpServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({ bodyLimit: MAX_BODY_BYTES, logger: false, return503OnClosing: true });
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
+  const headersTimeoutMs = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  const app = Fastify({
+    bodyLimit: MAX_BODY_BYTES,
+    logger: false,
+    return503OnClosing: true,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
+    // given to http.createServer too: Node checks headersTimeout against requestTimeout there, and
+    // enforces both only on each tick of connectionsCheckingInterval (30 s by default)
+    http: {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: headersTimeoutMs,
+      connectionsCheckingInterval: connectionsCheckingIntervalMs({ ...limits, headersTimeoutMs }),
+    },
+  });
+  let lastRefusalLog = 0;
+  limitConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, (address) => {
+    options.metrics?.httpConnectionsRefused.inc();
+    if (Date.now() - lastRefusalLog < 60_000) return;
+    lastRefusalLog = Date.now();
+    options.logger.warn({ address, max: limits.maxConnectionsPerAddress }, 'refusing connections over HTTP_MAX_CONNECTIONS_PER_ADDRESS (logged once a minute)');
+  });
   // Channels verify signatures over the exact bytes, so every body reaches them as a string.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
@@ -51,16 +78,21 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
       const { contentType, body } = await metrics.render();
       return reply.header('content-type', contentType).send(body);
     });
-    // Every webhook is counted, including the ones refused before a handler ran (413, 400, 404).
+    // Every webhook is counted, including the ones refused before a handler ran (413, 400, 404). Labels
+    // come from the matched route and a fixed set of values, never from the request: a raw path or query
+    // string would make one series per request (and could carry a secret).
     app.addHook('onResponse', async (request, reply) => {
-      if (!request.url.startsWith('/webhooks/')) return;
-      const channel = request.url.split('/')[2] ?? 'unknown';
+      const matched = request.routeOptions.url;
+      const channel = matched === undefined ? (request.is404 && request.url.startsWith('/webhooks/') ? 'unmatched' : undefined) : webhookChannels.get(matched);
+      if (channel === undefined) return;
       metrics.webhookRequests.inc({ channel, status: String(reply.statusCode) });
       metrics.webhookAckSeconds.observe({ channel }, reply.elapsedTime / 1000);
     });
   }
 
+  const webhookChannels = new Map<string, string>();
   for (const route of options.routes) {
+    webhookChannels.set(route.path, webhookChannelOf(route.path));
     app.route({
       method: route.method,
       url: route.path,
@@ -73,6 +105,14 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     });
   }
   return app;
+}
+
+const PLATFORMS = new Set(['telegram', 'slack', 'feishu']);
+
+/** `/webhooks/<platform>/…` → the platform; any other route → `other`. */
+function webhookChannelOf(routePath: string): string {
+  const platform = routePath.split('/')[2] ?? '';
+  return PLATFORMS.has(platform) ? platform : 'other';
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { serializeError } from './error-serializer.js';
 import { currentLogContext } from './log-context.js';
 
 export type { Logger };
@@ -31,6 +32,8 @@ export function createLogger(options: { level?: string; format?: 'json' | 'prett
   const settings = {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // library errors carry statements, parameters and payloads (a failed flush: the whole turn)
+    serializers: { err: serializeError },
     mixin: currentLogContext,
     ...(pretty && !options.destination ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {}),
   };

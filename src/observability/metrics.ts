@@ -19,6 +19,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly httpConnectionsRefused = new Counter({
+    name: 'bot_http_connections_refused_total',
+    help: 'Connections closed on arrival because their address already held HTTP_MAX_CONNECTIONS_PER_ADDRESS',
+    registers: [this.registry],
+  });
+
+  readonly pairingRefused = new Counter({
+    name: 'bot_pairing_refused_total',
+    help: 'Strangers told to try later because the platform already had the maximum of pending pairing codes',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+
   readonly turns = new Counter({
     name: 'bot_turns_total',
     help: 'Finished turns by outcome (completed, silent, failed, cancelled, retry, skipped)',

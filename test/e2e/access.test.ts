@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCESS_MESSAGES } from '../../src/access/index.js';
+import { ACCESS_MESSAGES, MAX_PENDING_PER_CHANNEL } from '../../src/access/index.js';
 import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { CLI, startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
 
@@ -67,15 +67,17 @@ describe('DM_POLICY=pairing', () => {
     expect(approvedRow).toMatchObject({ channel: 'telegram', user_id: '7001' });
   });
 
-  it('keeps at most 3 codes pending on a channel and tells the next stranger to try later', async () => {
-    for (const userId of [7101, 7102, 7103]) await post(updates().privateText(userId, `stranger ${userId}`));
-    await waitFor(() => [7101, 7102, 7103].every((userId) => textsTo(userId).length > 0), { what: 'three codes' });
-    for (const userId of [7101, 7102, 7103]) expect(textsTo(userId)[0]).toMatch(/pairing code is [A-Z0-9]{8}/);
-    await post(updates().privateText(7104, 'stranger 7104'));
-    await waitFor(() => textsTo(7104).length > 0, { what: 'the try-later answer' });
-    expect(textsTo(7104)).toEqual([ACCESS_MESSAGES.pairingFull()]);
+  it(`keeps at most ${MAX_PENDING_PER_CHANNEL} codes pending on a channel and tells the next stranger to try later`, async () => {
+    const strangers = Array.from({ length: MAX_PENDING_PER_CHANNEL }, (_, index) => 7101 + index);
+    for (const userId of strangers) await post(updates().privateText(userId, `stranger ${userId}`));
+    await waitFor(() => strangers.every((userId) => textsTo(userId).length > 0), { what: `${MAX_PENDING_PER_CHANNEL} codes` });
+    for (const userId of strangers) expect(textsTo(userId)[0]).toMatch(/pairing code is [A-Z0-9]{8}/);
+    const oneTooMany = 7101 + MAX_PENDING_PER_CHANNEL;
+    await post(updates().privateText(oneTooMany, `stranger ${oneTooMany}`));
+    await waitFor(() => textsTo(oneTooMany).length > 0, { what: 'the try-later answer' });
+    expect(textsTo(oneTooMany)).toEqual([ACCESS_MESSAGES.pairingFull()]);
     const [pending] = await environment.sql`SELECT count(*)::int AS n FROM pairing_requests WHERE approved_at IS NULL`;
-    expect(pending!.n).toBe(3);
+    expect(pending!.n).toBe(MAX_PENDING_PER_CHANNEL);
     await settle();
     expect(modelSaw('stranger')).toBe(false);
   });

@@ -1,5 +1,10 @@
+import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFeishuDouble, type FeishuDouble } from '../doubles/feishu-double.js';
+import { runAdminBypassProbes } from '../gateway/support/admin-probes.js';
+import { randomWebhookPathsGrowth } from '../gateway/support/metrics-probe.js';
+import { trickleRequest } from '../gateway/support/slow-client.js';
 import { startSlackDouble, type SlackDouble } from '../doubles/slack-double.js';
 import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
@@ -107,5 +112,54 @@ describe('fault: hostile and malformed input', () => {
     const row = await auditTelegramLedger({ scenario: 'hostile input (+ injection blocked)', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted });
     expectNothingLostOrDoubled(row);
     expect(row.deliberatelyNot).toBe(1);
+  }, FAULT_TIMEOUT_MS);
+});
+
+// Requests from outside that attack the HTTP layer itself rather than a channel: a second gateway
+// process (dashboard on, short request timeout) next to the service above, which runs the turns.
+describe('fault: hostile HTTP clients (admin bypass, random paths vs /metrics, slow bodies)', () => {
+  const REQUEST_TIMEOUT_MS = 2_000;
+  let gateway: ServiceProcess;
+
+  beforeAll(async () => {
+    gateway = await startServiceProcess(
+      environment.env({ ROLE: 'gateway', ADMIN_USER: 'ops', ADMIN_PASSWORD: 'fault-suite-password', HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) }),
+    );
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it('refuses every spelling of an admin route without credentials and changes no queue state', async () => {
+    const queue = new Queue('inbound', { connection: environment.redis, prefix: environment.prefix });
+    try {
+      const results = await runAdminBypassProbes(gateway.port);
+      const verdicts = Object.fromEntries(results.map((result) => [result.name, result.leaked ? `leaked (${result.status})` : result.status === 401 || result.status === 404 ? 'refused' : String(result.status)]));
+      expect(verdicts).toEqual(Object.fromEntries(results.map((result) => [result.name, 'refused'])));
+      expect(results.length).toBeGreaterThanOrEqual(30);
+      expect(await queue.isPaused()).toBe(false);
+    } finally {
+      await queue.close();
+    }
+  }, FAULT_TIMEOUT_MS);
+
+  it('keeps /metrics small after 5,000 random webhook paths, with no query string or secret in it', async () => {
+    const secret = `fault-${randomBytes(8).toString('hex')}`;
+    const { before, after, text } = await randomWebhookPathsGrowth(gateway.url, 5_000, secret);
+    expect({ grewBytesUnder5k: after - before < 5 * 1024, secret: text.includes(secret), queryString: text.includes('?q=') }).toEqual({ grewBytesUnder5k: true, secret: false, queryString: false });
+  }, FAULT_TIMEOUT_MS);
+
+  it('cuts off a trickling body within the request timeout, then answers a normal message exactly once', async () => {
+    const slow = await trickleRequest(gateway.port, { intervalMs: 400 });
+    expect({ closedInTime: slow.elapsedMs < REQUEST_TIMEOUT_MS + 2_000, status: slow.status ?? 'reset' }).toEqual({ closedInTime: true, status: slow.status === undefined ? 'reset' : 408 });
+
+    const accepted = [await deliverLikeTelegram(() => gateway.url, environment.telegram.makeUpdate.privateText(9801, 'still there after the hostile clients?'))];
+    await waitUntilStored(environment, accepted, environment.telegram.botId);
+    expect(gateway.child.exitCode).toBeNull();
+    expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
+    const row = await auditTelegramLedger({ scenario: 'hostile HTTP clients (admin, /metrics, slow body)', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted });
+    expectNothingLostOrDoubled(row);
+    expect(row.answered).toBe(1);
   }, FAULT_TIMEOUT_MS);
 });

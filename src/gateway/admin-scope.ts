@@ -1,0 +1,51 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export const ADMIN_PREFIX = '/admin';
+
+export interface AdminCredentials {
+  user: string;
+  password: string;
+}
+
+/**
+ * Registers admin routes inside one encapsulated Fastify plugin on the `/admin` prefix whose
+ * `onRequest` hook demands HTTP basic auth. The hook belongs to the routes registered in `register`,
+ * so it runs for whatever request the router matched to them, however the request line spelled the
+ * path (`/%61dmin/…`, absolute-form `GET http://host/admin/…`, …): authentication never looks at the
+ * raw URL. Routes registered in `register` are relative to `/admin` (`scope.get('/api/x')` serves
+ * `/admin/api/x`).
+ */
+export async function registerAdminScope(
+  app: FastifyInstance,
+  credentials: AdminCredentials,
+  register: (scope: FastifyInstance) => Promise<void> | void,
+): Promise<void> {
+  const expected = { user: digest(credentials.user), password: digest(credentials.password) };
+  await app.register(
+    async (scope) => {
+      scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+        if (authorized(request.headers.authorization, expected)) return;
+        await reply.code(401).header('WWW-Authenticate', 'Basic realm="admin", charset="UTF-8"').send({ error: 'authentication required' });
+      });
+      await register(scope);
+    },
+    { prefix: ADMIN_PREFIX },
+  );
+}
+
+function authorized(header: string | undefined, expected: { user: Buffer; password: Buffer }): boolean {
+  const match = /^basic +([A-Za-z0-9+/=]*) *$/i.exec(header ?? '');
+  if (!match) return false;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon === -1) return false;
+  // both compared every time, over fixed-length digests: neither the length nor which part was wrong shows in the timing
+  const userOk = timingSafeEqual(digest(decoded.slice(0, colon)), expected.user);
+  const passwordOk = timingSafeEqual(digest(decoded.slice(colon + 1)), expected.password);
+  return userOk && passwordOk;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
