@@ -24,13 +24,19 @@ import {
   SessionScheduler,
   startEmbeddedRedis,
   stopSessions,
+  TurnCheckpoints,
   TurnWorker,
   waitUntilReady,
   type EmbeddedRedis,
 } from './queue/index.js';
 import { migrateDatabase, openDatabase, resetSession, sessionStats, type Database } from './store/index.js';
 import { createCompactor } from './turn/compaction.js';
+import { TokenCalibration } from './agent/index.js';
+import { sessionUsageOf } from './commands/session-usage.js';
+import { createTurnAbandoner } from './turn/abandon-turn.js';
+import { turnCheckpointStore } from './turn/checkpoint-store.js';
 import { createTurnRunner } from './turn/run-turn.js';
+import type { TurnDependencies } from './turn/turn-dependencies.js';
 import { DeliveryRecords } from './turn/delivery-records.js';
 import { createTurnStore } from './turn/store-adapter.js';
 
@@ -118,7 +124,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         lock: new SessionLock(workerRedis, config.queuePrefix),
         logger: moduleLogger('compaction'),
       });
-      const runTurn = createTurnRunner({
+      const turnDependencies: TurnDependencies = {
         store: createTurnStore(database.db),
         channels,
         model: agents.defaultModel,
@@ -127,6 +133,8 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         agentFor: (message) => agents.turnAgent(message),
         groupContext: new GroupContext(workerRedis, config.queuePrefix),
         deliveries: new DeliveryRecords(workerRedis, config.queuePrefix),
+        checkpoints: turnCheckpointStore(new TurnCheckpoints(workerRedis, config.queuePrefix)),
+        calibration: new TokenCalibration(),
         settings: {
           systemPrompt: config.systemPrompt,
           maxIterations: config.maxIterations,
@@ -138,7 +146,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         },
         logger: moduleLogger('turn'),
         metrics,
-      });
+      };
       const worker = new TurnWorker({
         connection: workerRedis,
         prefix: config.queuePrefix,
@@ -147,7 +155,8 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         scheduler: workerScheduler,
         inbound,
         abortBus,
-        runTurn,
+        runTurn: createTurnRunner(turnDependencies),
+        abandonTurn: createTurnAbandoner(turnDependencies),
         runCompaction: (sessionKey) => compactor.compact(sessionKey, { force: true }),
         metrics,
         logger: moduleLogger('worker'),
@@ -158,6 +167,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       onStop('workers', () => worker.close(config.shutdownGraceMs));
     }
 
+    const agentConfigOf = (sessionKey: string) => config.agents.find((agent) => agent.id === sessionKey.split(':')[1]) ?? config.agents[0]!;
     const sink = createInboundHandler({
       queue: inbound,
       groupContext,
@@ -186,11 +196,10 @@ export async function startService(config: AppConfig): Promise<RunningService> {
           await inbound.addCompactionJob(sessionKey);
           return 'scheduled';
         },
-        sessionUsage: (sessionKey) => sessionStats(database.db, sessionKey),
+        sessionUsage: async (sessionKey) => sessionUsageOf(await sessionStats(database.db, sessionKey), agentConfigOf(sessionKey).llm.provider),
         queueDepth: (sessionKey) => scheduler.depth(sessionKey),
         model: (sessionKey) => {
-          const agentId = sessionKey.split(':')[1];
-          const { llm } = config.agents.find((agent) => agent.id === agentId) ?? config.agents[0]!;
+          const { llm } = agentConfigOf(sessionKey);
           return { provider: llm.provider, name: llm.model, contextWindow: llm.contextWindow };
         },
         reply: async (message, text) => {

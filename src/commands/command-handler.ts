@@ -5,6 +5,8 @@ import { COMMAND_DESCRIPTIONS, type ChatCommand } from './parse-command.js';
 export interface SessionUsage {
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   costUsd: number;
   estimatedContextTokens: number;
   lastModel: string | null;
@@ -68,7 +70,7 @@ export function createCommandHandler(deps: CommandDependencies) {
     const fill = contextWindow > 0 ? Math.round((used / contextWindow) * 100) : 0;
     return [
       `Model: ${provider}/${name}`,
-      `Tokens used: ${number.format(usage?.inputTokens ?? 0)} in, ${number.format(usage?.outputTokens ?? 0)} out (cost $${(usage?.costUsd ?? 0).toFixed(4)})`,
+      `Tokens used: ${number.format(usage?.inputTokens ?? 0)} in, ${number.format(usage?.outputTokens ?? 0)} out (cost $${(usage?.costUsd ?? 0).toFixed(4)}; prompt cache: ${number.format(usage?.cacheReadTokens ?? 0)} read, ${number.format(usage?.cacheWriteTokens ?? 0)} written)`,
       `Context: ~${number.format(used)} of ${number.format(contextWindow)} tokens (${fill}%)`,
       `Queue: ${depth.active} running, ${depth.pending} waiting`,
     ].join('\n');

@@ -6,3 +6,5 @@ export * from './channel.js';
 export * from './channel-registry.js';
 export * from './channel-state.js';
 export * from './text-table.js';
+export * from './turn-abort.js';
+export * from './turn-contract.js';

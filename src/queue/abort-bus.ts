@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { TurnAbortError, type TurnAbortReason } from '../core/turn-abort.js';
 import type { Logger } from '../observability/logger.js';
 
 interface AbortNotice {
@@ -26,7 +27,7 @@ export class AbortBus {
       if (channel !== this.channel) return;
       try {
         const notice = JSON.parse(raw) as AbortNotice;
-        for (const turnId of notice.turnIds) this.abortLocal(turnId, 'stopped by user');
+        for (const turnId of notice.turnIds) this.abortLocal(turnId, 'stopped');
       } catch (error) {
         this.logger.warn({ err: error }, 'ignoring malformed abort notice');
       }
@@ -44,12 +45,12 @@ export class AbortBus {
     this.running.delete(turnId);
   }
 
-  abortLocal(turnId: string, reason: string): void {
+  abortLocal(turnId: string, reason: TurnAbortReason): void {
     const controller = this.running.get(turnId);
-    if (controller && !controller.signal.aborted) controller.abort(new Error(reason));
+    if (controller && !controller.signal.aborted) controller.abort(new TurnAbortError(reason));
   }
 
-  abortAll(reason: string): void {
+  abortAll(reason: TurnAbortReason): void {
     for (const turnId of this.running.keys()) this.abortLocal(turnId, reason);
   }
 

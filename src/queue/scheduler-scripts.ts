@@ -11,6 +11,8 @@
  *   :waiters  ZSET jobId → parked since ms  (BullMQ jobs parked as delayed until a slot frees)
  *   :aborted  SET  turnIds stopped by /stop (backstop for a missed pub/sub abort)
  *   :seq      counter of arrivals
+ *   :rounds:<turnId>  rounds of attempts a failing turn has used (turn-worker.ts, TURN_RETRY)
+ *   :ckpt:<turnId>    LIST of the turn's completed steps, JSON (turn-checkpoints.ts)
  * Entry ids of requeued turns are `turn:<turnId>`, so a turn keeps its id (and its idempotency) across takeovers.
  */
 

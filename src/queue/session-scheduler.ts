@@ -178,6 +178,13 @@ export class SessionScheduler {
     return `${this.options.prefix}:threads:{${chatSessionKey}}`;
   }
 
+  /** Counts the rounds of attempts a turn has used up (a round ends with the job's last attempt). */
+  async countLateRound(sessionKey: string, turnId: string): Promise<number> {
+    const key = `${this.base(sessionKey)}:rounds:${turnId}`;
+    const [[, count]] = (await this.redis.multi().incr(key).expire(key, SEEN_TTL_SECONDS).exec()) as [[unknown, number], unknown];
+    return count;
+  }
+
   async depth(sessionKey: string): Promise<{ pending: number; active: number }> {
     const [pending, active] = (await this.scripts.DEPTH!(this.base(sessionKey))) as [number, number];
     return { pending, active };

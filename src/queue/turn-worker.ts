@@ -2,6 +2,8 @@ import { hostname } from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { InboundMessage } from '../core/inbound-message.js';
+import { abortReasonOf, TurnAbortError } from '../core/turn-abort.js';
+import type { TurnOutcome, TurnRunner } from '../core/turn-contract.js';
 import { withLogContext } from '../observability/log-context.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -9,50 +11,20 @@ import type { AbortBus } from './abort-bus.js';
 import { COMPACT_JOB, INBOUND_QUEUE, type InboundJobData, type InboundQueue } from './inbound-queue.js';
 import type { AcquireResult, SessionScheduler } from './session-scheduler.js';
 
-/** Retry pacing of a failed turn: 2 s doubling, at most a minute apart; after the last attempt, every 5 minutes. */
-export const TURN_RETRY = { firstDelayMs: 2_000, maxDelayMs: 60_000, afterLastAttemptMs: 5 * 60_000 } as const;
+/**
+ * Retry pacing of a failed turn: 2 s doubling, at most a minute apart. After the job's last attempt the turn
+ * waits 5 minutes and gets another round of attempts, at most `lateRounds` times (about 40 minutes in all
+ * with the defaults, long enough to ride out an outage); then it is abandoned: the user gets an apology and
+ * the operator an error log and a metric. Nothing is retried forever.
+ */
+export const TURN_RETRY = { firstDelayMs: 2_000, maxDelayMs: 60_000, afterLastAttemptMs: 5 * 60_000, lateRounds: 3 } as const;
 
 export function turnRetryDelay(attemptsMade: number): number {
   return Math.min(TURN_RETRY.firstDelayMs * 2 ** Math.max(0, attemptsMade - 1), TURN_RETRY.maxDelayMs);
 }
 
-/** Why a running turn's signal fired. */
-export const ABORT_REASONS = { stopped: 'stopped by user', shutdown: 'worker shutting down', leaseLost: 'lease lost' } as const;
-
-export type AbortReason = keyof typeof ABORT_REASONS;
-
-/** Why a turn's signal fired, if it did. */
-export function abortReasonOf(signal: AbortSignal): AbortReason | undefined {
-  if (!signal.aborted || !(signal.reason instanceof Error)) return undefined;
-  const message = signal.reason.message;
-  return (Object.keys(ABORT_REASONS) as AbortReason[]).find((reason) => ABORT_REASONS[reason] === message);
-}
-
-export function isShutdown(signal: AbortSignal): boolean {
-  return abortReasonOf(signal) === 'shutdown';
-}
-
-export interface TurnRequest {
-  turnId: string;
-  sessionKey: string;
-  messages: InboundMessage[];
-  signal: AbortSignal;
-  /** The turn ran before (requeued after a failure or a lost holder): it may already be stored or delivered. */
-  resumed: boolean;
-  /** 1 for the first run of this job, then 2, 3… */
-  attempt: number;
-  /** No retry follows a failure of this attempt: the runner must answer the user (apology) and record the failure. */
-  finalAttempt: boolean;
-  /** True while this worker still holds the turn's lease (checked right before sending). */
-  holdsLease(): Promise<boolean>;
-}
-
-export type TurnOutcome =
-  | { kind: 'completed' | 'silent' | 'cancelled' | 'failed' | 'skipped' }
-  /** Nothing was delivered or stored; the messages go back to the head of the session for another attempt. */
-  | { kind: 'retry'; error: unknown };
-
-export type TurnRunner = (request: TurnRequest) => Promise<TurnOutcome>;
+/** A turn that failed every round of attempts: what the turn layer does to end it (apology, failed record). */
+export type TurnAbandoner = (abandoned: { turnId: string; sessionKey: string; messages: InboundMessage[]; error: unknown }) => Promise<void>;
 
 export interface TurnWorkerOptions {
   connection: Redis;
@@ -63,6 +35,11 @@ export interface TurnWorkerOptions {
   inbound: InboundQueue;
   abortBus: AbortBus;
   runTurn: TurnRunner;
+  /** Ends a turn that failed every round (see TURN_RETRY); absent: the turn's messages are dropped with an error log. */
+  abandonTurn?: TurnAbandoner;
+  /** Rounds of attempts before a turn is abandoned, and the wait between rounds (tests shorten them). */
+  lateRounds?: number;
+  lateRoundDelayMs?: number;
   /** `compact` jobs (from /compact): summarize the session now, beside any running turn. */
   runCompaction?: (sessionKey: string) => Promise<string>;
   logger: Logger;
@@ -131,10 +108,10 @@ export class TurnWorker {
     let leaseLost = false;
     const renew = async () => {
       const state = await scheduler.renew(sessionKey, turnId, holder).catch(() => 'ok' as const);
-      if (state === 'aborted') controller.abort(new Error(ABORT_REASONS.stopped));
+      if (state === 'aborted' && !controller.signal.aborted) controller.abort(new TurnAbortError('stopped'));
       if (state === 'lost') {
         leaseLost = true;
-        controller.abort(new Error(ABORT_REASONS.leaseLost));
+        if (!controller.signal.aborted) controller.abort(new TurnAbortError('leaseLost'));
       }
       return state;
     };
@@ -147,6 +124,7 @@ export class TurnWorker {
         sessionKey,
         messages,
         resumed,
+        holder,
         signal: controller.signal,
         attempt,
         finalAttempt,
@@ -165,12 +143,17 @@ export class TurnWorker {
       return 'lease-lost';
     }
     if (outcome.kind === 'retry') {
+      if (finalAttempt && abortReasonOf(controller.signal) !== 'shutdown') {
+        const round = await scheduler.countLateRound(sessionKey, turnId);
+        if (round > (this.options.lateRounds ?? TURN_RETRY.lateRounds)) return this.abandon(sessionKey, turnId, holder, messages, outcome.error);
+      }
       const requeued = await scheduler.requeue(sessionKey, turnId, holder);
-      if (requeued === 'requeued' && isShutdown(controller.signal)) return 'handed-back';
+      if (requeued === 'requeued' && abortReasonOf(controller.signal) === 'shutdown') return 'handed-back';
       if (requeued === 'requeued' && finalAttempt) {
-        // Never left without a job: the turn waits at the head of its session and is tried again later.
-        logger.error({ turnId, sessionKey, err: outcome.error }, `turn failed on every attempt; trying again in ${TURN_RETRY.afterLastAttemptMs / 1000} s`);
-        await this.options.inbound.addWakeJob(sessionKey, TURN_RETRY.afterLastAttemptMs);
+        // Not left without a job: the turn waits at the head of its session for its next round.
+        const delayMs = this.options.lateRoundDelayMs ?? TURN_RETRY.afterLastAttemptMs;
+        logger.error({ turnId, sessionKey, err: outcome.error }, `turn failed on every attempt; trying again in ${delayMs / 1000} s`);
+        await this.options.inbound.addWakeJob(sessionKey, delayMs);
         return 'retry-later';
       }
       if (requeued === 'requeued') throw outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
@@ -179,6 +162,18 @@ export class TurnWorker {
     }
     await this.afterRelease(sessionKey, await scheduler.release(sessionKey, turnId, holder));
     return outcome.kind;
+  }
+
+  /** The last round failed too: end the turn for good (apology, failed record), release its slot, move on. */
+  private async abandon(sessionKey: string, turnId: string, holder: string, messages: InboundMessage[], error: unknown): Promise<string> {
+    const { logger, metrics } = this.options;
+    logger.error({ turnId, sessionKey, err: error }, 'turn failed on every round of attempts; abandoning it');
+    metrics?.turns.inc({ outcome: 'abandoned' });
+    await this.options.abandonTurn?.({ turnId, sessionKey, messages, error }).catch((failure: unknown) =>
+      logger.error({ turnId, sessionKey, err: failure }, 'could not end the abandoned turn cleanly'),
+    );
+    await this.afterRelease(sessionKey, await this.options.scheduler.release(sessionKey, turnId, holder));
+    return 'abandoned';
   }
 
   private async afterRelease(sessionKey: string, released: Awaited<ReturnType<SessionScheduler['release']>>) {
@@ -194,7 +189,7 @@ export class TurnWorker {
     const closing = this.worker.close();
     const timer = setTimeout(() => {
       this.options.logger.warn({ running: this.options.abortBus.runningCount }, 'grace period over; handing turns back');
-      this.options.abortBus.abortAll(ABORT_REASONS.shutdown);
+      this.options.abortBus.abortAll('shutdown');
     }, graceMs);
     try {
       await closing;

@@ -18,6 +18,8 @@ export function flushTurnStatement(record: TurnRecord): SQL {
   const durationMs = Math.max(0, whole(run.finishedAt.getTime() - run.startedAt.getTime()));
   const inputTokens = whole(run.inputTokens);
   const outputTokens = whole(run.outputTokens);
+  const cacheReadTokens = whole(run.cacheReadTokens ?? 0);
+  const cacheWriteTokens = whole(run.cacheWriteTokens ?? 0);
   const costUsd = amount(run.costUsd);
   const messageRows = toJson(record.messages.map(messageRow));
   const spanRows = toJson(record.spans.map(spanRow));
@@ -25,11 +27,13 @@ export function flushTurnStatement(record: TurnRecord): SQL {
   return sql`
 with inserted_run as (
   insert into runs (id, session_id, status, silent, provider, model, iterations, input_tokens, output_tokens,
-                    cost_usd, error, started_at, finished_at, duration_ms, delivered_message_ids)
+                    cache_read_tokens, cache_write_tokens, cost_usd, error, started_at, finished_at, duration_ms,
+                    delivered_message_ids)
   values (${runId}::text, ${sessionId}::uuid, ${run.status}::text, ${run.silent}::boolean, ${run.provider}::text,
           ${run.model}::text, ${whole(run.iterations)}::integer, ${inputTokens}::bigint,
-          ${outputTokens}::bigint, ${costUsd}::double precision, ${error}::text,
-          ${run.startedAt.toISOString()}::timestamptz, ${run.finishedAt.toISOString()}::timestamptz,
+          ${outputTokens}::bigint, ${cacheReadTokens}::bigint, ${cacheWriteTokens}::bigint,
+          ${costUsd}::double precision, ${error}::text,
+          ${timestamp(run.startedAt)}::timestamptz, ${timestamp(run.finishedAt)}::timestamptz,
           ${durationMs}::integer, ${toJson(run.deliveredMessageIds)}::text::jsonb)
   on conflict (id) do nothing
   returning id
@@ -39,6 +43,8 @@ claimed as (
      set next_seq = next_seq + ${count}::bigint,
          input_tokens = input_tokens + ${inputTokens}::bigint,
          output_tokens = output_tokens + ${outputTokens}::bigint,
+         cache_read_tokens = cache_read_tokens + ${cacheReadTokens}::bigint,
+         cache_write_tokens = cache_write_tokens + ${cacheWriteTokens}::bigint,
          cost_usd = cost_usd + ${costUsd}::double precision,
          last_model = ${run.model}::text,
          updated_at = now()
@@ -54,10 +60,11 @@ inserted_messages as (
 ),
 inserted_spans as (
   insert into run_spans (run_id, position, kind, name, iteration, tool_call_id, started_at, duration_ms,
-                         input_tokens, output_tokens, cost_usd, is_error, error, output_preview, input)
+                         input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, is_error,
+                         error, output_preview, input)
   select inserted_run.id, span.position, span.kind, span.name, span.iteration, span.tool_call_id, span.started_at,
-         span.duration_ms, span.input_tokens, span.output_tokens, span.cost_usd, span.is_error, span.error,
-         span.output_preview, span.input
+         span.duration_ms, span.input_tokens, span.output_tokens, span.cache_read_tokens, span.cache_write_tokens,
+         span.cost_usd, span.is_error, span.error, span.output_preview, span.input
     from inserted_run,
          jsonb_populate_recordset(null::run_spans, ${spanRows}::text::jsonb) as span
 )
@@ -74,11 +81,17 @@ function amount(value: number): number {
 }
 
 /**
- * PostgreSQL text and jsonb cannot hold U+0000, and a tool may well return it: one such character
- * must not cost the whole turn, so it becomes U+FFFD.
+ * PostgreSQL text and jsonb cannot hold U+0000 or a lone surrogate, and a tool or a platform may well send
+ * one: a single such character must not cost the whole turn, so it becomes U+FFFD.
  */
 function withoutNul(text: string): string {
-  return text.replaceAll('\u0000', '\uFFFD');
+  return text.toWellFormed().replaceAll('\u0000', '\uFFFD');
+}
+
+/** A timestamp PostgreSQL accepts: an invalid or absurd date (a platform's 1e15 "seconds") becomes now. */
+function timestamp(date: Date): string {
+  const time = date.getTime();
+  return Number.isFinite(time) && time >= 0 && time < 253_402_300_800_000 ? date.toISOString() : new Date().toISOString();
 }
 
 function toJson(value: unknown): string {
@@ -90,7 +103,7 @@ function messageRow(message: TurnMessage) {
     role: message.role,
     parts: message.parts,
     inbound_key: message.inboundKey ?? null,
-    created_at: message.createdAt.toISOString(),
+    created_at: timestamp(message.createdAt),
   };
 }
 
@@ -99,7 +112,7 @@ function spanRow(span: TraceSpan, position: number) {
     position,
     kind: span.kind,
     name: span.name,
-    started_at: new Date(span.startedAt).toISOString(),
+    started_at: timestamp(new Date(span.startedAt)),
     duration_ms: Math.max(0, whole(span.durationMs)),
     error: span.error ?? null,
   };
@@ -111,6 +124,8 @@ function spanRow(span: TraceSpan, position: number) {
         tool_call_id: null,
         input_tokens: span.usage ? whole(span.usage.inputTokens) : null,
         output_tokens: span.usage ? whole(span.usage.outputTokens) : null,
+        cache_read_tokens: span.usage?.cacheReadTokens === undefined ? null : whole(span.usage.cacheReadTokens),
+        cache_write_tokens: span.usage?.cacheWriteTokens === undefined ? null : whole(span.usage.cacheWriteTokens),
         cost_usd: span.costUsd === undefined ? null : amount(span.costUsd),
         is_error: span.error !== undefined,
         output_preview: null,
@@ -123,6 +138,8 @@ function spanRow(span: TraceSpan, position: number) {
         tool_call_id: span.toolCallId,
         input_tokens: null,
         output_tokens: null,
+        cache_read_tokens: null,
+        cache_write_tokens: null,
         cost_usd: null,
         is_error: span.isError,
         output_preview: span.outputPreview,

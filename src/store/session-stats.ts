@@ -1,4 +1,5 @@
-import { and, eq, gte, sql } from 'drizzle-orm';
+import { and, asc, eq, gte } from 'drizzle-orm';
+import type { ChatMessage } from '../core/chat-message.js';
 import type { StoreDatabase } from './database.js';
 import { messages } from './schema/index.js';
 import { findSession } from './session-repository.js';
@@ -9,14 +10,17 @@ export interface SessionStats {
   messageCount: number;
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   costUsd: number;
   lastModel: string | null;
   compactionCount: number;
-  /** Characters / 4 of what a turn loads now: the latest summary and the messages after it. */
-  estimatedContextTokens: number;
+  /** What a turn loads now: the latest summary and the messages after it (the caller counts their tokens). */
+  context: { summary: string | undefined; messages: ChatMessage[] };
 }
 
-const CHARACTERS_PER_TOKEN = 4;
+/** A turn never loads more than this many messages (turn/store-adapter.ts); neither does /status. */
+const CONTEXT_LOAD_LIMIT = 500;
 
 /** What `/status` shows about a session; undefined when there is none. */
 export async function sessionStats(db: StoreDatabase, key: string): Promise<SessionStats | undefined> {
@@ -24,19 +28,22 @@ export async function sessionStats(db: StoreDatabase, key: string): Promise<Sess
   if (!session) return undefined;
   const summary = await latestSummary(db, session.id);
   const fromSeq = Math.max(session.historyStartSeq, summary ? summary.coversUpToSeq + 1 : 0);
-  const [loaded] = await db
-    .select({ characters: sql<string>`coalesce(sum(length(${messages.parts}::text)), 0)::text` })
+  const rows = await db
+    .select({ role: messages.role, parts: messages.parts })
     .from(messages)
-    .where(and(eq(messages.sessionId, session.id), gte(messages.seq, fromSeq)));
-  const characters = Number(loaded?.characters ?? 0) + (summary?.summary.length ?? 0);
+    .where(and(eq(messages.sessionId, session.id), gte(messages.seq, fromSeq)))
+    .orderBy(asc(messages.seq))
+    .limit(CONTEXT_LOAD_LIMIT);
   return {
     // Seqs have no gaps, so the count is a subtraction.
     messageCount: session.nextSeq - session.historyStartSeq,
     inputTokens: session.inputTokens,
     outputTokens: session.outputTokens,
+    cacheReadTokens: session.cacheReadTokens,
+    cacheWriteTokens: session.cacheWriteTokens,
     costUsd: session.costUsd,
     lastModel: session.lastModel,
     compactionCount: session.compactionCount,
-    estimatedContextTokens: Math.ceil(characters / CHARACTERS_PER_TOKEN),
+    context: { summary: summary?.summary, messages: rows },
   };
 }

@@ -30,6 +30,9 @@ export interface TurnRun {
   iterations: number;
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens read from / written to the provider's cache (disjoint from `inputTokens`). */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
   costUsd: number;
   error?: string | undefined;
   startedAt: Date;

@@ -1,4 +1,5 @@
 import type { Logger } from '../observability/logger.js';
+import { isPermanentStoreError } from '../store/store-errors.js';
 import type { TurnRecord } from '../store/turn-record.js';
 import type { TurnStore } from './turn-dependencies.js';
 
@@ -13,7 +14,7 @@ export const DEFAULT_FLUSH_RETRY: FlushRetryOptions = { maxWaitMs: 30_000, first
 
 /**
  * The flush is idempotent by run id, so it is safe to repeat: a PostgreSQL outage after the reply went out
- * is waited out here rather than turned into a failed turn.
+ * is waited out here rather than turned into a failed turn. A permanent error (bad data) is not retried.
  */
 export async function flushWithRetry(
   store: TurnStore,
@@ -27,7 +28,7 @@ export async function flushWithRetry(
     try {
       return await store.flushTurn(record);
     } catch (error) {
-      if (Date.now() + delay > deadline) throw error;
+      if (isPermanentStoreError(error) || Date.now() + delay > deadline) throw error;
       logger.warn({ err: error, runId: record.runId, attempt, retryInMs: delay }, 'flush failed; retrying');
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay = Math.min(delay * 2, options.maxDelayMs);

@@ -1,9 +1,20 @@
-import { runAgent, type AgentEvent } from '../agent/index.js';
+import {
+  buildSystemPrompt,
+  estimateTokens,
+  runAgent,
+  shouldSummarize,
+  summaryPreamble,
+  workspaceFor,
+  type AgentEvent,
+  type TurnStep,
+} from '../agent/index.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import { BotError } from '../core/errors.js';
 import type { InboundMessage } from '../core/inbound-message.js';
+import { TurnAbortError } from '../core/turn-abort.js';
 import { costOf, priceOf } from '../llm/pricing.js';
-import { prepareModelInput } from './model-input.js';
+import { createContextController } from './context-controller.js';
+import type { TurnInput } from './turn-input.js';
 import type { TurnDependencies } from './turn-dependencies.js';
 
 export type TerminalEvent = Extract<AgentEvent, { type: 'run-end' | 'run-error' | 'run-cancel' }>;
@@ -12,8 +23,12 @@ export interface ModelTurnInput {
   turnId: string;
   sessionKey: string;
   sessionId: string;
+  /** The lease holder: steps are saved only while it holds the turn. */
+  holder: string;
+  /** The turn ran before: continue after its saved steps. */
+  resumed: boolean;
   latest: InboundMessage;
-  userMessages: ChatMessage[];
+  user: TurnInput;
   signal: AbortSignal;
   clock: () => number;
   /** Every event of the loop as it happens (live replies listen for text deltas). */
@@ -22,40 +37,86 @@ export interface ModelTurnInput {
 
 const prices = (model: string, usage: Parameters<typeof costOf>[1]) => (priceOf(model) ? costOf(model, usage) : undefined);
 
+/** Whose files a turn's tools see: the group's own workspace in a group, never a member's private one. */
+export function workspaceOwnerOf(message: InboundMessage): string {
+  const { conversation } = message;
+  return conversation.chatType === 'group' ? `group:${conversation.channel}:${conversation.accountId}:${conversation.chatId}` : message.sender.id;
+}
+
 /**
- * Runs the agent loop on the assembled input. A provider "context too long" error compacts the session
- * (under its lock) and tries once more with the shorter history.
+ * Runs the agent loop on the assembled input, saving each completed step so that a retry (model error,
+ * crash, takeover) continues after the last one; context pressure is handled before every model call.
  */
 export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput): Promise<{ terminal: TerminalEvent; summarizeDue: boolean }> {
-  const earlierSpans: TerminalEvent['spans'] = [];
-  for (let attempt = 0; ; attempt++) {
-    const prepared = await prepareModelInput(deps, input);
-    let terminal: TerminalEvent | undefined;
-    for await (const event of runAgent({
-      runId: input.turnId,
-      system: prepared.system,
-      messages: prepared.messages,
-      tools: deps.tools,
-      model: deps.model,
-      maxIterations: deps.settings.maxIterations,
-      signal: input.signal,
-      toolContext: { signal: input.signal, workspace: prepared.workspace, sessionKey: input.sessionKey, userId: input.latest.sender.id },
-      clock: input.clock,
-      traceVerbose: deps.settings.traceVerbose,
-      prices,
-    })) {
-      input.onEvent?.(event);
-      if (event.type === 'run-end' || event.type === 'run-error' || event.type === 'run-cancel') terminal = event;
-    }
-    if (!terminal) throw new BotError('internal', 'agent run ended without a terminal event');
-    const contextTooLong = terminal.type === 'run-error' && terminal.error instanceof BotError && terminal.error.code === 'context-length';
-    if (contextTooLong && attempt === 0 && deps.compactor) {
-      deps.logger.warn({ sessionKey: input.sessionKey, runId: input.turnId }, 'context too long: compacting and retrying once');
-      earlierSpans.push(...terminal.spans);
-      const compacted = await deps.compactor.compact(input.sessionKey, { force: true, signal: input.signal });
-      if (compacted === 'summarized') continue;
-    }
-    terminal.spans = [...earlierSpans, ...terminal.spans];
-    return { terminal, summarizeDue: prepared.summarizeDue };
+  const { latest, sessionKey, turnId } = input;
+  const channel = deps.channels.for(latest.conversation);
+  const [{ summary, history }, workspace, steps] = await Promise.all([
+    deps.store.loadContext(input.sessionId),
+    workspaceFor(deps.settings.dataDir, workspaceOwnerOf(latest)),
+    input.resumed ? deps.checkpoints.load(sessionKey, turnId) : Promise.resolve([] as TurnStep[]),
+  ]);
+  const assembled = buildSystemPrompt({
+    identity: deps.settings.systemPrompt,
+    channelSection: channel.promptSection(),
+    chatContext: {
+      chatType: latest.conversation.chatType,
+      groupName: input.user.chatTitle,
+      senderName: latest.conversation.chatType === 'dm' ? (latest.sender.name ?? latest.sender.username) : undefined,
+    },
+    tools: deps.tools,
+    workspace,
+  });
+  // the chat's own instructions (config file overrides) come last, below everything they may refine
+  const chatPrompt = deps.settings.chatPrompt?.trim();
+  const system = chatPrompt ? `${assembled}\n\n## Instructions for this chat\n${chatPrompt}` : assembled;
+  const prior: ChatMessage[] = [...(summary ? summaryPreamble(summary) : []), ...history];
+  if (steps.length > 0) deps.logger.info({ runId: turnId, sessionKey, steps: steps.length }, 'resuming the turn after its saved steps');
+
+  const context = createContextController({
+    model: deps.model,
+    calibration: deps.calibration,
+    historyTurns: deps.settings.historyTurns,
+    sessionKey,
+    prior,
+    priorLength: prior.length,
+    compactor: deps.compactor,
+    loadPrior: async () => {
+      const reloaded = await deps.store.loadContext(input.sessionId);
+      return [...(reloaded.summary ? summaryPreamble(reloaded.summary) : []), ...reloaded.history];
+    },
+    logger: deps.logger,
+  });
+  const checkpoint = async (step: TurnStep): Promise<void> => {
+    if ((await deps.checkpoints.append(sessionKey, turnId, input.holder, step)) === 'lost') throw new TurnAbortError('leaseLost');
+  };
+
+  let terminal: TerminalEvent | undefined;
+  for await (const event of runAgent({
+    runId: turnId,
+    system,
+    messages: [...prior, ...input.user.forModel],
+    tools: deps.tools,
+    model: deps.model,
+    maxIterations: deps.settings.maxIterations,
+    signal: input.signal,
+    toolContext: { signal: input.signal, workspace, sessionKey, userId: latest.sender.id },
+    clock: input.clock,
+    traceVerbose: deps.settings.traceVerbose,
+    prices,
+    resume: steps,
+    checkpoint,
+    context,
+  })) {
+    input.onEvent?.(event);
+    if (event.type === 'loop-detected') deps.logger.warn({ runId: turnId, sessionKey, tool: event.name, times: event.times }, 'the model repeated a tool call; ending the turn');
+    if (event.type === 'run-end' || event.type === 'run-error' || event.type === 'run-cancel') terminal = event;
   }
+  if (!terminal) throw new BotError('internal', 'agent run ended without a terminal event');
+  // Judged on what the session holds since its summary (not on the pruned list the model saw).
+  const summarizeDue = shouldSummarize({
+    messageCount: history.length + input.user.forModel.length,
+    estimatedTokens: deps.calibration.correct(`${deps.model.provider}:${deps.model.model}`, estimateTokens([...prior, ...input.user.forModel])),
+    contextWindow: deps.model.contextWindow,
+  });
+  return { terminal, summarizeDue };
 }

@@ -1,3 +1,4 @@
+import type { TokenCalibration, TurnStep } from '../agent/index.js';
 import type { AgentTool } from '../agent/tools/agent-tool.js';
 import type { InputGuardMode } from '../config/app-config.js';
 import type { ChannelRegistry } from '../core/channel-registry.js';
@@ -22,6 +23,14 @@ export interface TurnStore {
   /** History since the last `/new`, after the latest summary, oldest first; and that summary. */
   loadContext(sessionId: string): Promise<{ summary: string | undefined; history: ChatMessage[] }>;
   flushTurn(record: TurnRecord): Promise<{ written: boolean }>;
+}
+
+/** The completed steps of running turns, fenced by the lease holder (queue/turn-checkpoints.ts). */
+export interface TurnCheckpointStore {
+  /** `lost`: the holder no longer holds the turn; nothing was written. */
+  append(sessionKey: string, turnId: string, holder: string, step: TurnStep): Promise<'ok' | 'lost'>;
+  load(sessionKey: string, turnId: string): Promise<TurnStep[]>;
+  clear(sessionKey: string, turnId: string): Promise<void>;
 }
 
 export interface TurnSettings {
@@ -54,6 +63,9 @@ export interface TurnDependencies {
   tools: AgentTool[];
   groupContext: GroupContext;
   deliveries: DeliveryRecords;
+  checkpoints: TurnCheckpointStore;
+  /** The providers' usage reports correct the token estimate (one per process, shared by its turns). */
+  calibration: TokenCalibration;
   settings: TurnSettings;
   logger: Logger;
   metrics?: Metrics;

@@ -51,7 +51,16 @@ export interface ModelReply {
 /** A string is shorthand for a text reply. */
 export type Reply = string | ModelReply;
 
-/** Answers a request when the script's queue is empty. */
+/**
+ * The user's own words in a user message: CONTRACT §4 puts them last, after a sender/time envelope line
+ * (`[…]`) and any group context block; both are left out here.
+ */
+export function userWordsOf(content: string): string {
+  const envelope = /(?:^|\n\n)\[(?!Messages since)[^\n\]]*\]\n/.exec(content);
+  return envelope ? content.slice(envelope.index + envelope[0].length) : content;
+}
+
+/** Answers a request when the script's queue is empty; `lastUserText` is the user's own words (see userWordsOf). */
 export type Responder = (request: RecordedRequest, lastUserText: string) => Reply | Promise<Reply>;
 
 export const echoResponder: Responder = (_request, lastUserText) => `You said: ${lastUserText}`;
@@ -103,7 +112,7 @@ export class ReplyScript {
   }
 
   async next(request: RecordedRequest, lastUserText: string): Promise<ModelReply> {
-    const next = this.queue.length > 0 ? this.queue.shift()! : await this.responder(request, lastUserText);
+    const next = this.queue.length > 0 ? this.queue.shift()! : await this.responder(request, userWordsOf(lastUserText));
     return typeof next === 'string' ? { parts: [{ type: 'text', text: next }] } : next;
   }
 }

@@ -5,7 +5,8 @@ import { createLogger } from '../../src/observability/logger.js';
 import { AbortBus } from '../../src/queue/abort-bus.js';
 import { InboundQueue } from '../../src/queue/inbound-queue.js';
 import { SessionScheduler } from '../../src/queue/session-scheduler.js';
-import { TURN_RETRY, TurnWorker, type TurnRequest } from '../../src/queue/turn-worker.js';
+import type { TurnRequest } from '../../src/core/turn-contract.js';
+import { TURN_RETRY, TurnWorker, type TurnAbandoner } from '../../src/queue/turn-worker.js';
 import { waitFor } from '../support/service-process.js';
 import { inboundMessage } from '../support/messages.js';
 import { TEST_REDIS_URL, uniqueName } from '../support/services.js';
@@ -17,13 +18,17 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function harness(runTurn: (request: TurnRequest) => Promise<{ kind: 'retry'; error: unknown } | { kind: 'completed' }>, attempts: number) {
+function harness(
+  runTurn: (request: TurnRequest) => Promise<{ kind: 'retry'; error: unknown } | { kind: 'completed' }>,
+  attempts: number,
+  rounds: { lateRounds?: number; lateRoundDelayMs?: number; abandonTurn?: TurnAbandoner } = {},
+) {
   const prefix = uniqueName('worker');
   const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
   const scheduler = new SessionScheduler(redis, { prefix, groupMaxConcurrent: 3, mode: 'collect', leaseMs: 5_000, debounceMs: 0 });
   const abortBus = new AbortBus(`${prefix}:abort`, redis, undefined, logger);
   const inbound = new InboundQueue(redis, prefix, scheduler, abortBus, logger, attempts);
-  const worker = new TurnWorker({ connection: redis, prefix, concurrency: 4, leaseMs: 5_000, scheduler, inbound, abortBus, runTurn, logger });
+  const worker = new TurnWorker({ connection: redis, prefix, concurrency: 4, leaseMs: 5_000, scheduler, inbound, abortBus, runTurn, logger, ...rounds });
   worker.start();
   cleanups.push(async () => {
     await worker.close(1_000);
@@ -36,7 +41,7 @@ function harness(runTurn: (request: TurnRequest) => Promise<{ kind: 'retry'; err
 }
 
 describe('TurnWorker', () => {
-  it('never leaves a turn without a job: after the last attempt fails it is woken again later', async () => {
+  it('does not leave a turn without a job: after the last attempt of a round fails it is woken again later', async () => {
     const attempts: number[] = [];
     const { scheduler, inbound } = harness(async (request) => {
       attempts.push(request.attempt);
@@ -58,10 +63,35 @@ describe('TurnWorker', () => {
     expect(wake!.opts.delay).toBe(TURN_RETRY.afterLastAttemptMs);
   });
 
+  it('retries nothing forever: after the last round the turn is abandoned (the turn layer apologizes) and its slot freed', async () => {
+    const attempts: number[] = [];
+    const abandoned: Array<{ turnId: string; texts: string[] }> = [];
+    const { scheduler, inbound } = harness(
+      async (request) => {
+        attempts.push(request.attempt);
+        return { kind: 'retry', error: new Error('poison') };
+      },
+      2,
+      { lateRounds: 2, lateRoundDelayMs: 200, abandonTurn: async ({ turnId, messages }) => void abandoned.push({ turnId, texts: messages.map((message) => message.text) }) },
+    );
+    const message = inboundMessage({ text: 'never answerable' });
+    await inbound.submit(message);
+    const key = sessionKeyOf(message);
+    await waitFor(async () => abandoned.length === 1, { timeoutMs: 20_000, what: 'the turn to be abandoned' });
+    // two rounds of two attempts, then the third round's final attempt abandons it
+    expect(attempts).toEqual([1, 2, 1, 2, 1, 2]);
+    expect(abandoned[0]!.texts).toEqual(['never answerable']);
+    await waitFor(async () => (await scheduler.depth(key)).pending === 0, { timeoutMs: 5_000, what: 'the slot to be freed' });
+    expect(await scheduler.depth(key)).toEqual({ pending: 0, active: 0 });
+    // and nothing runs it again
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(attempts).toHaveLength(6);
+  });
+
   it('retries a failed turn with the same messages and completes it', async () => {
     const seen: string[][] = [];
     const { scheduler, inbound } = harness(async (request) => {
-      seen.push(request.messages.map((m) => m.text));
+      seen.push(request.messages.map((message) => message.text));
       return seen.length === 1 ? { kind: 'retry', error: new Error('provider overloaded') } : { kind: 'completed' };
     }, 3);
     const message = inboundMessage({ text: 'try me twice' });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ABORT_REASONS } from '../../src/queue/turn-worker.js';
+import { TurnAbortError } from '../../src/core/turn-abort.js';
 import type { TurnStore } from '../../src/turn/turn-dependencies.js';
 import { reply } from '../doubles/model-script.js';
 import { createTurnFixture, type TurnFixture } from './turn-fixture.js';
@@ -40,17 +40,17 @@ describe('a turn is delivered once and stored once', () => {
   it('does not send again when the flush failed after delivery; the retry only stores', async () => {
     const message = fixture.dmFrom(7001, 'deliver me once', fixture.telegram.botId);
     const turnId = randomUUID();
-    await expect(fixture.runTurnWith(storeFailingFlushes(1))(fixture.request(turnId, [message]))).rejects.toThrow(/PostgreSQL/);
+    await expect(fixture.runTurnWith(storeFailingFlushes(1))(await fixture.request(turnId, [message]))).rejects.toThrow(/PostgreSQL/);
     expect(sentTo(7001)).toHaveLength(1);
 
-    const outcome = await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]));
+    const outcome = await fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message]));
     expect(outcome.kind).toBe('completed');
     expect(sentTo(7001)).toHaveLength(1);
     expect(fixture.openai.modelCalls.filter((call) => JSON.stringify(call.body).includes('deliver me once'))).toHaveLength(1);
     expect((await storedRows(7001)).map((row) => row.role)).toEqual(['user', 'assistant']);
 
     // a third attempt (a duplicate takeover) finds the run stored and does nothing
-    expect((await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]))).kind).toBe('skipped');
+    expect((await fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message]))).kind).toBe('skipped');
     expect(sentTo(7001)).toHaveLength(1);
   });
 
@@ -61,12 +61,12 @@ describe('a turn is delivered once and stored once', () => {
     fixture.telegram.failNext('sendMessage', { status: 429, description: 'Too Many Requests: retry after 1', retry_after: 1, times: 4, after: 1 });
     const message = fixture.dmFrom(7002, 'long one', fixture.telegram.botId);
     const turnId = randomUUID();
-    const first = await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]));
+    const first = await fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message]));
     expect(first.kind).toBe('retry');
     expect(sentTo(7002)).toHaveLength(1);
     expect(fixture.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === 7002 && call.failed)).toHaveLength(4);
 
-    const second = await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]));
+    const second = await fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message]));
     expect(second.kind).toBe('completed');
     const texts = sentTo(7002).map((call) => String(call.params.text));
     expect(texts.length).toBeGreaterThanOrEqual(3);
@@ -81,7 +81,7 @@ describe('a turn is delivered once and stored once', () => {
     fixture.telegram.failNext('sendMessage', { status: 403, description: 'Forbidden: bot was blocked by the user', times: 1 });
     const message = fixture.dmFrom(7004, 'are you there?', fixture.telegram.botId);
     const turnId = randomUUID();
-    const outcome = await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]));
+    const outcome = await fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message]));
     expect(outcome.kind).toBe('failed');
     expect(sentTo(7004)).toHaveLength(0);
     const rows = await fixture.database.db.execute(`SELECT status, error FROM runs WHERE id = '${turnId}'`);
@@ -96,13 +96,13 @@ describe('a turn is delivered once and stored once', () => {
     const message = fixture.dmFrom(7005, 'slow question', fixture.telegram.botId);
     const turnId = randomUUID();
     const holder = new AbortController();
-    const stalled = fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message], { signal: holder.signal }));
+    const stalled = fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message], { signal: holder.signal }));
     await fixture.openai.waitFor(() => fixture.openai.inFlight > 0, 5_000);
-    holder.abort(new Error(ABORT_REASONS.leaseLost));
+    holder.abort(new TurnAbortError('leaseLost'));
     expect((await stalled).kind).toBe('skipped');
     expect(await storedRows(7005)).toEqual([]);
 
-    const takeover = await fixture.runTurnWith(fixture.store)(fixture.request(turnId, [message]));
+    const takeover = await fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message]));
     expect(takeover.kind).toBe('completed');
     expect(sentTo(7005).map((call) => call.params.text)).toEqual(['You said: slow question']);
     expect((await storedRows(7005)).map((row) => row.role)).toEqual(['user', 'assistant']);

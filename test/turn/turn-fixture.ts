@@ -8,7 +8,10 @@ import type { InboundMessage } from '../../src/core/inbound-message.js';
 import { createChatModel } from '../../src/llm/index.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { GroupContext } from '../../src/queue/group-context.js';
-import type { TurnRequest } from '../../src/queue/turn-worker.js';
+import { TokenCalibration } from '../../src/agent/index.js';
+import type { TurnRequest } from '../../src/core/turn-contract.js';
+import { TurnCheckpoints } from '../../src/queue/turn-checkpoints.js';
+import { turnCheckpointStore } from '../../src/turn/checkpoint-store.js';
 import { migrateDatabase, openDatabase, type Database } from '../../src/store/index.js';
 import { DeliveryRecords } from '../../src/turn/delivery-records.js';
 import { createTurnRunner } from '../../src/turn/run-turn.js';
@@ -26,7 +29,8 @@ export interface TurnFixture {
   store: TurnStore;
   runTurnWith(store: TurnStore): ReturnType<typeof createTurnRunner>;
   dmFrom(userId: number, text: string, botId: number): InboundMessage;
-  request(turnId: string, messages: InboundMessage[], overrides?: Partial<TurnRequest>): TurnRequest;
+  /** A request as the worker makes it; the holder is registered in Redis as the scheduler would. */
+  request(turnId: string, messages: InboundMessage[], overrides?: Partial<TurnRequest>): Promise<TurnRequest>;
   close(): Promise<void>;
 }
 
@@ -66,6 +70,8 @@ export async function createTurnFixture(): Promise<TurnFixture> {
       tools: [],
       groupContext: new GroupContext(redis, prefix),
       deliveries: new DeliveryRecords(redis, prefix),
+      checkpoints: turnCheckpointStore(new TurnCheckpoints(redis, prefix)),
+      calibration: new TokenCalibration(),
       settings: { systemPrompt: undefined, maxIterations: 5, historyTurns: 50, inputGuard: 'warn', traceVerbose: false, dataDir: tmpdir(), liveReplies: 'off' },
       logger,
       // fail fast here: these tests exercise what happens when the flush does not come through at all
@@ -87,13 +93,17 @@ export async function createTurnFixture(): Promise<TurnFixture> {
       addressed: true,
       agentId: 'main',
     }),
-    request: (turnId, messages, overrides = {}) => {
+    request: async (turnId, messages, overrides = {}) => {
       const resumed = claimedBefore.has(turnId);
       claimedBefore.add(turnId);
+      const sessionKey = `agent:main:telegram:x:dm:${messages[0]!.sender.id}`;
+      const holder = `holder-${Math.random()}`;
+      await redis.hset(`${prefix}:s:{${sessionKey}}:holders`, turnId, holder);
       return {
         resumed,
         turnId,
-        sessionKey: `agent:main:telegram:x:dm:${messages[0]!.sender.id}`,
+        sessionKey,
+        holder,
         messages,
         signal: new AbortController().signal,
         attempt: 1,

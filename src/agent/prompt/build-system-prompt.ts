@@ -17,18 +17,20 @@ export interface SystemPromptOptions {
   channelSection: string;
   chatContext: ChatContext;
   tools: AgentTool[];
-  now: Date;
   workspace?: string | undefined;
 }
 
-/** Identity, tools, safety, time, messaging, chat context and the NO_REPLY convention, in that order. */
+/**
+ * Identity, tools, safety, time, messaging, chat context and the NO_REPLY convention, in that order. Nothing in it
+ * changes from one turn of a session to the next, so providers can cache it with the tool definitions.
+ */
 export function buildSystemPrompt(options: SystemPromptOptions): string {
   const identity = options.identity?.trim() || BUILT_IN_PERSONA;
   return [
     identity,
     toolingSection(options.tools, options.workspace),
     safetySection(),
-    timeSection(options.now),
+    timeSection(),
     messagingSection(options.channelSection),
     chatContextSection(options.chatContext),
     silentRepliesSection(),

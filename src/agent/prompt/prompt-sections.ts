@@ -10,8 +10,6 @@ export const BUILT_IN_PERSONA =
   'You are a helpful assistant living in a chat app. You are friendly, direct and honest: you say when you do not know something, ' +
   'and you never make up facts, tool results or sources.';
 
-const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-
 export function toolingSection(tools: AgentTool[], workspace: string | undefined): string {
   if (tools.length === 0) return '## Tools\nYou have no tools in this conversation; answer from what you know.';
   const list = tools.map((tool) => `- ${tool.name}: ${tool.description}${tool.category === 'admin' ? ' (admin: may need approval)' : ''}`);
@@ -35,9 +33,12 @@ export function safetySection(): string {
   ].join('\n');
 }
 
-export function timeSection(now: Date): string {
-  const weekday = WEEKDAYS[now.getUTCDay()];
-  return `## Time\nThe current date and time is ${weekday}, ${now.toISOString().replace(/\.\d{3}Z$/, 'Z')} (UTC).`;
+/**
+ * No clock in the system prompt: it must stay byte-identical between turns for prompt caching. Each user
+ * message carries the time it was sent in its envelope instead.
+ */
+export function timeSection(): string {
+  return '## Time\nEach user message starts with the date and time (UTC) it was sent, in square brackets; the latest one is "now".';
 }
 
 export function messagingSection(channelSection: string): string {
@@ -51,10 +52,11 @@ export function chatContextSection(context: ChatContext): string {
     case 'dm':
       return `## Chat\nThis is a private conversation with ${sender}.`;
     case 'group':
+      // Who wrote the latest message changes every turn: it is in the message envelope, not here.
       return [
         '## Chat',
-        `This is a group chat${context.groupName ? ` called "${context.groupName}"` : ''}. Several people talk here; each message says who sent it.`,
-        `The latest message is from ${sender}: answer that person, and keep replies brief.`,
+        `This is a group chat${context.groupName ? ` whose members named it "${context.groupName}"` : ''}. Several people talk here; each message starts with who sent it and when.`,
+        'Answer the sender of the latest message, and keep replies brief.',
         'If a message is not addressed to you or needs no answer from you, reply with exactly NO_REPLY.',
       ].join('\n');
   }

@@ -13,7 +13,8 @@ const MAX_FACTOR = 3;
 export class TokenCalibration {
   readonly #factors = new Map<string, number>();
 
-  constructor(private readonly initialFactor: (model: string) => number = () => 1) {}
+  /** Keys are `provider:model`; the initial factor is the provider's until the first usage report. */
+  constructor(private readonly initialFactor: (model: string) => number = (key) => initialFactorFor(key.startsWith('anthropic:') ? 'anthropic' : 'openai')) {}
 
   factor(model: string): number {
     return this.#factors.get(model) ?? this.initialFactor(model);

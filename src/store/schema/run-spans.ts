@@ -24,6 +24,8 @@ export const runSpans = pgTable(
     durationMs: integer('duration_ms').notNull(),
     inputTokens: integer('input_tokens'),
     outputTokens: integer('output_tokens'),
+    cacheReadTokens: integer('cache_read_tokens'),
+    cacheWriteTokens: integer('cache_write_tokens'),
     costUsd: doublePrecision('cost_usd'),
     isError: boolean('is_error').notNull().default(false),
     error: text('error'),

@@ -20,6 +20,9 @@ export const runs = pgTable(
     iterations: integer('iterations').notNull().default(0),
     inputTokens: bigint('input_tokens', { mode: 'number' }).notNull().default(0),
     outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
+    /** Prompt tokens read from / written to the provider's prompt cache (not included in `input_tokens`). */
+    cacheReadTokens: bigint('cache_read_tokens', { mode: 'number' }).notNull().default(0),
+    cacheWriteTokens: bigint('cache_write_tokens', { mode: 'number' }).notNull().default(0),
     costUsd: doublePrecision('cost_usd').notNull().default(0),
     error: text('error'),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull(),

@@ -21,6 +21,8 @@ export const sessions = pgTable(
     historyStartSeq: bigint('history_start_seq', { mode: 'number' }).notNull().default(0),
     inputTokens: bigint('input_tokens', { mode: 'number' }).notNull().default(0),
     outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
+    cacheReadTokens: bigint('cache_read_tokens', { mode: 'number' }).notNull().default(0),
+    cacheWriteTokens: bigint('cache_write_tokens', { mode: 'number' }).notNull().default(0),
     costUsd: doublePrecision('cost_usd').notNull().default(0),
     compactionCount: integer('compaction_count').notNull().default(0),
     lastModel: text('last_model'),

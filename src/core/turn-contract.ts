@@ -1,0 +1,26 @@
+import type { InboundMessage } from './inbound-message.js';
+
+/** What the worker hands the turn runner: the messages a turn claimed, under a lease it holds. */
+export interface TurnRequest {
+  turnId: string;
+  sessionKey: string;
+  messages: InboundMessage[];
+  signal: AbortSignal;
+  /** The lease holder's token: a step is saved only while this holder still holds the turn. */
+  holder: string;
+  /** The turn ran before (requeued after a failure or a lost holder): it may be stored, checkpointed or delivered already. */
+  resumed: boolean;
+  /** 1 for the first run of this job, then 2, 3… */
+  attempt: number;
+  /** No retry follows a failure of this attempt: the runner must answer the user (apology) and record the failure. */
+  finalAttempt: boolean;
+  /** True while this worker still holds the turn's lease (checked right before sending). */
+  holdsLease(): Promise<boolean>;
+}
+
+export type TurnOutcome =
+  | { kind: 'completed' | 'silent' | 'cancelled' | 'failed' | 'skipped' }
+  /** Nothing was delivered or stored; the messages go back to the head of the session for another attempt. */
+  | { kind: 'retry'; error: unknown };
+
+export type TurnRunner = (request: TurnRequest) => Promise<TurnOutcome>;

@@ -1,0 +1,48 @@
+import type { TurnAbandoner } from '../queue/turn-worker.js';
+import { sessionInfoOf } from './session-info.js';
+import { APOLOGY } from './run-turn.js';
+import type { TurnDependencies } from './turn-dependencies.js';
+
+/**
+ * Ends a turn that failed every round of attempts (see TURN_RETRY): the user hears that this message will
+ * not be answered, and the run is stored as failed when the database lets us. Best effort throughout: the
+ * turn is released either way.
+ */
+export function createTurnAbandoner(deps: TurnDependencies): TurnAbandoner {
+  return async ({ turnId, sessionKey, messages, error }) => {
+    const latest = messages.at(-1);
+    if (!latest) return;
+    const now = new Date();
+    await deps.channels
+      .for(latest.conversation)
+      .sendNotice(latest.conversation, APOLOGY)
+      .catch((failure: unknown) => deps.logger.warn({ err: failure, runId: turnId, sessionKey }, 'could not send the apology of an abandoned turn'));
+    try {
+      const session = await deps.store.ensureSession(sessionInfoOf(sessionKey, latest));
+      await deps.store.flushTurn({
+        runId: turnId,
+        sessionKey,
+        sessionId: session.id,
+        messages: messages.map((message) => ({ role: 'user', parts: [{ type: 'text', text: message.text }], inboundKey: message.dedupeKey, createdAt: now })),
+        run: {
+          status: 'failed',
+          silent: false,
+          provider: deps.model.provider,
+          model: deps.model.model,
+          iterations: 0,
+          inputTokens: 0,
+          outputTokens: 0,
+          costUsd: 0,
+          error: `abandoned after every retry: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500),
+          startedAt: now,
+          finishedAt: now,
+          deliveredMessageIds: [],
+        },
+        spans: [],
+      });
+    } catch (failure) {
+      deps.logger.warn({ err: failure, runId: turnId, sessionKey }, 'could not store the abandoned turn');
+    }
+    await Promise.all([deps.deliveries.clear(turnId), deps.checkpoints.clear(sessionKey, turnId)]).catch(() => undefined);
+  };
+}

@@ -1,0 +1,73 @@
+import { contextBudget, fitContext, squeezeContext, usableTokens, type ContextControl, type TokenCalibration } from '../agent/index.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import type { Logger } from '../observability/logger.js';
+import type { Compactor } from './compaction.js';
+
+export interface ContextControllerOptions {
+  model: ChatModel;
+  calibration: TokenCalibration;
+  historyTurns: number;
+  sessionKey: string;
+  /** The summary preamble and stored history the turn started with. */
+  prior: ChatMessage[];
+  /** How many leading messages of every request are `prior` (the rest is this turn). */
+  priorLength: number;
+  /** Absent: never compacted mid-turn. */
+  compactor: Compactor | undefined;
+  /** The preamble and history as stored now (after a summary was written). */
+  loadPrior(): Promise<ChatMessage[]>;
+  logger: Logger;
+}
+
+/** Each refusal as too long makes the next estimate this much more pessimistic. */
+const OVERFLOW_MARGIN = 1.25;
+
+/**
+ * Context pressure, before every model call of a turn: the history pipeline over the whole request; above
+ * the compaction threshold the session is summarized once mid-turn (under its lock, like any summary); when
+ * that is not enough, not possible, or the summarizer fails, the oldest turns are trimmed instead
+ * (squeezeContext). A provider's "too long" refusal shrinks harder. Never throws but for an abort.
+ */
+export function createContextController(options: ContextControllerOptions): ContextControl {
+  const budget = contextBudget(options.model.contextWindow);
+  const usable = usableTokens(budget);
+  const calibrationKey = `${options.model.provider}:${options.model.model}`;
+  let prior = options.prior;
+  let compactionTried = false;
+
+  async function compactMidTurn(signal: AbortSignal): Promise<void> {
+    compactionTried = true;
+    if (!options.compactor) return;
+    try {
+      const result = await options.compactor.compact(options.sessionKey, { force: true, signal });
+      if (result === 'summarized') prior = await options.loadPrior();
+      options.logger.info({ sessionKey: options.sessionKey, result }, 'context pressure: compacted mid-turn');
+    } catch (error) {
+      if (signal.aborted) throw error;
+      options.logger.warn({ err: error, sessionKey: options.sessionKey }, 'summarizer failed mid-turn; trimming the oldest turns instead');
+    }
+  }
+
+  return {
+    async prepare(request, { overflowed, signal }) {
+      const factor = options.calibration.factor(calibrationKey) * OVERFLOW_MARGIN ** overflowed;
+      const turn = request.messages.slice(options.priorLength);
+      const parts = () => ({ system: request.system, tools: request.tools, prior, turn });
+      const fitOptions = { budget, historyTurns: options.historyTurns, factor };
+      let fitted = fitContext(parts(), fitOptions);
+      if ((fitted.pressure === 'compact' || overflowed > 0) && !compactionTried) {
+        await compactMidTurn(signal);
+        fitted = fitContext(parts(), fitOptions);
+      }
+      if (fitted.tokens > usable || overflowed > 0) {
+        fitted = squeezeContext(parts(), { ...fitOptions, targetTokens: Math.floor(usable * budget.compactAt) });
+        options.logger.warn({ sessionKey: options.sessionKey, tokens: fitted.tokens, usable, overflowed }, 'context pressure: trimmed to fit');
+      }
+      return { request: { ...request, messages: fitted.messages }, rawTokens: fitted.rawTokens };
+    },
+    observe(prepared, usage) {
+      if (prepared.rawTokens !== undefined) options.calibration.observe(calibrationKey, prepared.rawTokens, usage);
+    },
+  };
+}
