@@ -1,6 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { AESCipher } from '@larksuiteoapi/node-sdk';
 import type { WebhookRequest } from '../../src/core/index.js';
+import { headerOf, sameSecret } from '../shared/index.js';
 
 export interface EnvelopeSecrets {
   verificationToken: string | undefined;
@@ -68,18 +69,6 @@ export function openEnvelope(request: WebhookRequest, secrets: EnvelopeSecrets, 
 
 function refused(status: 400 | 401, reason: string): OpenedEnvelope {
   return { kind: 'refused', status, reason };
-}
-
-/** Comparing digests keeps the comparison constant-time and the secret's length unleaked. */
-function sameSecret(received: string, expected: string): boolean {
-  const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(received), digest(expected));
-}
-
-function headerOf(request: WebhookRequest, name: string): string | undefined {
-  const entry = Object.entries(request.headers).find(([key]) => key.toLowerCase() === name);
-  const value = entry?.[1];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

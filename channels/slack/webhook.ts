@@ -2,7 +2,8 @@ import type { InboundOutcome, InboundSink, WebhookRequest, WebhookResponse, Webh
 import type { Logger } from '../../src/observability/logger.js';
 import type { EventCallback, InboundDispatcher } from './inbound-dispatch.js';
 import type { SlashCommandFields } from './inbound.js';
-import { headerOf, isSignedBySlack } from './request-verification.js';
+import { headerOf } from '../shared/index.js';
+import { isSignedBySlack } from './request-verification.js';
 
 export const SLACK_EVENTS_PATH = '/webhooks/slack/events';
 export const SLACK_COMMANDS_PATH = '/webhooks/slack/commands';

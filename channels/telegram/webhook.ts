@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Update } from 'grammy/types';
 import type { InboundOutcome, WebhookRequest, WebhookResponse, WebhookRoute } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
+import { headerOf, sameSecret } from '../shared/index.js';
 
 export const TELEGRAM_WEBHOOK_PATH = '/webhooks/telegram';
 const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
@@ -19,7 +19,7 @@ export function createWebhookRoute(options: { secret: string | undefined; handle
     method: 'POST',
     path: TELEGRAM_WEBHOOK_PATH,
     async handle(request: WebhookRequest): Promise<WebhookResponse> {
-      if (!secret || !secretMatches(headerOf(request, SECRET_HEADER), secret)) {
+      if (!secret || !sameSecret(headerOf(request, SECRET_HEADER), secret)) {
         return { status: 401, body: { error: 'unauthorized' } };
       }
       let update: unknown;
@@ -43,19 +43,6 @@ export function createWebhookRoute(options: { secret: string | undefined; handle
       return { status: 200 };
     },
   };
-}
-
-/** Comparing digests keeps the comparison constant-time and the secret's length unleaked. */
-function secretMatches(received: string | undefined, expected: string): boolean {
-  if (received === undefined) return false;
-  const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(received), digest(expected));
-}
-
-function headerOf(request: WebhookRequest, name: string): string | undefined {
-  const entry = Object.entries(request.headers).find(([key]) => key.toLowerCase() === name);
-  const value = entry?.[1];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function isUpdate(value: unknown): value is Update {
