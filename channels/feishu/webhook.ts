@@ -13,13 +13,14 @@ const MESSAGE_EVENT = 'im.message.receive_v1';
  * redelivers on anything else, so a queue that refused the message answers 503). Other event types are
  * acknowledged and dropped.
  */
-export function createEventsRoute(options: { secrets: EnvelopeSecrets; handleMessage: MessageEventHandler; logger: Logger }): WebhookRoute {
+export function createEventsRoute(options: { secrets: EnvelopeSecrets; handleMessage: MessageEventHandler; logger: Logger; now?: () => number }): WebhookRoute {
   const { secrets, handleMessage, logger } = options;
+  const envelopeOptions = options.now ? { now: options.now } : {};
   return {
     method: 'POST',
     path: FEISHU_EVENTS_PATH,
     async handle(request: WebhookRequest): Promise<WebhookResponse> {
-      const opened = openEnvelope(request, secrets);
+      const opened = openEnvelope(request, secrets, envelopeOptions);
       switch (opened.kind) {
         case 'refused':
           logger.warn({ reason: opened.reason }, 'feishu event delivery refused');
@@ -52,13 +53,14 @@ export function createEventsRoute(options: { secrets: EnvelopeSecrets; handleMes
  * `POST /webhooks/feishu/cards`: card action callbacks. The bot's cards have no buttons yet, so a verified
  * callback is acknowledged with `{}` (which leaves the card as it is); url_verification is answered.
  */
-export function createCardsRoute(options: { secrets: EnvelopeSecrets; logger: Logger }): WebhookRoute {
+export function createCardsRoute(options: { secrets: EnvelopeSecrets; logger: Logger; now?: () => number }): WebhookRoute {
   const { secrets, logger } = options;
+  const envelopeOptions = { legacyCardSignature: true, ...(options.now ? { now: options.now } : {}) };
   return {
     method: 'POST',
     path: FEISHU_CARDS_PATH,
     async handle(request: WebhookRequest): Promise<WebhookResponse> {
-      const opened = openEnvelope(request, secrets, { legacyCardSignature: true });
+      const opened = openEnvelope(request, secrets, envelopeOptions);
       if (opened.kind === 'refused') {
         logger.warn({ reason: opened.reason }, 'feishu card callback refused');
         return { status: opened.status, body: { error: opened.reason } };
