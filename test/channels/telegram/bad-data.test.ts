@@ -2,7 +2,8 @@ import type { Update } from 'grammy/types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Channel, WebhookRoute } from '../../../src/core/index.js';
 import { startTelegramDouble, type TelegramDouble } from '../../doubles/telegram-double.js';
-import { capturingLogger, recordingSink, startChannel, waitFor } from './channel-fixture.js';
+import { capturingLogger } from '../shared/capturing-logger.js';
+import { recordingSink, startChannel, waitFor } from './channel-fixture.js';
 
 const SECRET = 'webhook-secret-0123456789';
 const headers = { 'x-telegram-bot-api-secret-token': SECRET };

@@ -40,10 +40,3 @@ export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promi
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
-
-/** A logger that keeps every line it writes (parsed), to check what a channel warned about. */
-export function capturingLogger() {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
-  return { logger, lines };
-}
