@@ -10,8 +10,8 @@ const MESSAGE_EVENT = 'im.message.receive_v1';
 /**
  * `POST /webhooks/feishu/events`: verify and open the delivery, answer url_verification, hand a message
  * event to the inbound path and answer 200 once it is queued (Feishu wants an answer within 3 s and
- * redelivers on anything else, so a queue that refused the message answers 503). Other event types are
- * acknowledged and dropped.
+ * redelivers on anything else, so a queue that refused the message answers 503, and a wrongly typed
+ * event 400). Other event types are acknowledged and dropped.
  */
 export function createEventsRoute(options: { secrets: EnvelopeSecrets; handleMessage: MessageEventHandler; logger: Logger; now?: () => number }): WebhookRoute {
   const { secrets, handleMessage, logger } = options;
@@ -36,6 +36,10 @@ export function createEventsRoute(options: { secrets: EnvelopeSecrets; handleMes
       }
       try {
         const outcome = await handleMessage(opened.event, opened.eventId);
+        if (outcome?.kind === 'invalid') {
+          logger.warn({ eventId: opened.eventId, reason: outcome.reason }, 'feishu message refused: wrongly typed fields');
+          return { status: 400, body: { error: `wrongly typed fields: ${outcome.reason}` } };
+        }
         if (outcome?.kind === 'rejected') {
           logger.warn({ eventId: opened.eventId, reason: outcome.reason }, 'feishu message not accepted, asking Feishu to redeliver');
           return { status: 503, body: { error: 'unavailable' } };
