@@ -39,9 +39,15 @@ const slackAnswers = (channel: string) => [...slack.messages.values()].filter((m
 const feishuAnswers = (messageId: string) =>
   [...feishu.messages.values()].filter((message) => message.parentId === messageId && !message.deleted).map((message) => JSON.stringify(message.content));
 
-async function runStatuses(sessionKeyPattern: string): Promise<string[]> {
-  const rows = await environment.sql`SELECT r.status FROM runs r JOIN sessions s ON s.id = r.session_id WHERE s.key LIKE ${sessionKeyPattern} ORDER BY r.started_at`;
-  return rows.map((row) => String(row.status));
+/** The statuses of the session's runs once `count` are stored (a run is stored just after its answer is sent). */
+async function runStatuses(sessionKeyPattern: string, count: number): Promise<string[]> {
+  const statuses = async () => {
+    const rows = await environment.sql`SELECT r.status FROM runs r JOIN sessions s ON s.id = r.session_id WHERE s.key LIKE ${sessionKeyPattern} ORDER BY r.started_at`;
+    return rows.map((row) => String(row.status));
+  };
+  await waitFor(async () => (await statuses()).length >= count, { what: `${count} runs of ${sessionKeyPattern}` });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return statuses();
 }
 
 describe('poison payloads, end to end', () => {
@@ -55,7 +61,8 @@ describe('poison payloads, end to end', () => {
       const normal = telegram.makeUpdate.privateText(chatId, `normal after poison ${chatId}`);
       expect((await postTelegramUpdate(service.url, normal)).status).toBe(200);
       await waitFor(() => telegramAnswers(chatId).includes(`You said: normal after poison ${chatId}`), { what: `the next answer in chat ${chatId}`, timeoutMs: 20_000 });
-      expect(await runStatuses(`%:telegram:%:dm:${chatId}`)).toEqual(expectedPoisonAnswer !== undefined ? ['completed', 'completed'] : ['completed']);
+      const expected = expectedPoisonAnswer !== undefined ? ['completed', 'completed'] : ['completed'];
+      expect(await runStatuses(`%:telegram:%:dm:${chatId}`, expected.length)).toEqual(expected);
     }
 
     it('answers a lone surrogate (and NUL) in the text, well formed', async () => {
@@ -102,7 +109,7 @@ describe('poison payloads, end to end', () => {
       const poison = copy(slack.makeEvent.dm('U0POISON1', 'who am I?'));
       poison.event.user = { id: 'U0POISON1', name: 'object user' };
       await poisonThenNormal('U0POISON1', poison, 400);
-      expect(await runStatuses('%:slack:%:dm:U0POISON1')).toEqual(['completed']);
+      expect(await runStatuses('%:slack:%:dm:U0POISON1', 1)).toEqual(['completed']);
     });
 
     it('refuses a text that is a number with 400, and answers lone surrogates and a ts far ahead', async () => {
@@ -113,7 +120,7 @@ describe('poison payloads, end to end', () => {
       surrogate.event.text = 'lone \uD800 here';
       surrogate.event.ts = '99999999999.000100';
       await poisonThenNormal('U0POISON3', surrogate, 200, 'You said: lone \uFFFD here');
-      expect(await runStatuses('%:slack:%:dm:U0POISON3')).toEqual(['completed', 'completed']);
+      expect(await runStatuses('%:slack:%:dm:U0POISON3', 2)).toEqual(['completed', 'completed']);
     });
   });
 
@@ -128,7 +135,8 @@ describe('poison payloads, end to end', () => {
         what: `the next answer in ${chatId}`,
         timeoutMs: 20_000,
       });
-      expect(await runStatuses(`%:feishu:%:dm:${userOpenId}`)).toEqual(expectAnswer ? ['completed', 'completed'] : ['completed']);
+      const expected = expectAnswer ? ['completed', 'completed'] : ['completed'];
+      expect(await runStatuses(`%:feishu:%:dm:${userOpenId}`, expected.length)).toEqual(expected);
     }
 
     it('answers a message with create_time 1e30, dated when received', async () => {
