@@ -1,6 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { AESCipher } from '@larksuiteoapi/node-sdk';
 import type { WebhookRequest } from '../../src/core/index.js';
+import { headerOf, sameSecret } from '../shared/index.js';
 
 export interface EnvelopeSecrets {
   verificationToken: string | undefined;
@@ -13,32 +14,37 @@ export type OpenedEnvelope =
   /** schema 2.0: `header.event_id` / `header.event_type`; 1.0: `uuid` / `event.type`. */
   | { kind: 'event'; eventId: string | undefined; eventType: string | undefined; event: unknown };
 
+/** As Slack (and Bolt) do: a signed request more than 5 minutes away from our clock is refused, either way. */
+const MAX_CLOCK_SKEW_SECONDS = 5 * 60;
+
+export interface EnvelopeOptions {
+  /** The card callback route: old card callbacks (plain, no schema) are signed with sha1 and the verification token. */
+  legacyCardSignature?: boolean;
+  /** Epoch milliseconds; injectable for tests. */
+  now?: () => number;
+}
+
 /**
  * Verifies and opens one HTTP delivery of Feishu's event (or card callback) subscription, working on the
- * raw body: the signature `X-Lark-Signature = sha256(timestamp + nonce + encryptKey + body)` is checked
- * when present; `{"encrypt": …}` bodies are decrypted with the SDK's AESCipher (AES-256-CBC, key
- * sha256(encryptKey), IV = first 16 bytes); the verification token (`token` in url_verification and 1.0,
- * `header.token` in 2.0) must match when configured. With neither a token nor an encrypt key configured
- * nothing proves a delivery came from Feishu, so everything is refused.
- * `legacyCardSignature`: old card callbacks (plain, no schema) are signed with sha1 and the verification token.
+ * raw body, as the Lark SDK's EventDispatcher and CardActionHandler do:
+ * - With FEISHU_ENCRYPT_KEY every event and card callback must carry `X-Lark-Signature =
+ *   sha256(timestamp + nonce + encryptKey + body)` (old card callbacks: sha1 with the verification token)
+ *   and an `X-Lark-Request-Timestamp` within 5 minutes of our clock; only url_verification, which grants
+ *   nothing, may come unsigned. The token alone is no proof then: it is shown in the console and sent in
+ *   every plain body, while the key never travels.
+ * - Without an encrypt key the verification token (`token` in url_verification and 1.0, `header.token` in
+ *   2.0) is the only proof, as Feishu offers no other; a signature that is there is still checked.
+ * - `{"encrypt": …}` bodies are decrypted with the SDK's AESCipher (AES-256-CBC, key sha256(encryptKey)).
+ * - With neither a token nor an encrypt key nothing proves a delivery came from Feishu: everything is refused.
  */
-export function openEnvelope(request: WebhookRequest, secrets: EnvelopeSecrets, options: { legacyCardSignature?: boolean } = {}): OpenedEnvelope {
+export function openEnvelope(request: WebhookRequest, secrets: EnvelopeSecrets, options: EnvelopeOptions = {}): OpenedEnvelope {
   const body = parseObject(request.rawBody);
   if (body === undefined) return refused(400, 'malformed JSON');
   const encrypted = typeof body.encrypt === 'string';
 
-  const signature = headerOf(request, 'x-lark-signature');
-  let signatureVerified = false;
-  if (signature !== undefined) {
-    const signed = `${headerOf(request, 'x-lark-request-timestamp') ?? ''}${headerOf(request, 'x-lark-request-nonce') ?? ''}`;
-    const legacy = options.legacyCardSignature === true && !encrypted && body.schema === undefined;
-    const secret = legacy ? secrets.verificationToken : secrets.encryptKey;
-    if (secret) {
-      const expected = createHash(legacy ? 'sha1' : 'sha256').update(signed + secret + request.rawBody).digest('hex');
-      if (!sameSecret(signature, expected)) return refused(401, 'bad signature');
-      signatureVerified = true;
-    }
-  }
+  const signature = checkSignature(request, body, secrets, options);
+  if (signature === 'bad') return refused(401, 'bad signature');
+  if (signature === 'stale') return refused(401, `stale or missing timestamp: X-Lark-Request-Timestamp is more than ${MAX_CLOCK_SKEW_SECONDS} s away`);
 
   let payload = body;
   if (encrypted) {
@@ -55,31 +61,39 @@ export function openEnvelope(request: WebhookRequest, secrets: EnvelopeSecrets, 
   }
 
   const header = asObject(payload.header);
-  const token = payload.type === 'url_verification' || header === undefined ? payload.token : header.token;
+  const isChallenge = payload.type === 'url_verification';
+  const token = isChallenge || header === undefined ? payload.token : header.token;
   if (secrets.verificationToken && (typeof token !== 'string' || !sameSecret(token, secrets.verificationToken))) return refused(401, 'bad verification token');
-  if (!secrets.verificationToken && !encrypted && !signatureVerified) return refused(401, 'delivery not verifiable: no verification token or encrypt key');
+  if (secrets.encryptKey && !isChallenge && signature !== 'verified') return refused(401, 'unsigned delivery: a signature (X-Lark-Signature) is required when FEISHU_ENCRYPT_KEY is set');
+  if (!secrets.verificationToken && !encrypted && signature !== 'verified') return refused(401, 'delivery not verifiable: no verification token or encrypt key');
 
-  if (payload.type === 'url_verification') return { kind: 'challenge', challenge: String(payload.challenge ?? '') };
+  if (isChallenge) return { kind: 'challenge', challenge: String(payload.challenge ?? '') };
   if (header !== undefined) {
     return { kind: 'event', eventId: stringOf(header.event_id), eventType: stringOf(header.event_type), event: payload.event };
   }
   return { kind: 'event', eventId: stringOf(payload.uuid), eventType: stringOf(asObject(payload.event)?.type), event: payload.event ?? payload };
 }
 
+/**
+ * `absent`: no signature, or none we hold the secret to check. The sha1 form is the SDK's
+ * `checkIsCardEventValidated`: only for card callbacks with neither `encrypt` nor `schema` in the body.
+ */
+function checkSignature(request: WebhookRequest, body: Record<string, unknown>, secrets: EnvelopeSecrets, options: EnvelopeOptions): 'absent' | 'bad' | 'stale' | 'verified' {
+  const signature = headerOf(request, 'x-lark-signature');
+  const legacy = options.legacyCardSignature === true && !('encrypt' in body) && !('schema' in body);
+  const secret = legacy ? secrets.verificationToken : secrets.encryptKey;
+  if (signature === undefined || !secret) return 'absent';
+  const timestamp = headerOf(request, 'x-lark-request-timestamp') ?? '';
+  const nonce = headerOf(request, 'x-lark-request-nonce') ?? '';
+  const expected = createHash(legacy ? 'sha1' : 'sha256').update(timestamp + nonce + secret + request.rawBody).digest('hex');
+  if (!sameSecret(signature, expected)) return 'bad';
+  const nowSeconds = (options.now ?? Date.now)() / 1000;
+  if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Number(timestamp) - nowSeconds) > MAX_CLOCK_SKEW_SECONDS) return 'stale';
+  return 'verified';
+}
+
 function refused(status: 400 | 401, reason: string): OpenedEnvelope {
   return { kind: 'refused', status, reason };
-}
-
-/** Comparing digests keeps the comparison constant-time and the secret's length unleaked. */
-function sameSecret(received: string, expected: string): boolean {
-  const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(received), digest(expected));
-}
-
-function headerOf(request: WebhookRequest, name: string): string | undefined {
-  const entry = Object.entries(request.headers).find(([key]) => key.toLowerCase() === name);
-  const value = entry?.[1];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

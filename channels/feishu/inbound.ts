@@ -1,4 +1,5 @@
 import type { InboundMessage } from '../../src/core/index.js';
+import { checkMessageEvent } from './event-schema.js';
 import { messageText } from './message-text.js';
 
 export interface FeishuIdentity {
@@ -8,7 +9,11 @@ export interface FeishuIdentity {
   agentId: string;
 }
 
-export type NormalizedEvent = { kind: 'message'; message: InboundMessage } | { kind: 'ignored'; reason: string };
+export type NormalizedEvent =
+  | { kind: 'message'; message: InboundMessage; dropped?: string[] }
+  | { kind: 'ignored'; reason: string }
+  /** Fields the channel needs have the wrong type. */
+  | { kind: 'invalid'; reason: string };
 
 /** The fields of `im.message.receive_v1` this channel reads; everything else is left alone. */
 interface ReceivedMessage {
@@ -36,10 +41,13 @@ const COMMAND_WORDS = new Set(['stop', 'new', 'reset', 'status', 'help', 'compac
 /**
  * One `im.message.receive_v1` event (schema 2.0 `event` object) → the message the rest of the service
  * sees, or the reason it gets no turn (messages from apps, including the bot itself, and types other
- * than text and rich text). `repliesToBot`: the message replies to one the bot sent (the caller knows).
+ * than text and rich text), or why it is invalid. `repliesToBot`: the message replies to one the bot
+ * sent (the caller knows). `dropped`: optional fields of the wrong type that were left out.
  */
 export function normalizeMessageEvent(event: unknown, identity: FeishuIdentity, options: { repliesToBot?: boolean } = {}): NormalizedEvent {
-  const received = readReceivedMessage(event);
+  const read = readReceivedMessage(event);
+  if (read.kind === 'invalid') return read;
+  const { received, dropped } = read;
   if (received === undefined) return { kind: 'ignored', reason: 'not a message event' };
   if (received.senderType !== 'user') return { kind: 'ignored', reason: `sent by sender_type ${received.senderType ?? 'unknown'}` };
   if (received.senderId === undefined) return { kind: 'ignored', reason: 'no sender id' };
@@ -74,13 +82,14 @@ export function normalizeMessageEvent(event: unknown, identity: FeishuIdentity, 
       addressed: !isGroup || mentionedBot || text.startsWith('/') || options.repliesToBot === true,
       agentId: identity.agentId,
     },
+    ...(dropped.length > 0 ? { dropped } : {}),
   };
 }
 
 /** The message a group message replies to, if any: whether it is the bot's decides whether the bot is addressed. */
 export function groupReplyTargetOf(event: unknown): string | undefined {
-  const received = readReceivedMessage(event);
-  return received !== undefined && received.chatType !== 'p2p' ? received.parentId : undefined;
+  const read = readReceivedMessage(event);
+  return read.kind === 'read' && read.received !== undefined && read.received.chatType !== 'p2p' ? read.received.parentId : undefined;
 }
 
 /** `@_user_N` → `@Name`; the bot's own placeholder is removed with one of the spaces around it. */
@@ -103,45 +112,31 @@ function bareWordAsCommand(text: string): string {
   return word !== undefined && COMMAND_WORDS.has(word) ? `/${word}` : text;
 }
 
-function readReceivedMessage(event: unknown): ReceivedMessage | undefined {
-  const sender = field(event, 'sender');
-  const message = field(event, 'message');
-  const messageId = stringField(message, 'message_id');
-  const chatId = stringField(message, 'chat_id');
-  const chatType = stringField(message, 'chat_type');
-  const messageType = stringField(message, 'message_type');
-  const content = stringField(message, 'content');
-  if (messageId === undefined || chatId === undefined || chatType === undefined || messageType === undefined || content === undefined) return undefined;
-  const senderIds = field(sender, 'sender_id');
-  const createTime = Number(stringField(message, 'create_time'));
-  const mentions = field(message, 'mentions');
+/** `received` undefined: the event carries no message (another kind of event). */
+function readReceivedMessage(event: unknown): { kind: 'read'; received: ReceivedMessage | undefined; dropped: string[] } | { kind: 'invalid'; reason: string } {
+  const checked = checkMessageEvent(event);
+  if (!checked.ok) return { kind: 'invalid', reason: checked.reason };
+  const { sender, message } = checked.value;
+  if (message === undefined) return { kind: 'read', received: undefined, dropped: checked.dropped };
+  const senderIds = sender?.sender_id;
+  const createTime = Number(message.create_time);
   return {
-    senderType: stringField(sender, 'sender_type'),
-    senderId: stringField(senderIds, 'open_id') ?? stringField(senderIds, 'user_id') ?? stringField(senderIds, 'union_id'),
-    messageId,
-    parentId: stringField(message, 'parent_id') || undefined,
-    chatId,
-    chatType,
-    messageType,
-    content,
-    createTime: Number.isFinite(createTime) && createTime > 0 ? createTime : Date.now(),
-    mentions: Array.isArray(mentions) ? mentions.flatMap(readMention) : [],
+    kind: 'read',
+    received: {
+      senderType: sender?.sender_type,
+      senderId: senderIds?.open_id ?? senderIds?.user_id ?? senderIds?.union_id,
+      messageId: message.message_id,
+      parentId: message.parent_id || undefined,
+      chatId: message.chat_id,
+      chatType: message.chat_type,
+      messageType: message.message_type,
+      content: message.content,
+      // out-of-range times (1e30) are clamped with every other inbound date (channels/shared)
+      createTime: Number.isFinite(createTime) && createTime > 0 ? createTime : Date.now(),
+      mentions: (message.mentions ?? []).map((mention) => ({ key: mention.key, openId: mention.id?.open_id, name: mention.name })),
+    },
+    dropped: checked.dropped,
   };
-}
-
-function readMention(value: unknown): Mention[] {
-  const key = stringField(value, 'key');
-  if (key === undefined) return [];
-  return [{ key, openId: stringField(field(value, 'id'), 'open_id'), name: stringField(value, 'name') }];
-}
-
-function field(value: unknown, name: string): unknown {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
-}
-
-function stringField(value: unknown, name: string): string | undefined {
-  const found = field(value, name);
-  return typeof found === 'string' ? found : undefined;
 }
 
 function escapeRegExp(text: string): string {

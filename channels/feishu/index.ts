@@ -29,6 +29,8 @@ export interface FeishuChannelOptions {
   liveEditIntervalMs?: number;
   /** Timeout of one Open API request. */
   requestTimeoutMs?: number;
+  /** The clock signed deliveries are checked against (epoch ms); tests inject one. */
+  now?: () => number;
 }
 
 /**
@@ -63,7 +65,8 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
     accountId: config.appId,
     webhookRoutes(sink) {
       if (config.mode !== 'webhook') return [];
-      return [createEventsRoute({ secrets, handleMessage: handlerFor(sink), logger }), createCardsRoute({ secrets, logger })];
+      const clock = options.now ? { now: options.now } : {};
+      return [createEventsRoute({ secrets, handleMessage: handlerFor(sink), logger, ...clock }), createCardsRoute({ secrets, logger, ...clock })];
     },
     async startInbound(sink) {
       await longConnection?.start(handlerFor(sink));

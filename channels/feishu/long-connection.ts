@@ -40,6 +40,8 @@ export function createLongConnection(config: FeishuConfig, http: HttpInstance, l
           // the dispatcher hands 2.0 events flattened: header fields beside `sender` and `message`
           const outcome = await handleMessage({ sender: data.sender, message: data.message }, data.event_id);
           if (outcome?.kind === 'rejected') throw new Error(`message not accepted: ${outcome.reason}`);
+          // acknowledged, as a redelivery would be just as wrong
+          if (outcome?.kind === 'invalid') logger.warn({ eventId: data.event_id, reason: outcome.reason }, 'feishu event dropped: wrongly typed fields');
           return undefined;
         },
       });

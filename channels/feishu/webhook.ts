@@ -10,16 +10,17 @@ const MESSAGE_EVENT = 'im.message.receive_v1';
 /**
  * `POST /webhooks/feishu/events`: verify and open the delivery, answer url_verification, hand a message
  * event to the inbound path and answer 200 once it is queued (Feishu wants an answer within 3 s and
- * redelivers on anything else, so a queue that refused the message answers 503). Other event types are
- * acknowledged and dropped.
+ * redelivers on anything else, so a queue that refused the message answers 503, and a wrongly typed
+ * event 400). Other event types are acknowledged and dropped.
  */
-export function createEventsRoute(options: { secrets: EnvelopeSecrets; handleMessage: MessageEventHandler; logger: Logger }): WebhookRoute {
+export function createEventsRoute(options: { secrets: EnvelopeSecrets; handleMessage: MessageEventHandler; logger: Logger; now?: () => number }): WebhookRoute {
   const { secrets, handleMessage, logger } = options;
+  const envelopeOptions = options.now ? { now: options.now } : {};
   return {
     method: 'POST',
     path: FEISHU_EVENTS_PATH,
     async handle(request: WebhookRequest): Promise<WebhookResponse> {
-      const opened = openEnvelope(request, secrets);
+      const opened = openEnvelope(request, secrets, envelopeOptions);
       switch (opened.kind) {
         case 'refused':
           logger.warn({ reason: opened.reason }, 'feishu event delivery refused');
@@ -35,6 +36,10 @@ export function createEventsRoute(options: { secrets: EnvelopeSecrets; handleMes
       }
       try {
         const outcome = await handleMessage(opened.event, opened.eventId);
+        if (outcome?.kind === 'invalid') {
+          logger.warn({ eventId: opened.eventId, reason: outcome.reason }, 'feishu message refused: wrongly typed fields');
+          return { status: 400, body: { error: `wrongly typed fields: ${outcome.reason}` } };
+        }
         if (outcome?.kind === 'rejected') {
           logger.warn({ eventId: opened.eventId, reason: outcome.reason }, 'feishu message not accepted, asking Feishu to redeliver');
           return { status: 503, body: { error: 'unavailable' } };
@@ -52,13 +57,14 @@ export function createEventsRoute(options: { secrets: EnvelopeSecrets; handleMes
  * `POST /webhooks/feishu/cards`: card action callbacks. The bot's cards have no buttons yet, so a verified
  * callback is acknowledged with `{}` (which leaves the card as it is); url_verification is answered.
  */
-export function createCardsRoute(options: { secrets: EnvelopeSecrets; logger: Logger }): WebhookRoute {
+export function createCardsRoute(options: { secrets: EnvelopeSecrets; logger: Logger; now?: () => number }): WebhookRoute {
   const { secrets, logger } = options;
+  const envelopeOptions = { legacyCardSignature: true, ...(options.now ? { now: options.now } : {}) };
   return {
     method: 'POST',
     path: FEISHU_CARDS_PATH,
     async handle(request: WebhookRequest): Promise<WebhookResponse> {
-      const opened = openEnvelope(request, secrets, { legacyCardSignature: true });
+      const opened = openEnvelope(request, secrets, envelopeOptions);
       if (opened.kind === 'refused') {
         logger.warn({ reason: opened.reason }, 'feishu card callback refused');
         return { status: opened.status, body: { error: opened.reason } };

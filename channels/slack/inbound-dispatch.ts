@@ -1,39 +1,46 @@
-import type { InboundOutcome, InboundSink } from '../../src/core/index.js';
+import type { InboundSink } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
-import { normalizeEvent, normalizeSlashCommand, type InboundLookups, type SlackIdentity, type SlackMessageEvent, type SlashCommandFields } from './inbound.js';
+import { sanitizingSink, type BoundaryOutcome } from '../shared/index.js';
+import { normalizeEvent, normalizeSlashCommand, readsMessage, type InboundLookups, type SlackIdentity } from './inbound.js';
+import { checkEventCallback, checkSlashCommand } from './payload-schemas.js';
 import { RecentDeliveries } from './recent-deliveries.js';
 
-/** An Events API envelope (`event_callback`), as posted over HTTP or carried by a Socket Mode `events_api` frame. */
-export interface EventCallback {
-  type: 'event_callback';
-  team_id?: string;
-  event_id?: string;
-  event?: SlackMessageEvent;
-}
-
-/** The one path both transports (HTTP and Socket Mode) end in: normalize, then the sink, once per message. */
+/**
+ * The one path both transports (HTTP and Socket Mode) end in: check the payload, normalize, sanitize,
+ * then the sink, once per message. Bodies come as received: an `event_callback` envelope, a slash
+ * command's fields.
+ */
 export interface InboundDispatcher {
-  /** undefined: nothing for the sink (not a message the bot reads). */
-  event(body: EventCallback, sink: InboundSink): Promise<InboundOutcome | undefined>;
-  command(fields: SlashCommandFields, sink: InboundSink): Promise<InboundOutcome | undefined>;
+  /** undefined: nothing for the sink (not a message the bot reads); `invalid`: wrongly typed fields. */
+  event(body: unknown, sink: InboundSink): Promise<BoundaryOutcome | undefined>;
+  command(fields: unknown, sink: InboundSink): Promise<BoundaryOutcome | undefined>;
 }
 
 export function createInboundDispatcher(options: { identity: SlackIdentity; lookups: InboundLookups; logger: Logger }): InboundDispatcher {
   const { identity, lookups, logger } = options;
   const deliveries = new RecentDeliveries();
+  const logDropped = (dropped: string[], context: object): void => {
+    if (dropped.length > 0) logger.info({ ...context, dropped }, 'slack payload: fields of the wrong type dropped');
+  };
   return {
     async event(body, sink) {
-      if (body.event === undefined) return undefined;
-      const message = await normalizeEvent(body.event, identity, lookups);
+      const checked = checkEventCallback(body, readsMessage);
+      if (!checked.ok) return { kind: 'invalid', reason: checked.reason };
+      const { eventId, event } = checked.value;
+      logDropped(checked.dropped, { eventId });
+      const message = await normalizeEvent(event, identity, lookups);
       if (message === undefined) return undefined;
-      const outcome = await deliveries.deliver(message.dedupeKey, () => sink(message));
-      logger.debug({ eventId: body.event_id, eventType: body.event.type, outcome: outcome.kind }, 'slack event handled');
+      const outcome = await deliveries.deliver(message.dedupeKey, () => sanitizingSink(sink)(message));
+      logger.debug({ eventId, eventType: event.type, outcome: outcome.kind }, 'slack event handled');
       return outcome;
     },
     async command(fields, sink) {
-      const message = normalizeSlashCommand(fields, identity);
+      const checked = checkSlashCommand(fields);
+      if (!checked.ok) return { kind: 'invalid', reason: checked.reason };
+      logDropped(checked.dropped, { command: checked.value.command });
+      const message = normalizeSlashCommand(checked.value, identity);
       if (message === undefined) return undefined;
-      return deliveries.deliver(message.dedupeKey, () => sink(message));
+      return deliveries.deliver(message.dedupeKey, () => sanitizingSink(sink)(message));
     },
   };
 }

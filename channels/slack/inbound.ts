@@ -15,7 +15,7 @@ export interface SlackMessageEvent {
   channel?: string;
   channel_type?: string;
   user?: string;
-  bot_id?: string;
+  bot_id?: string | null;
   text?: string;
   ts?: string;
   thread_ts?: string;
@@ -45,6 +45,11 @@ export interface InboundLookups {
 
 /** Plain messages, messages with files, and thread replies also sent to the channel; edits, joins, deletions… are not turns. */
 const ACCEPTED_SUBTYPES = new Set<string | undefined>([undefined, 'file_share', 'thread_broadcast']);
+
+/** Whether an event of this type and subtype can be a turn, so the fields of a message are read from it. */
+export function readsMessage(type: string, subtype: string | undefined): boolean {
+  return (type === 'message' || type === 'app_mention') && ACCEPTED_SUBTYPES.has(subtype);
+}
 const UNNAMED_CHANNELS = new Set(['directmessage', 'privategroup', 'mpdm']);
 
 /**
@@ -53,8 +58,7 @@ const UNNAMED_CHANNELS = new Set(['directmessage', 'privategroup', 'mpdm']);
  * in the thread of the message, so every channel message belongs to a thread session.
  */
 export async function normalizeEvent(event: SlackMessageEvent, identity: SlackIdentity, lookups: InboundLookups): Promise<InboundMessage | undefined> {
-  if (event.type !== 'message' && event.type !== 'app_mention') return undefined;
-  if (!ACCEPTED_SUBTYPES.has(event.subtype) || event.edited !== undefined || event.hidden === true) return undefined;
+  if (!readsMessage(event.type, event.subtype) || event.edited !== undefined || event.hidden === true) return undefined;
   const { channel, ts, user } = event;
   if (event.bot_id !== undefined || user === undefined || user === identity.botUserId || !channel || !ts) return undefined;
   const rawText = event.text ?? '';

@@ -1,6 +1,7 @@
 import { verifySlackRequest } from '@slack/bolt';
 import type { WebhookRequest } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
+import { headerOf } from '../shared/index.js';
 
 /** Bolt refuses requests older than this; a timestamp as far in the future is refused here too. */
 const MAX_CLOCK_SKEW_SECONDS = 5 * 60;
@@ -19,10 +20,4 @@ export function isSignedBySlack(request: WebhookRequest, signingSecret: string, 
     logger.debug({ reason: error instanceof Error ? error.message : String(error) }, 'slack request refused');
     return false;
   }
-}
-
-export function headerOf(request: WebhookRequest, name: string): string | undefined {
-  const entry = Object.entries(request.headers).find(([key]) => key.toLowerCase() === name);
-  const value = entry?.[1];
-  return Array.isArray(value) ? value[0] : value;
 }

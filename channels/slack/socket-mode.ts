@@ -1,8 +1,7 @@
 import { SocketModeClient } from '@slack/socket-mode';
 import type { InboundSink } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
-import type { EventCallback, InboundDispatcher } from './inbound-dispatch.js';
-import type { SlashCommandFields } from './inbound.js';
+import type { InboundDispatcher } from './inbound-dispatch.js';
 import { toSlackLogger } from './sdk-logger.js';
 
 /** What the Socket Mode client hands over for every envelope. */
@@ -32,12 +31,13 @@ export function createSocketMode(options: { appToken: string; apiUrl: string; di
     if (typeof body !== 'object' || body === null) return;
     const outcome =
       envelope.type === 'events_api'
-        ? await dispatcher.event(body as EventCallback, sink)
+        ? await dispatcher.event(body, sink)
         : envelope.type === 'slash_commands'
-          ? await dispatcher.command(body as SlashCommandFields, sink)
+          ? await dispatcher.command(body, sink)
           : undefined;
     // acknowledged already, so Slack will not redeliver: a refused message is lost, loudly
     if (outcome?.kind === 'rejected') logger.error({ type: envelope.type, reason: outcome.reason }, 'slack socket mode message not accepted');
+    if (outcome?.kind === 'invalid') logger.warn({ type: envelope.type, reason: outcome.reason }, 'slack socket mode envelope dropped: wrongly typed fields');
   }
 
   return {

@@ -1,8 +1,9 @@
-import type { InboundOutcome, InboundSink, WebhookRequest, WebhookResponse, WebhookRoute } from '../../src/core/index.js';
+import type { InboundSink, WebhookRequest, WebhookResponse, WebhookRoute } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
-import type { EventCallback, InboundDispatcher } from './inbound-dispatch.js';
-import type { SlashCommandFields } from './inbound.js';
-import { headerOf, isSignedBySlack } from './request-verification.js';
+import { headerOf, type BoundaryOutcome } from '../shared/index.js';
+import type { InboundDispatcher } from './inbound-dispatch.js';
+import { checkInteraction } from './payload-schemas.js';
+import { isSignedBySlack } from './request-verification.js';
 
 export const SLACK_EVENTS_PATH = '/webhooks/slack/events';
 export const SLACK_COMMANDS_PATH = '/webhooks/slack/commands';
@@ -21,7 +22,8 @@ export interface SlackRouteOptions {
 
 /**
  * The Events API, slash command and interaction routes. Each verifies the signature first, hands the
- * message to the sink (which only enqueues) and answers; a refused message answers 503 so Slack retries.
+ * message to the sink (which only enqueues) and answers; a refused message answers 503 so Slack retries,
+ * a payload with wrongly typed fields 400 (retrying it would not make it right).
  */
 export function createSlackRoutes(options: SlackRouteOptions): WebhookRoute[] {
   const { signingSecret, dispatcher, sink, logger } = options;
@@ -31,10 +33,11 @@ export function createSlackRoutes(options: SlackRouteOptions): WebhookRoute[] {
     async (request: WebhookRequest): Promise<WebhookResponse> =>
       isSignedBySlack(request, signingSecret, logger) ? handle(request) : UNAUTHORIZED;
 
-  async function outcomeOf(work: () => Promise<InboundOutcome | undefined>, context: object): Promise<InboundOutcome | undefined> {
+  async function outcomeOf(work: () => Promise<BoundaryOutcome | undefined>, context: object): Promise<BoundaryOutcome | undefined> {
     try {
       const outcome = await work();
       if (outcome?.kind === 'rejected') logger.warn({ ...context, reason: outcome.reason }, 'slack message not accepted');
+      if (outcome?.kind === 'invalid') logger.warn({ ...context, reason: outcome.reason }, 'slack payload refused: wrongly typed fields');
       return outcome;
     } catch (error) {
       logger.error({ ...context, err: error }, 'slack message handling failed');
@@ -53,7 +56,8 @@ export function createSlackRoutes(options: SlackRouteOptions): WebhookRoute[] {
         if (body.type !== 'event_callback') return { status: 200 };
         if (!isObject(body.event)) return { status: 400, body: { error: 'event_callback without an event' } };
         const context = { eventId: body.event_id, retry: headerOf(request, 'x-slack-retry-num') };
-        const outcome = await outcomeOf(() => dispatcher.event(body as unknown as EventCallback, sink), context);
+        const outcome = await outcomeOf(() => dispatcher.event(body, sink), context);
+        if (outcome?.kind === 'invalid') return invalid(outcome.reason);
         return outcome?.kind === 'rejected' ? UNAVAILABLE : { status: 200 };
       }),
     },
@@ -61,9 +65,10 @@ export function createSlackRoutes(options: SlackRouteOptions): WebhookRoute[] {
       method: 'POST',
       path: SLACK_COMMANDS_PATH,
       handle: verified(async (request) => {
-        const fields = Object.fromEntries(new URLSearchParams(request.rawBody)) as SlashCommandFields;
+        const fields = Object.fromEntries(new URLSearchParams(request.rawBody));
         if (!fields.command || !fields.channel_id || !fields.user_id || !fields.trigger_id) return { status: 400, body: { error: 'not a slash command' } };
         const outcome = await outcomeOf(() => dispatcher.command(fields, sink), { command: fields.command });
+        if (outcome?.kind === 'invalid') return invalid(outcome.reason);
         // Slack does not retry slash commands: the person is told instead
         return outcome?.kind === 'rejected' ? { status: 200, body: COMMAND_NOT_TAKEN } : { status: 200 };
       }),
@@ -72,13 +77,17 @@ export function createSlackRoutes(options: SlackRouteOptions): WebhookRoute[] {
       method: 'POST',
       path: SLACK_INTERACTIONS_PATH,
       handle: verified(async (request) => {
-        const payload = parseObject(new URLSearchParams(request.rawBody).get('payload') ?? '');
-        if (payload === undefined) return { status: 400, body: { error: 'malformed payload' } };
-        logger.debug({ type: payload.type }, 'slack interaction ignored');
+        const payload = checkInteraction(parseObject(new URLSearchParams(request.rawBody).get('payload') ?? ''));
+        if (!payload.ok) return { status: 400, body: { error: `malformed payload: ${payload.reason}` } };
+        logger.debug({ type: payload.value.type }, 'slack interaction ignored');
         return { status: 200 };
       }),
     },
   ];
+}
+
+function invalid(reason: string): WebhookResponse {
+  return { status: 400, body: { error: `wrongly typed fields: ${reason}` } };
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

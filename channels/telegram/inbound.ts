@@ -78,7 +78,7 @@ function isOwnMention(text: string, entity: MessageEntity, botUsername: string):
 function mentionsBot(text: string, entities: MessageEntity[], identity: BotIdentity): boolean {
   return entities.some(
     (entity) =>
-      isOwnMention(text, entity, identity.botUsername) || (entity.type === 'text_mention' && entity.user.id === identity.botId),
+      isOwnMention(text, entity, identity.botUsername) || (entity.type === 'text_mention' && entity.user?.id === identity.botId),
   );
 }
 

@@ -1,5 +1,4 @@
 import { Bot, GrammyError } from 'grammy';
-import type { Update } from 'grammy/types';
 import type { TelegramConfig } from '../../src/config/app-config.js';
 import { BotError, type Channel, type InboundSink, type PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -8,13 +7,14 @@ import { installRetries } from './api-retry.js';
 import { registerCommands, type BotCommandDescription } from './commands-registration.js';
 import { createEditPacer } from './edit-pacer.js';
 import { toPlatformError } from './errors.js';
-import { normalizeUpdate, type BotIdentity } from './inbound.js';
+import type { BotIdentity } from './inbound.js';
 import { createPreviewApi, LIVE_EDIT_INTERVAL_MS, openLiveReply } from './live-reply.js';
 import { createOutbound } from './outbound.js';
 import { createPolling } from './polling.js';
 import { telegramPromptSection } from './prompt-section.js';
 import { startTyping } from './typing.js';
-import { createWebhookRoute, type UpdateHandler } from './webhook.js';
+import { createUpdateHandler } from './update-handler.js';
+import { createWebhookRoute } from './webhook.js';
 import { registerWebhook } from './webhook-registration.js';
 
 export type { BotCommandDescription } from './commands-registration.js';
@@ -59,12 +59,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const previewApi = createPreviewApi(config.token, apiRoot, logger, options.onApiCall);
   const pacer = createEditPacer(options.liveEditIntervalMs ?? LIVE_EDIT_INTERVAL_MS);
   const polling = config.mode === 'polling' ? createPolling(bot, logger) : undefined;
-  const updateHandler =
-    (sink: InboundSink): UpdateHandler =>
-    async (update: Update) => {
-      const message = normalizeUpdate(update, identity);
-      return message === undefined ? undefined : sink(message);
-    };
+  const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger);
   logger.info({ accountId, username: identity.botUsername, mode: config.mode }, 'telegram channel ready');
 
   return {

@@ -2,7 +2,7 @@ import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import type { Bot } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Logger } from '../../src/observability/logger.js';
-import type { UpdateHandler } from './webhook.js';
+import type { UpdateHandler } from './update-handler.js';
 
 const DELIVERY_ATTEMPTS = 5;
 const FIRST_RETRY_DELAY_MS = 1000;
@@ -22,7 +22,8 @@ export function createPolling(bot: Bot, logger: Logger): Polling {
   let stopping = false;
   const inFlight = new Set<Promise<void>>();
 
-  bot.use(sequentialize((context) => context.chat?.id.toString()));
+  // an id of the wrong type must not throw here: the handler refuses that update with a warning
+  bot.use(sequentialize((context) => context.chat?.id?.toString()));
   bot.use(async (context) => {
     const delivery = deliver(context.update);
     inFlight.add(delivery);
@@ -40,6 +41,10 @@ export function createPolling(bot: Bot, logger: Logger): Polling {
       let reason: string;
       try {
         const outcome = await handler(update);
+        if (outcome?.kind === 'invalid') {
+          logger.warn({ updateId: update.update_id, reason: outcome.reason }, 'telegram update dropped: wrongly typed fields');
+          return;
+        }
         if (outcome?.kind !== 'rejected') return;
         reason = outcome.reason;
       } catch (error) {

@@ -1,16 +1,15 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Update } from 'grammy/types';
-import type { InboundOutcome, WebhookRequest, WebhookResponse, WebhookRoute } from '../../src/core/index.js';
+import type { WebhookRequest, WebhookResponse, WebhookRoute } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
+import { headerOf, sameSecret } from '../shared/index.js';
+import type { UpdateHandler } from './update-handler.js';
 
 export const TELEGRAM_WEBHOOK_PATH = '/webhooks/telegram';
 const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 
-export type UpdateHandler = (update: Update) => Promise<InboundOutcome | undefined>;
-
 /**
  * `POST /webhooks/telegram`: verify the secret, parse, hand the update to the same handler long polling
- * uses, answer. Telegram redelivers on any non-2xx, so a queue that refused the message answers 503.
+ * uses, answer. Telegram redelivers on any non-2xx, so a queue that refused the message answers 503, and
+ * an update with wrongly typed fields 400 (its redelivery would be just as wrong).
  */
 export function createWebhookRoute(options: { secret: string | undefined; handleUpdate: UpdateHandler; logger: Logger }): WebhookRoute {
   const { secret, handleUpdate, logger } = options;
@@ -19,7 +18,7 @@ export function createWebhookRoute(options: { secret: string | undefined; handle
     method: 'POST',
     path: TELEGRAM_WEBHOOK_PATH,
     async handle(request: WebhookRequest): Promise<WebhookResponse> {
-      if (!secret || !secretMatches(headerOf(request, SECRET_HEADER), secret)) {
+      if (!secret || !sameSecret(headerOf(request, SECRET_HEADER), secret)) {
         return { status: 401, body: { error: 'unauthorized' } };
       }
       let update: unknown;
@@ -28,15 +27,19 @@ export function createWebhookRoute(options: { secret: string | undefined; handle
       } catch {
         return { status: 400, body: { error: 'malformed JSON' } };
       }
-      if (!isUpdate(update)) return { status: 400, body: { error: 'not a Telegram update' } };
+      const updateId = updateIdOf(update);
       try {
         const outcome = await handleUpdate(update);
+        if (outcome?.kind === 'invalid') {
+          logger.warn({ updateId, reason: outcome.reason }, 'telegram update refused: wrongly typed fields');
+          return { status: 400, body: { error: `not a valid Telegram update: ${outcome.reason}` } };
+        }
         if (outcome?.kind === 'rejected') {
-          logger.warn({ updateId: update.update_id, reason: outcome.reason }, 'telegram update not accepted, asking Telegram to retry');
+          logger.warn({ updateId, reason: outcome.reason }, 'telegram update not accepted, asking Telegram to retry');
           return { status: 503, body: { error: 'unavailable' } };
         }
       } catch (error) {
-        logger.error({ updateId: update.update_id, error }, 'telegram update handling failed');
+        logger.error({ updateId, error }, 'telegram update handling failed');
         return { status: 503, body: { error: 'unavailable' } };
       }
       // an empty 200: a JSON body would be read by Telegram as a method call (webhook reply)
@@ -45,19 +48,6 @@ export function createWebhookRoute(options: { secret: string | undefined; handle
   };
 }
 
-/** Comparing digests keeps the comparison constant-time and the secret's length unleaked. */
-function secretMatches(received: string | undefined, expected: string): boolean {
-  if (received === undefined) return false;
-  const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(received), digest(expected));
-}
-
-function headerOf(request: WebhookRequest, name: string): string | undefined {
-  const entry = Object.entries(request.headers).find(([key]) => key.toLowerCase() === name);
-  const value = entry?.[1];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function isUpdate(value: unknown): value is Update {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Number.isInteger((value as { update_id?: unknown }).update_id);
+function updateIdOf(value: unknown): unknown {
+  return typeof value === 'object' && value !== null ? (value as { update_id?: unknown }).update_id : undefined;
 }

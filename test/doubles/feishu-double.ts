@@ -168,6 +168,17 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
     exchange.json(result.status, body, result.headers);
   }
 
+  function encrypt(body: unknown, encryptKey: string = identity.encryptKey): { encrypt: string } {
+    const iv = randomBytes(16);
+    const cipher = createCipheriv('aes-256-cbc', createHash('sha256').update(encryptKey).digest(), iv);
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    return { encrypt: Buffer.concat([iv, cipher.update(text, 'utf8'), cipher.final()]).toString('base64') };
+  }
+
+  function signedHeaders(rawBody: string, encryptKey: string = identity.encryptKey, atMs: number = Date.now()): Record<string, string> {
+    return larkSignature('sha256', rawBody, encryptKey, atMs);
+  }
+
   const http = await startHttpDouble(handle);
   let closed = false;
 
@@ -192,18 +203,22 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
     },
     events: createFeishuEvents(identity),
     /** `{"encrypt": …}` as Feishu sends an event when an encrypt key is set (AES-256-CBC, key sha256(encryptKey)). */
-    encrypt(body: unknown, encryptKey: string = identity.encryptKey): { encrypt: string } {
-      const iv = randomBytes(16);
-      const cipher = createCipheriv('aes-256-cbc', createHash('sha256').update(encryptKey).digest(), iv);
-      const text = typeof body === 'string' ? body : JSON.stringify(body);
-      return { encrypt: Buffer.concat([iv, cipher.update(text, 'utf8'), cipher.final()]).toString('base64') };
+    encrypt,
+    /** The headers Feishu signs a delivery with: sha256(timestamp + nonce + encryptKey + body); `atMs`: the signing time. */
+    signedHeaders,
+    /** An old-style card callback's headers: sha1(timestamp + nonce + verificationToken + body). */
+    legacyCardHeaders(rawBody: string, verificationToken: string = identity.verificationToken, atMs: number = Date.now()): Record<string, string> {
+      return larkSignature('sha1', rawBody, verificationToken, atMs);
     },
-    /** The headers Feishu signs a delivery with: sha256(timestamp + nonce + encryptKey + body). */
-    signedHeaders(rawBody: string, encryptKey: string = identity.encryptKey): Record<string, string> {
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const nonce = randomUUID();
-      const signature = createHash('sha256').update(timestamp + nonce + encryptKey + rawBody).digest('hex');
-      return { 'x-lark-request-timestamp': timestamp, 'x-lark-request-nonce': nonce, 'x-lark-signature': signature };
+    /**
+     * A delivery as Feishu posts it: with an encrypt key (the double has one unless started with `encryptKey: ''`)
+     * the body is signed, and encrypted when `encrypt` is set; without one it goes plain and unsigned.
+     */
+    delivery(body: unknown, options: { encrypt?: boolean; atMs?: number } = {}): FeishuDelivery {
+      const key = identity.encryptKey;
+      const wrapped = options.encrypt === true && key !== '' ? encrypt(body, key) : body;
+      const rawBody = typeof wrapped === 'string' ? wrapped : JSON.stringify(wrapped);
+      return { rawBody, headers: key === '' ? {} : signedHeaders(rawBody, key, options.atMs) };
     },
     /** Idempotent, so a test may close it early to simulate an unreachable Feishu. */
     async close() {
@@ -215,6 +230,23 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
 }
 
 export type FeishuDouble = Awaited<ReturnType<typeof startFeishuDouble>>;
+
+/** The exact body and headers of one delivery to the event subscription route. */
+export interface FeishuDelivery {
+  rawBody: string;
+  headers: Record<string, string>;
+}
+
+export function isFeishuDelivery(value: unknown): value is FeishuDelivery {
+  return typeof value === 'object' && value !== null && typeof (value as FeishuDelivery).rawBody === 'string' && typeof (value as FeishuDelivery).headers === 'object';
+}
+
+function larkSignature(algorithm: 'sha256' | 'sha1', rawBody: string, secret: string, atMs: number): Record<string, string> {
+  const timestamp = String(Math.floor(atMs / 1000));
+  const nonce = randomUUID();
+  const signature = createHash(algorithm).update(timestamp + nonce + secret + rawBody).digest('hex');
+  return { 'x-lark-request-timestamp': timestamp, 'x-lark-request-nonce': nonce, 'x-lark-signature': signature };
+}
 
 export interface EventOptions {
   chatId?: string;

@@ -5,10 +5,11 @@ import { createE2eEnvironment, postFeishu, type E2eEnvironment } from '../suppor
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
 
 /**
- * Feishu through the built service: schema 2.0 deliveries (plain, encrypted, signed) into the event
- * subscription route, the real Lark SDK out to the Open API double. The service has both a verification
- * token and an encrypt key, so it takes plain and encrypted deliveries alike. LLM_STREAM is on (the
- * default): DM answers stream into a card patched in place; group answers are sent once, as posts or cards.
+ * Feishu through the built service: schema 2.0 deliveries (plain or encrypted, signed as Feishu signs
+ * them) into the event subscription route, the real Lark SDK out to the Open API double. The service has
+ * both a verification token and an encrypt key, so it takes plain and encrypted deliveries alike, but only
+ * signed and fresh ones. LLM_STREAM is on (the default): DM answers stream into a card patched in place;
+ * group answers are sent once, as posts or cards.
  */
 let environment: E2eEnvironment;
 let feishu: FeishuDouble;
@@ -31,7 +32,10 @@ afterEach(() => {
   environment.openai.script.respondWith((_request, text) => `You said: ${text}`);
 });
 
-const post = (body: unknown, headers: Record<string, string> = {}) => postFeishu(service.url, body, headers);
+/** A delivery as Feishu makes it: signed with the encrypt key (and encrypted with `encrypt`). */
+const post = (body: unknown, options: { encrypt?: boolean; atMs?: number } = {}) => postFeishu(service.url, feishu.delivery(body, options));
+/** Exactly this body and these headers, unsigned unless the headers sign it. */
+const postRaw = (body: unknown, headers: Record<string, string> = {}) => postFeishu(service.url, body, headers);
 const events = () => feishu.events;
 /** The bot's messages that reply to a message and are still there, oldest first. */
 const repliesTo = (messageId: string) =>
@@ -62,16 +66,16 @@ function lastUserText(request: { body: any }): string {
 }
 
 describe('Feishu event subscription, end to end', () => {
-  it('answers url_verification, plain and encrypted, and refuses one with a wrong token', async () => {
-    const plain = await post(events().urlVerification('challenge-plain-1'));
+  it('answers url_verification, plain and encrypted (it needs no signature), and refuses one with a wrong token', async () => {
+    const plain = await postRaw(events().urlVerification('challenge-plain-1'));
     expect(plain.status).toBe(200);
     expect(await plain.json()).toEqual({ challenge: 'challenge-plain-1' });
 
-    const encrypted = await post(feishu.encrypt(events().urlVerification('challenge-encrypted-2')));
+    const encrypted = await postRaw(feishu.encrypt(events().urlVerification('challenge-encrypted-2')));
     expect(encrypted.status).toBe(200);
     expect(await encrypted.json()).toEqual({ challenge: 'challenge-encrypted-2' });
 
-    const forged = await post({ ...events().urlVerification('challenge-forged-3'), token: 'not-the-token' });
+    const forged = await postRaw({ ...events().urlVerification('challenge-forged-3'), token: 'not-the-token' });
     expect(forged.status).toBe(401);
   });
 
@@ -163,14 +167,14 @@ describe('Feishu event subscription, end to end', () => {
     expect((await post({ ...event, header: { ...event.header, token: 'not-the-token' } })).status).toBe(401);
     const { token: _token, ...headerWithoutToken } = event.header;
     expect((await post({ ...event, header: headerWithoutToken })).status).toBe(401);
-    expect((await post(feishu.encrypt({ ...event, header: { ...event.header, token: 'not-the-token' } }))).status).toBe(401);
+    expect((await post({ ...event, header: { ...event.header, token: 'not-the-token' } }, { encrypt: true })).status).toBe(401);
 
     const raw = JSON.stringify(event);
     const signed = feishu.signedHeaders(raw);
-    expect((await post(raw, { ...signed, 'x-lark-signature': signed['x-lark-signature']!.replace(/^./, (c) => (c === '0' ? '1' : '0')) })).status).toBe(401);
-    expect((await post(raw, feishu.signedHeaders(raw, 'not-the-encrypt-key'))).status).toBe(401);
+    expect((await postRaw(raw, { ...signed, 'x-lark-signature': signed['x-lark-signature']!.replace(/^./, (c) => (c === '0' ? '1' : '0')) })).status).toBe(401);
+    expect((await postRaw(raw, feishu.signedHeaders(raw, 'not-the-encrypt-key'))).status).toBe(401);
     // signed over another body
-    expect((await post(raw, feishu.signedHeaders(raw.replace('forged message', 'forged massage')))).status).toBe(401);
+    expect((await postRaw(raw, feishu.signedHeaders(raw.replace('forged message', 'forged massage')))).status).toBe(401);
 
     await pause(500);
     expect(await environment.jobCount()).toBe(jobsBefore);
@@ -178,15 +182,41 @@ describe('Feishu event subscription, end to end', () => {
     expect(repliesTo(event.event.message.message_id)).toHaveLength(0);
   });
 
-  it('answers encrypted events (FEISHU_ENCRYPT_KEY), signed or not', async () => {
+  it('refuses unsigned, stale and future events with 401 although their token is right, and answers the fresh signed one', async () => {
+    const jobsBefore = await environment.jobCount();
+    const modelCallsBefore = environment.openai.modelCalls.length;
+    const chatId = 'oc_unsigned_1';
+    // the probe's forgery: a plain event with the verification token, naming any sender it likes
+    const unsigned = events().p2pText('unsigned, forged sender', { chatId, userOpenId: 'ou_the_admin' });
+    const unsignedResponse = await postRaw(unsigned);
+    expect(unsignedResponse.status).toBe(401);
+    expect(await unsignedResponse.json()).toEqual({ error: expect.stringContaining('signature') });
+    expect((await postRaw(feishu.encrypt(events().p2pText('encrypted, unsigned', { chatId })))).status).toBe(401);
+    const stale = events().p2pText('signed six minutes ago', { chatId });
+    expect((await post(stale, { atMs: Date.now() - 6 * 60_000 })).status).toBe(401);
+    expect((await post(events().p2pText('signed a year ago', { chatId }), { atMs: Date.now() - 365 * 24 * 3600_000 })).status).toBe(401);
+    expect((await post(events().p2pText('signed six minutes ahead', { chatId }), { atMs: Date.now() + 6 * 60_000, encrypt: true })).status).toBe(401);
+    await pause(300);
+    expect(await environment.jobCount()).toBe(jobsBefore);
+    expect(environment.openai.modelCalls.length).toBe(modelCallsBefore);
+
+    const fresh = events().p2pText('signed just now', { chatId, userOpenId: 'ou_fresh_1' });
+    expect((await post(fresh)).status).toBe(200);
+    await waitFor(() => repliesTo(fresh.event.message.message_id).some((message) => textOf(message) === 'You said: signed just now'), { what: 'the answer' });
+    expect(callsMentioning('signed six minutes ago')).toHaveLength(0);
+    expect(callsMentioning('unsigned, forged sender')).toHaveLength(0);
+    expect(repliesTo(stale.event.message.message_id)).toHaveLength(0);
+  });
+
+  it('answers encrypted, signed events (FEISHU_ENCRYPT_KEY)', async () => {
     const event = events().p2pText('an encrypted hello', { chatId: 'oc_enc_1', userOpenId: 'ou_enc_1' });
-    const response = await post(feishu.encrypt(event));
+    const response = await post(event, { encrypt: true });
     expect(response.status).toBe(200);
     await waitFor(() => repliesTo(event.event.message.message_id).some((message) => textOf(message) === 'You said: an encrypted hello'), { what: 'the answer' });
 
     const signedEvent = events().groupMention('an encrypted and signed mention', { chatId: 'oc_enc_2', userOpenId: 'ou_enc_2' });
     const raw = JSON.stringify(feishu.encrypt(signedEvent));
-    expect((await post(raw, feishu.signedHeaders(raw))).status).toBe(200);
+    expect((await postRaw(raw, feishu.signedHeaders(raw))).status).toBe(200);
     await waitFor(() => repliesTo(signedEvent.event.message.message_id).length > 0, { what: 'the answer to the signed event' });
     expect(textOf(repliesTo(signedEvent.event.message.message_id)[0]!)).toContain('an encrypted and signed mention');
   });

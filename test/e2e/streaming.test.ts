@@ -204,7 +204,7 @@ describe('live-streamed replies', () => {
       environment.openai.script.push(slowly(STREAMED));
       const event = feishu.events.p2pText('stream it on feishu', { chatId: 'oc_stream_1', userOpenId: 'ou_stream_1' });
       const messageId = event.event.message.message_id;
-      expect((await postFeishu(service.url, event)).status).toBe(200);
+      expect((await postFeishu(service.url, feishu.delivery(event))).status).toBe(200);
       const model = await lastModelCallEnded('stream it on feishu').then(() => callsMentioning('stream it on feishu').at(-1)!);
       await waitFor(async () => (await runsOf('%:feishu:%:dm:ou_stream_1')).length === 1, { what: 'the run stored' });
       await pause(500);
@@ -223,14 +223,14 @@ describe('live-streamed replies', () => {
     it('leaves nothing behind when the answer turns out NO_REPLY, even after a card was shown', async () => {
       environment.openai.script.push(reply.text('NO_REPLY', { chunkSize: 2, chunkDelayMs: 150 }));
       const silent = feishu.events.p2pText('say nothing on feishu', { chatId: 'oc_silent_1', userOpenId: 'ou_silent_1' });
-      await postFeishu(service.url, silent);
+      await postFeishu(service.url, feishu.delivery(silent));
       await waitFor(async () => (await runsOf('%:feishu:%:dm:ou_silent_1')).length === 1, { what: 'the silent run' });
       expect(await runsOf('%:feishu:%:dm:ou_silent_1')).toEqual([{ status: 'completed', silent: true }]);
       expect(replies(silent.event.message.message_id)).toHaveLength(0);
 
       environment.openai.script.push(...preambleThenSilence());
       const drafted = feishu.events.p2pText('look, then say nothing on feishu', { chatId: 'oc_silent_2', userOpenId: 'ou_silent_2' });
-      await postFeishu(service.url, drafted);
+      await postFeishu(service.url, feishu.delivery(drafted));
       await waitFor(async () => (await runsOf('%:feishu:%:dm:ou_silent_2')).length === 1, { what: 'the silent run' });
       expect(await runsOf('%:feishu:%:dm:ou_silent_2')).toEqual([{ status: 'completed', silent: true }]);
       const [draft] = replies(drafted.event.message.message_id);
@@ -250,7 +250,7 @@ describe('live-streamed replies', () => {
     await Promise.all([
       postTelegramUpdate(service.url, telegram.makeUpdate.mention(telegramGroup, 7109, 'stream in a group?')),
       postSlack(service.url, slack.signedRequest('/webhooks/slack/events', slackMention)),
-      postFeishu(service.url, feishuMention),
+      postFeishu(service.url, feishu.delivery(feishuMention)),
     ]);
     await waitFor(
       async () => (await runsOf('%stream_group%')).length + (await runsOf(`%:group:${telegramGroup}%`)).length + (await runsOf('%:group:C0STREAM9%')).length === 3,

@@ -5,7 +5,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { startAnthropicDouble, type AnthropicDouble } from '../doubles/anthropic-double.js';
-import { startFeishuDouble, type FeishuDouble, type FeishuDoubleOptions } from '../doubles/feishu-double.js';
+import { isFeishuDelivery, startFeishuDouble, type FeishuDouble, type FeishuDoubleOptions } from '../doubles/feishu-double.js';
 import { startOpenAiDouble, type OpenAiDouble } from '../doubles/openai-double.js';
 import { startSlackDouble, type SignedRequest, type SlackDouble, type SlackDoubleOptions } from '../doubles/slack-double.js';
 import { startTelegramDouble, type TelegramDouble } from '../doubles/telegram-double.js';
@@ -39,7 +39,8 @@ export interface E2eEnvironment {
   slackEnv(): Record<string, string>;
   /**
    * FEISHU_* for the Feishu double in webhook mode: the verification token, and the encrypt key unless
-   * `encrypt: false` (with the key set, both plain and encrypted deliveries are accepted, as Feishu's SDK does).
+   * `encrypt: false`. With the key set, every event must be signed with it (`feishu.delivery(…)` signs,
+   * plain or encrypted) and an unsigned one is refused, as Feishu's SDK does; without it the token is the proof.
    */
   feishuEnv(options?: { encrypt?: boolean }): Record<string, string>;
   /** Jobs of the inbound queue in any state. */
@@ -145,11 +146,15 @@ export async function postSlack(baseUrl: string, request: SignedRequest, headers
   return fetch(`${baseUrl}${request.path}`, { method: 'POST', headers: { ...request.headers, ...headers }, body: request.rawBody });
 }
 
-/** POSTs a Feishu delivery (an envelope object or a raw body) to the service's event subscription route. */
+/**
+ * POSTs to the service's Feishu event subscription route: a delivery the double built and signed
+ * (`feishu.delivery(envelope)`), or, unsigned, an envelope object or a raw body with the given headers.
+ */
 export async function postFeishu(baseUrl: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const delivery = isFeishuDelivery(body) ? body : { rawBody: typeof body === 'string' ? body : JSON.stringify(body), headers: {} };
   return fetch(`${baseUrl}/webhooks/feishu/events`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...delivery.headers, ...headers },
+    body: delivery.rawBody,
   });
 }

@@ -25,7 +25,7 @@ export type ChannelOverrides = Partial<FeishuConfig> & Omit<Partial<FeishuChanne
 
 /** A real Feishu channel (real Lark SDK) talking to the double. */
 export function startChannel(double: FeishuDouble, overrides: ChannelOverrides = {}): Promise<Channel> {
-  const { agentId, logger, state, liveReplies, liveEditIntervalMs, requestTimeoutMs, ...config } = overrides;
+  const { agentId, logger, state, liveReplies, liveEditIntervalMs, requestTimeoutMs, now, ...config } = overrides;
   return createFeishuChannel({
     config: {
       appId: double.appId,
@@ -42,6 +42,7 @@ export function startChannel(double: FeishuDouble, overrides: ChannelOverrides =
     ...(liveReplies ? { liveReplies } : {}),
     ...(liveEditIntervalMs !== undefined ? { liveEditIntervalMs } : {}),
     ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+    ...(now !== undefined ? { now } : {}),
   });
 }
 

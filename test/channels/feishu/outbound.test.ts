@@ -207,8 +207,8 @@ describe('createFeishuChannel', () => {
       const { messageIds } = await channel.send(group(double.appId), 'an answer');
       const { sink, received } = recordingSink();
       const route = routeAt(channel, sink, FEISHU_EVENTS_PATH);
-      await route.handle({ headers: {}, rawBody: JSON.stringify(double.events.groupText('why?', { parentId: messageIds[0] })) });
-      await route.handle({ headers: {}, rawBody: JSON.stringify(double.events.groupText('unrelated', { parentId: 'om_someone_else' })) });
+      await route.handle(double.delivery(double.events.groupText('why?', { parentId: messageIds[0] })));
+      await route.handle(double.delivery(double.events.groupText('unrelated', { parentId: 'om_someone_else' })));
       expect(received.map((message) => [message.text, message.addressed])).toEqual([
         ['why?', true],
         ['unrelated', false],

@@ -1,0 +1,6 @@
+/** Helpers the platform channels share; no platform SDK is imported here. */
+export type { BoundaryOutcome } from './boundary-outcome.js';
+export { headerOf } from './http-headers.js';
+export { createPayloadCheck, Droppable, type PayloadCheck } from './payload-check.js';
+export { sanitizeInbound, sanitizingSink, wellFormedText } from './sanitize-inbound.js';
+export { sameSecret } from './secret-compare.js';

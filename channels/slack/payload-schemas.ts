@@ -1,0 +1,69 @@
+import { Type } from '@sinclair/typebox';
+import { createPayloadCheck, Droppable, type PayloadCheck } from '../shared/index.js';
+import type { SlackMessageEvent, SlashCommandFields } from './inbound.js';
+
+/** An Events API envelope: which event it carries; the event's own fields are checked by its type. */
+const EventCallbackSchema = Type.Object({
+  team_id: Droppable(Type.String()),
+  event_id: Droppable(Type.String()),
+  event: Type.Object({ type: Type.String(), subtype: Type.Optional(Type.String()) }),
+});
+
+/**
+ * The fields of a `message` / `app_mention` event the channel reads (https://api.slack.com/events/message).
+ * Needed: who, where, which thread, what, and whether it is a bot's or hidden. Droppable: the profile
+ * (display names), `channel_type` (inferred from the channel id without it) and `parent_user_id` (a hint).
+ */
+const MessageEventSchema = Type.Object({
+  type: Type.String(),
+  subtype: Type.Optional(Type.String()),
+  channel: Type.Optional(Type.String()),
+  channel_type: Droppable(Type.String()),
+  user: Type.Optional(Type.String()),
+  bot_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  text: Type.Optional(Type.String()),
+  ts: Type.Optional(Type.String()),
+  thread_ts: Type.Optional(Type.String()),
+  parent_user_id: Droppable(Type.String()),
+  hidden: Type.Optional(Type.Boolean()),
+  user_profile: Droppable(Type.Object({ display_name: Droppable(Type.String()), real_name: Droppable(Type.String()), name: Droppable(Type.String()) })),
+});
+
+/** A slash command: form fields over HTTP (always strings), an object in Socket Mode. */
+const SlashCommandSchema = Type.Object({
+  command: Type.String(),
+  channel_id: Type.String(),
+  user_id: Type.String(),
+  trigger_id: Type.String(),
+  text: Type.Optional(Type.String()),
+  channel_name: Droppable(Type.String()),
+  user_name: Droppable(Type.String()),
+});
+
+const InteractionSchema = Type.Object({ type: Type.String() });
+
+const checkEnvelope = createPayloadCheck(EventCallbackSchema);
+const checkMessage = createPayloadCheck(MessageEventSchema);
+
+export interface CheckedEventCallback {
+  eventId: string | undefined;
+  event: SlackMessageEvent;
+}
+
+/**
+ * An `event_callback` body → its event, with the message fields checked when `readsMessage` says the bot
+ * reads this kind of event (other event types, where `user` or `channel` may be objects, pass as they are).
+ */
+export function checkEventCallback(body: unknown, readsMessage: (type: string, subtype: string | undefined) => boolean): PayloadCheck<CheckedEventCallback> {
+  const envelope = checkEnvelope(body);
+  if (!envelope.ok) return envelope;
+  const { event } = envelope.value;
+  const eventId = envelope.value.event_id;
+  if (!readsMessage(event.type, event.subtype)) return { ok: true, value: { eventId, event: event as SlackMessageEvent }, dropped: envelope.dropped };
+  const message = checkMessage(event);
+  if (!message.ok) return { ok: false, reason: `/event${message.reason}` };
+  return { ok: true, value: { eventId, event: message.value as SlackMessageEvent }, dropped: [...envelope.dropped, ...message.dropped.map((path) => `/event${path}`)] };
+}
+
+export const checkSlashCommand: (fields: unknown) => PayloadCheck<SlashCommandFields> = createPayloadCheck(SlashCommandSchema);
+export const checkInteraction = createPayloadCheck(InteractionSchema);

@@ -1,0 +1,53 @@
+import { Type } from '@sinclair/typebox';
+import type { Update } from 'grammy/types';
+import { createPayloadCheck, Droppable } from '../shared/index.js';
+
+const Entity = Type.Object({
+  type: Type.String(),
+  offset: Type.Integer(),
+  length: Type.Integer(),
+  user: Type.Optional(Type.Object({ id: Type.Integer() })),
+});
+
+const Sender = Type.Object({
+  id: Type.Integer(),
+  is_bot: Type.Boolean(),
+  first_name: Droppable(Type.String()),
+  last_name: Droppable(Type.String()),
+  username: Droppable(Type.String()),
+});
+
+/**
+ * The fields of a Bot API `Update` the channel reads (https://core.telegram.org/bots/api#update). Needed:
+ * what identifies the message, its chat, its sender, its text and its topic. Droppable: what only decorates
+ * it (names, the chat title, the date, entities, the message it replies to).
+ */
+const UpdateSchema = Type.Object({
+  update_id: Type.Integer(),
+  message: Type.Optional(
+    Type.Object({
+      message_id: Type.Integer(),
+      date: Droppable(Type.Number()),
+      chat: Type.Object({ id: Type.Integer(), type: Type.String(), title: Droppable(Type.String()) }),
+      from: Type.Optional(Sender),
+      text: Type.Optional(Type.String()),
+      caption: Type.Optional(Type.String()),
+      message_thread_id: Type.Optional(Type.Integer()),
+      is_topic_message: Droppable(Type.Boolean()),
+      entities: Droppable(Type.Array(Entity)),
+      caption_entities: Droppable(Type.Array(Entity)),
+      reply_to_message: Droppable(Type.Object({ message_id: Type.Integer(), from: Type.Optional(Type.Object({ id: Type.Integer() })) })),
+    }),
+  ),
+});
+
+const check = createPayloadCheck(UpdateSchema);
+
+export type CheckedUpdate = { ok: true; update: Update; dropped: string[] } | { ok: false; reason: string };
+
+/** A Telegram update as received (webhook body or getUpdates entry) → the update to normalize, or why it is refused. */
+export function checkUpdate(value: unknown): CheckedUpdate {
+  const checked = check(value);
+  // the schema covers every field normalizeUpdate reads, so the rest of grammY's type is only carried along
+  return checked.ok ? { ok: true, update: checked.value as Update, dropped: checked.dropped } : checked;
+}
