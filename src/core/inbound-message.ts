@@ -1,3 +1,5 @@
+import type { Attachment } from './attachment.js';
+
 export type ChannelName = 'telegram' | 'slack' | 'feishu';
 export type ChatType = 'dm' | 'group';
 
@@ -33,4 +35,13 @@ export interface InboundMessage {
   /** Mentioned, replied to, or a command; always true in a DM. */
   addressed: boolean;
   agentId: string;
+  /** Photos, voice notes, audio and documents sent with the message (references, never bytes). */
+  attachments?: Attachment[];
+  /**
+   * Messages sent together as one album (Telegram `media_group_id`): they arrive as separate updates and are
+   * answered as ONE turn (the scheduler holds the first briefly for the rest).
+   */
+  mediaGroupId?: string;
+  /** A scheduled task's firing, not a person's words (schedules): the model is told so. */
+  scheduled?: { taskId: string; firingId: string };
 }

@@ -1,4 +1,5 @@
 export * from './chat-message.js';
+export * from './attachment.js';
 export * from './inbound-message.js';
 export * from './session-key.js';
 export * from './errors.js';
