@@ -53,8 +53,8 @@ export class AgentRuntimes {
     const availability = sandboxed ? detectSandbox() : undefined;
     if (availability?.available) {
       const { host } = availability;
-      const log = host.processLimit === 'none' ? this.logger.warn.bind(this.logger) : this.logger.info.bind(this.logger);
-      log({ processLimit: host.processLimit }, `sandbox for bash and CLI tools: ${describeSandboxHost(host)}`);
+      const log = host.processLimit === 'none' || host.runsAsRoot ? this.logger.warn.bind(this.logger) : this.logger.info.bind(this.logger);
+      log({ processLimit: host.processLimit, runsAsRoot: host.runsAsRoot }, `sandbox for bash and CLI tools: ${describeSandboxHost(host)}`);
     }
   }
 

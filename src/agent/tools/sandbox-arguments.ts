@@ -58,8 +58,10 @@ export function sandboxOptions(layout: SandboxLayout, policy: SandboxPolicy, inv
   options.push('--proc', '/proc', '--dev', '/dev', '--size', tmpBytes, '--tmpfs', '/dev/shm', '--size', tmpBytes, '--tmpfs', '/tmp');
   for (const path of policy.readOnlyPaths) options.push('--ro-bind-try', path, path);
   if (invocation.workspace !== undefined) options.push('--bind', invocation.workspace, invocation.workspace);
-  // not recursive: the workspace, /tmp, /dev/shm and /dev/pts stay writable; the rest is read-only
-  options.push('--remount-ro', '/dev', '--remount-ro', '/', '--chdir', invocation.workspace ?? '/');
+  // not recursive: the workspace, /tmp, /dev/shm and /dev/pts stay writable; the rest is read-only.
+  // /proc too: a sandbox running as uid 0 (a root service) could otherwise write the host's /proc/sys
+  // (kernel.core_pattern…), whose permission check looks at the uid, not at capabilities.
+  options.push('--remount-ro', '/proc', '--remount-ro', '/dev', '--remount-ro', '/', '--chdir', invocation.workspace ?? '/');
   return options;
 }
 

@@ -15,6 +15,8 @@ export interface SandboxHost {
   version: string;
   processLimit: ProcessLimitMethod;
   cgroups: PidsCgroups | undefined;
+  /** Commands then run as uid 0 without capabilities: contained, but a non-root service is safer. */
+  runsAsRoot: boolean;
 }
 
 export type SandboxAvailability = { available: true; host: SandboxHost } | { available: false; reason: string };
@@ -93,7 +95,7 @@ function probe(hostEnv: HostEnvironment): SandboxAvailability {
   const cgroups = runsAsRoot ? PidsCgroups.find() : undefined;
   return {
     available: true,
-    host: { layout, version, processLimit: !runsAsRoot ? 'rlimit' : cgroups ? 'pids-cgroup' : 'none', cgroups },
+    host: { layout, version, processLimit: !runsAsRoot ? 'rlimit' : cgroups ? 'pids-cgroup' : 'none', cgroups, runsAsRoot },
   };
 }
 
@@ -118,5 +120,6 @@ export function describeSandboxHost(host: SandboxHost): string {
     'pids-cgroup': 'processes limited by a pids cgroup (the service runs as root)',
     none: 'processes NOT limited (the service runs as root and has no writable pids cgroup: run it as a non-root user)',
   }[host.processLimit];
-  return `${host.version} at ${host.layout.bwrapPath} runs commands in new namespaces; ${processes}`;
+  const root = host.runsAsRoot ? '; commands run as uid 0 without capabilities: running the service as a non-root user is safer' : '';
+  return `${host.version} at ${host.layout.bwrapPath} runs commands in new namespaces; ${processes}${root}`;
 }

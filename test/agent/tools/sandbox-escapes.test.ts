@@ -59,7 +59,7 @@ describe('the sandbox keeps the service’s secrets out of reach', () => {
 
   it('the bwrap command line visible to other host users carries no environment value', async () => {
     const marker = `argv-marker-${process.pid}`;
-    const running = run(bash(), `sleep 3 # ${marker}`, workspaces.alice);
+    const running = run(bash(), `sleep 2 # ${marker}`, workspaces.alice);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const cmdlines = hostProcessesWith(marker).map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
     expect(cmdlines.some((cmdline) => cmdline.includes('bwrap'))).toBe(true);
@@ -101,6 +101,12 @@ describe('the sandbox’s file system', () => {
     expect(output).toContain('ws-ok');
     expect(readFileSync(join(workspaces.alice, 'mine.txt'), 'utf8')).toBe('mine\n');
     expect(await inAlice('cat /tmp/scratch')).toMatch(/No such file or directory/);
+  });
+
+  it('the kernel’s settings in /proc/sys cannot be written (the same value written back, so nothing changes if it could)', async () => {
+    const output = await inAlice('value=$(cat /proc/sys/kernel/printk_ratelimit) && echo "$value" > /proc/sys/kernel/printk_ratelimit && echo written');
+    expect(output).toMatch(/printk_ratelimit: Read-only file system/);
+    expect(output).not.toContain('written');
   });
 
   it('the blocklist bypass $(printf "r%s" m) runs, but deletes nothing outside the workspace', async () => {
