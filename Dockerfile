@@ -12,6 +12,10 @@ RUN npx tsc -p tsconfig.json
 # Runtime stage: production dependencies, compiled code, migrations; runs as a non-root user.
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
+# bubblewrap: the sandbox of the bash and CLI tools (see the README for the container's security options)
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends bubblewrap \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

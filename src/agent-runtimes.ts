@@ -1,7 +1,8 @@
-import { defaultTools } from './agent/index.js';
+import { commandToolSettings, defaultTools, describeSandboxHost, detectSandbox } from './agent/index.js';
 import type { AgentTool } from './agent/tools/agent-tool.js';
 import type { AgentConfig, AppConfig } from './config/app-config.js';
 import type { ChatSettingsResolver } from './config/chat-settings.js';
+import { BotError } from './core/errors.js';
 import type { InboundMessage } from './core/inbound-message.js';
 import { createChatModel, type ChatModel } from './llm/index.js';
 import type { Logger } from './observability/logger.js';
@@ -28,10 +29,33 @@ export class AgentRuntimes {
       this.#runtimes.set(agent.id, {
         config: agent,
         model: createChatModel(agent.llm),
-        tools: defaultTools({ ...agent.tools, allow_admin_tools: agent.toolPolicy.allowAdminTools }),
+        tools: toolsOf(agent),
       });
     }
     this.#default = this.#runtimes.get(config.agents[0]!.id)!;
+    this.#reportSandboxes(config.agents);
+  }
+
+  /** Every start: loudly for each command tool running unconfined, once for what confines the others. */
+  #reportSandboxes(agents: AgentConfig[]): void {
+    let sandboxed = false;
+    for (const agent of agents) {
+      for (const { tool, setting, sandboxed: confined } of commandToolSettings(agent.tools)) {
+        sandboxed ||= confined;
+        if (confined) continue;
+        this.logger.warn(
+          { agent: agent.id, tool, setting },
+          `${setting} is off: the ${tool} tool of agent ${agent.id} runs commands UNCONFINED, with this service's user, ` +
+            'files, processes and network (only the environment is filtered)',
+        );
+      }
+    }
+    const availability = sandboxed ? detectSandbox() : undefined;
+    if (availability?.available) {
+      const { host } = availability;
+      const log = host.processLimit === 'none' || host.runsAsRoot ? this.logger.warn.bind(this.logger) : this.logger.info.bind(this.logger);
+      log({ processLimit: host.processLimit, runsAsRoot: host.runsAsRoot }, `sandbox for bash and CLI tools: ${describeSandboxHost(host)}`);
+    }
   }
 
   get defaultModel(): ChatModel {
@@ -71,5 +95,15 @@ export class AgentRuntimes {
       liveReplies: chat.streaming,
       chatPrompt: chat.systemPrompt,
     };
+  }
+}
+
+/** A command tool whose sandbox cannot run stops start-up, naming the agent. */
+function toolsOf(agent: AgentConfig): AgentTool[] {
+  try {
+    return defaultTools({ ...agent.tools, allow_admin_tools: agent.toolPolicy.allowAdminTools });
+  } catch (error) {
+    if (error instanceof BotError && error.code === 'config') throw new BotError('config', `agent ${agent.id}: ${error.message}`, { cause: error });
+    throw error;
   }
 }

@@ -1,4 +1,5 @@
 import { createChannels } from '../channels/index.js';
+import { commandToolSettings, describeSandboxHost, detectSandbox, SANDBOX_INSTALL_HINT } from './agent/index.js';
 import type { AppConfig } from './config/app-config.js';
 import { errorMessage } from './core/errors.js';
 import { complete, createChatModel } from './llm/index.js';
@@ -64,6 +65,7 @@ export async function runDoctor(config: AppConfig): Promise<number> {
       },
       hint: 'check the platform tokens (TELEGRAM_BOT_TOKEN …)',
     },
+    { name: 'sandbox', run: async () => checkSandbox(config), hint: `${SANDBOX_INSTALL_HINT}, or set tools.bash.sandbox: off (tools.cli[<name>].sandbox for a CLI tool)` },
   ];
   let failures = 0;
   for (const check of checks) {
@@ -75,4 +77,18 @@ export async function runDoctor(config: AppConfig): Promise<number> {
     }
   }
   return failures === 0 ? 0 : 1;
+}
+
+/** Fails only when an agent runs bash or a CLI tool with the sandbox on and bubblewrap cannot run here. */
+function checkSandbox(config: AppConfig): string {
+  const tools = config.agents.flatMap((agent) => commandToolSettings(agent.tools).map((setting) => ({ ...setting, name: `${agent.id}/${setting.tool}` })));
+  const sandboxed = tools.filter((tool) => tool.sandboxed).map((tool) => tool.name);
+  const unconfined = tools.filter((tool) => !tool.sandboxed).map((tool) => `${tool.name} (${tool.setting}: off)`);
+  const usage =
+    (sandboxed.length > 0 ? `; sandboxes ${sandboxed.join(', ')}` : '; no agent runs bash or CLI tools in it') +
+    (unconfined.length > 0 ? `; UNCONFINED: ${unconfined.join(', ')}` : '');
+  const availability = detectSandbox();
+  if (availability.available) return `${describeSandboxHost(availability.host)}${usage}`;
+  if (sandboxed.length > 0) throw new Error(`bubblewrap cannot run: ${availability.reason}; needed by ${sandboxed.join(', ')}`);
+  return `bubblewrap not available (${availability.reason})${usage}`;
 }

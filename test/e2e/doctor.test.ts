@@ -1,17 +1,29 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createE2eEnvironment, type E2eEnvironment } from '../support/e2e-environment.js';
 import { CLI } from '../support/service-process.js';
 
 let environment: E2eEnvironment;
+let configDirectory: string;
 
 beforeAll(async () => {
   environment = await createE2eEnvironment();
+  configDirectory = mkdtempSync(join(tmpdir(), 'doctor-e2e-'));
 });
 
 afterAll(async () => {
   await environment?.close();
+  if (configDirectory) rmSync(configDirectory, { recursive: true, force: true });
 });
+
+function configFileWithBash(): string {
+  const file = join(configDirectory, 'bash-agent.yaml');
+  writeFileSync(file, 'agents:\n  - id: main\n    tools: { bash: { enabled: true } }\n');
+  return file;
+}
 
 function cli(command: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
@@ -32,9 +44,10 @@ describe('cli doctor', () => {
 
     const { code, output } = await cli('doctor', environment.env());
     const lines = output.trim().split('\n');
-    expect(lines.map((line) => line.split(':')[0]!.trim())).toEqual(['ok    configuration', 'ok    redis', 'ok    postgres', 'ok    llm', 'ok    channels']);
+    expect(lines.map((line) => line.split(':')[0]!.trim())).toEqual(['ok    configuration', 'ok    redis', 'ok    postgres', 'ok    llm', 'ok    channels', 'ok    sandbox']);
     expect(output).toMatch(/postgres: postgres reachable, 0 pending migration/);
     expect(output).toMatch(/channels: telegram account \d+ ok/);
+    expect(output).toMatch(/^ok    sandbox: bubblewrap [\d.]+ at \/\S+ runs commands in new namespaces; processes limited by .*; no agent runs bash or CLI tools in it$/m);
     expect(code).toBe(0);
     // the LLM check is one real, tiny request to the configured provider
     const check = environment.openai.modelCalls.at(-1)!;
@@ -47,5 +60,22 @@ describe('cli doctor', () => {
     expect(output).toMatch(/^FAIL  redis: .* — start Redis or fix REDIS_URL$/m);
     expect(output).toMatch(/^FAIL  llm: .* — check the API key, LLM_MODEL and the base URL$/m);
     expect(output).toMatch(/^ok    postgres: /m);
+  });
+
+  it('reports the sandbox an agent with bash uses, and fails with the fix when bubblewrap cannot run', async () => {
+    const withBash = { CONFIG_FILE: configFileWithBash() };
+    const ok = await cli('doctor', environment.env(withBash));
+    expect(ok.output).toMatch(/^ok    sandbox: bubblewrap [\d.]+ at \S+ runs commands in new namespaces; .*; sandboxes main\/bash$/m);
+
+    const broken = await cli('doctor', environment.env({ ...withBash, BWRAP_PATH: '/nonexistent/bwrap' }));
+    expect(broken.code).toBe(1);
+    expect(broken.output).toMatch(
+      /^FAIL  sandbox: bubblewrap cannot run: BWRAP_PATH=\/nonexistent\/bwrap is not an executable file; needed by main\/bash — install bubblewrap \(Debian\/Ubuntu: apt-get install bubblewrap; .*\), or set tools\.bash\.sandbox: off/m,
+    );
+  });
+
+  it('without bubblewrap, the sandbox line is informational when no agent needs it', async () => {
+    const { output } = await cli('doctor', environment.env({ BWRAP_PATH: '/nonexistent/bwrap' }));
+    expect(output).toMatch(/^ok    sandbox: bubblewrap not available \(BWRAP_PATH=\/nonexistent\/bwrap is not an executable file\); no agent runs bash or CLI tools in it$/m);
   });
 });

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { BotError } from '../../core/errors.js';
+import { SandboxSwitchSchema } from './sandbox-policy.js';
 
 const IDENTIFIER = '^[A-Za-z_][A-Za-z0-9_]*$';
 
@@ -30,6 +31,12 @@ export const CliToolDeclarationSchema = Type.Object(
     env: Type.Optional(Type.Record(Type.String({ pattern: IDENTIFIER }), Type.String())),
     timeout_seconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     max_output_bytes: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** Default on: the command runs in the bubblewrap sandbox (see README). */
+    sandbox: Type.Optional(SandboxSwitchSchema),
+    /** In the sandbox: keep the host's network (default false: loopback only). */
+    network: Type.Optional(Type.Boolean()),
+    /** In the sandbox: host paths the command may read (config files, a binary outside /usr). */
+    read_only_paths: Type.Optional(Type.Array(Type.String({ pattern: '^(/|~/)' }))),
   },
   { additionalProperties: false },
 );

@@ -3,12 +3,15 @@ import { BotError } from '../../core/errors.js';
 import { ToolError, type AgentTool } from './agent-tool.js';
 import { TEMPLATE_VARIABLE, type CliParameter, type CliToolDeclaration } from './cli-tool-declaration.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TOOL_TIMEOUT_MS } from './output-limit.js';
-import { describeProcessResult, runProcess } from './run-process.js';
+import type { CommandRunner } from './command-runner.js';
+import { describeProcessResult } from './run-process.js';
 import { buildToolEnvironment, type HostEnvironment } from './tool-environment.js';
 
 export { CliToolDeclarationSchema, parseCliToolDeclaration, type CliToolDeclaration, type CliParameter } from './cli-tool-declaration.js';
 
 export interface CliToolOptions {
+  /** The sandbox (`sandboxedRunner`), or `unconfinedRunner` when the declaration says `sandbox: off`. */
+  runner: CommandRunner;
   timeoutMs?: number;
   maxOutputBytes?: number;
 }
@@ -74,7 +77,7 @@ export function buildCliArguments(declaration: CliToolDeclaration, values: Recor
 }
 
 /** An `AgentTool` from a config declaration, run with `spawn(cmd, args, { shell: false })`. */
-export function createCliTool(declaration: CliToolDeclaration, hostEnv: HostEnvironment, options: CliToolOptions = {}): AgentTool {
+export function createCliTool(declaration: CliToolDeclaration, hostEnv: HostEnvironment, options: CliToolOptions): AgentTool {
   const env = buildToolEnvironment(hostEnv, resolveDeclaredEnvironment(declaration, hostEnv));
   const timeoutMs = declaration.timeout_seconds === undefined ? (options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS) : declaration.timeout_seconds * 1000;
   const maxOutputBytes = declaration.max_output_bytes ?? options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
@@ -84,7 +87,7 @@ export function createCliTool(declaration: CliToolDeclaration, hostEnv: HostEnvi
     category: declaration.category,
     parameters: cliParametersSchema(declaration),
     async execute(args, context) {
-      const result = await runProcess({
+      const result = await options.runner.run({
         command: declaration.cmd,
         args: buildCliArguments(declaration, args as Record<string, ArgumentValue | undefined>),
         cwd: context.workspace,

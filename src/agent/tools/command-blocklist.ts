@@ -1,6 +1,7 @@
 /**
- * Defense in depth for the `bash` tool (the real boundary is that bash is off by default):
- * a command line is refused when any word in it names a dangerous command, wherever it stands
+ * A first filter for the `bash` tool, easily bypassed (`$(printf "r%s" m)`): the boundary is the
+ * sandbox every command runs in (`command-runner.ts`), and bash being off by default. A command
+ * line is refused when any word in it names a dangerous command, wherever it stands
  * (after `;`, `&&`, `|`, `$(`, `xargs`, `find -exec`, a path like `/bin/rm`, quotes or backslashes).
  */
 export const BLOCKED_COMMANDS = [

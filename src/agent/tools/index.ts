@@ -18,4 +18,7 @@ export {
 export { buildToolEnvironment, ALLOWED_ENV_KEYS, type HostEnvironment } from './tool-environment.js';
 export { runProcess, type ProcessRequest, type ProcessResult } from './run-process.js';
 export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TOOL_TIMEOUT_MS } from './output-limit.js';
-export { defaultTools, ToolsConfigSchema, type ToolsConfig } from './tools-config.js';
+export { defaultTools, commandToolSettings, ToolsConfigSchema, type ToolsConfig, type CommandToolSetting } from './tools-config.js';
+export { sandboxedRunner, unconfinedRunner, type CommandRunner } from './command-runner.js';
+export { detectSandbox, describeSandboxHost, SANDBOX_INSTALL_HINT, type SandboxHost, type SandboxAvailability } from './sandbox-host.js';
+export { DEFAULT_SANDBOX_LIMITS, isSandboxOn, type SandboxPolicy, type SandboxLimits } from './sandbox-policy.js';

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import type { Writable } from 'node:stream';
 import { formatDuration, truncationNotice } from './output-limit.js';
 
 export interface ProcessRequest {
@@ -9,6 +11,8 @@ export interface ProcessRequest {
   timeoutMs: number;
   maxOutputBytes: number;
   signal: AbortSignal;
+  /** Written to file descriptors 3, 4, … of the child, then closed (small data: bwrap's options, files). */
+  extraInputs?: string[];
 }
 
 export type ProcessEnd = 'exited' | 'timed-out' | 'aborted' | 'spawn-failed';
@@ -16,6 +20,8 @@ export type ProcessEnd = 'exited' | 'timed-out' | 'aborted' | 'spawn-failed';
 export interface ProcessResult {
   end: ProcessEnd;
   exitCode: number | null;
+  /** The signal that ended the process, when one did. */
+  exitSignal?: NodeJS.Signals | null;
   /** stdout and stderr interleaved as they arrived, capped, with a notice when cut. */
   output: string;
   spawnError?: string;
@@ -36,12 +42,19 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
     let end: ProcessEnd = 'exited';
     let settled = false;
 
+    const extraInputs = request.extraInputs ?? [];
     const child = spawn(request.command, request.args, {
       cwd: request.cwd,
       env: request.env,
       shell: false,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...extraInputs.map(() => 'pipe' as const)],
+    });
+    extraInputs.forEach((data, index) => {
+      const stream = child.stdio[index + 3] as Writable | null;
+      // a child that fails early closes its end; the write error is not ours to report
+      stream?.on('error', () => undefined);
+      stream?.end(data);
     });
 
     const collect = (chunk: Buffer): void => {
@@ -52,8 +65,11 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
       chunks.push(kept);
       keptBytes += kept.length;
     };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
+    // 'pipe' above: both exist
+    const stdout = child.stdout!;
+    const stderr = child.stderr!;
+    stdout.on('data', collect);
+    stderr.on('data', collect);
 
     const killGroup = (reason: ProcessEnd): void => {
       if (end === 'exited') end = reason;
@@ -69,6 +85,7 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
     request.signal.addEventListener('abort', onAbort, { once: true });
     if (request.signal.aborted) onAbort();
 
+    let exitSignal: NodeJS.Signals | null = null;
     const finish = (exitCode: number | null, spawnError?: string): void => {
       if (settled) return;
       settled = true;
@@ -76,14 +93,15 @@ export function runProcess(request: ProcessRequest): Promise<ProcessResult> {
       request.signal.removeEventListener('abort', onAbort);
       const text = Buffer.concat(chunks).toString('utf8');
       const output = totalBytes > keptBytes ? text + truncationNotice(keptBytes, totalBytes) : text;
-      resolvePromise(spawnError === undefined ? { end, exitCode, output } : { end: 'spawn-failed', exitCode, output, spawnError });
+      resolvePromise(spawnError === undefined ? { end, exitCode, exitSignal, output } : { end: 'spawn-failed', exitCode, output, spawnError });
     };
 
     child.on('error', (error) => finish(null, error.message));
-    child.on('exit', (code) => {
+    child.on('exit', (code, signal) => {
+      exitSignal = signal;
       setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        stdout.destroy();
+        stderr.destroy();
         finish(code);
       }, PIPE_GRACE_MS).unref();
     });
@@ -102,6 +120,22 @@ export function describeProcessResult(result: ProcessResult, timeoutMs: number):
     case 'aborted':
       return { ok: false, text: `Command cancelled. Output so far:\n${output}` };
     case 'exited':
-      return result.exitCode === 0 ? { ok: true, text: output } : { ok: false, text: `Command exited with code ${result.exitCode ?? 'unknown'}:\n${output}` };
+      if (result.exitCode === 0) return { ok: true, text: output };
+      if (result.exitCode === null) return { ok: false, text: `Command was killed by ${result.exitSignal ?? 'a signal'}:\n${output}` };
+      return { ok: false, text: `Command exited with code ${result.exitCode}${signalNote(result.exitCode)}:\n${output}` };
   }
+}
+
+const LIMIT_SIGNALS: Partial<Record<NodeJS.Signals, string>> = {
+  SIGKILL: 'killed, e.g. at its CPU time limit',
+  SIGXCPU: 'CPU time limit reached',
+  SIGXFSZ: 'file size limit reached',
+};
+
+/** Shells (and bwrap) report a command killed by signal N as exit code 128 + N. */
+function signalNote(exitCode: number): string {
+  const name = Object.entries(constants.signals).find(([, number]) => number === exitCode - 128)?.[0] as NodeJS.Signals | undefined;
+  if (exitCode <= 128 || name === undefined) return '';
+  const meaning = LIMIT_SIGNALS[name];
+  return meaning === undefined ? ` (${name})` : ` (${name}: ${meaning})`;
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBashTool } from '../../../src/agent/tools/bash-tool.js';
 import { findBlockedCommand } from '../../../src/agent/tools/command-blocklist.js';
+import { unconfinedRunner } from '../../../src/agent/tools/command-runner.js';
 import { testToolContext } from '../support/agent-run.js';
 
 let workspace: string;
@@ -32,26 +33,27 @@ function isAlive(pid: number): boolean {
   }
 }
 
+// The mechanics of the tool itself, with the sandbox turned off (`tools.bash.sandbox: off`); the sandbox has its own tests.
 describe('bash tool', () => {
   it('runs in the workspace and returns combined output', async () => {
-    const bash = createBashTool({ hostEnv });
+    const bash = createBashTool({ runner: unconfinedRunner, hostEnv });
     expect(await bash.execute({ command: 'pwd; echo out; echo err >&2' }, context())).toBe(`${workspace}\nout\nerr\n`);
     expect(bash.category).toBe('write');
   });
 
   it('a failing command is an error that carries its exit code and output', async () => {
-    await expect(createBashTool({ hostEnv }).execute({ command: 'echo nope; exit 3' }, context())).rejects.toThrow('Command exited with code 3:\nnope');
+    await expect(createBashTool({ runner: unconfinedRunner, hostEnv }).execute({ command: 'echo nope; exit 3' }, context())).rejects.toThrow('Command exited with code 3:\nnope');
   });
 
   it('S6.3: output beyond the cap is truncated with a notice', async () => {
-    const output = await createBashTool({ hostEnv, maxOutputBytes: 1000 }).execute({ command: "head -c 300000 /dev/zero | tr '\\0' a" }, context());
+    const output = await createBashTool({ runner: unconfinedRunner, hostEnv, maxOutputBytes: 1000 }).execute({ command: "head -c 300000 /dev/zero | tr '\\0' a" }, context());
     expect(output.startsWith('a'.repeat(1000))).toBe(true);
     expect(output).toContain('[output truncated: showing the first 1000 bytes of 293 KB]');
     expect(output.length).toBeLessThan(1100);
   });
 
   it('S6.4: a command over the timeout is killed with its whole process group and returns a timeout error', async () => {
-    const bash = createBashTool({ hostEnv, timeoutMs: 300 });
+    const bash = createBashTool({ runner: unconfinedRunner, hostEnv, timeoutMs: 300 });
     const started = Date.now();
     const error = await bash.execute({ command: 'sleep 30 & echo $!; wait' }, context()).catch((caught: unknown) => caught as Error);
     expect(Date.now() - started).toBeLessThan(5000);
@@ -67,16 +69,16 @@ describe('bash tool', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     const started = Date.now();
-    await expect(createBashTool({ hostEnv }).execute({ command: 'sleep 30' }, context(controller.signal))).rejects.toThrow(/cancelled/);
+    await expect(createBashTool({ runner: unconfinedRunner, hostEnv }).execute({ command: 'sleep 30' }, context(controller.signal))).rejects.toThrow(/cancelled/);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('S6.5: a dangerous command (rm -rf /) is blocked with a rejection message', async () => {
-    await expect(createBashTool({ hostEnv }).execute({ command: 'rm -rf /' }, context())).rejects.toThrow(/Command refused: 'rm' is blocked/);
+    await expect(createBashTool({ runner: unconfinedRunner, hostEnv }).execute({ command: 'rm -rf /' }, context())).rejects.toThrow(/Command refused: 'rm' is blocked/);
   });
 
   it('S6.6: the subprocess environment holds only allow-listed variables', async () => {
-    const output = await createBashTool({ hostEnv }).execute({ command: 'env' }, context());
+    const output = await createBashTool({ runner: unconfinedRunner, hostEnv }).execute({ command: 'env' }, context());
     const keys = output
       .trim()
       .split('\n')

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildCliArguments, createCliTool, parseCliToolDeclaration, type CliToolDeclaration } from '../../../src/agent/tools/cli-tool.js';
+import { unconfinedRunner } from '../../../src/agent/tools/command-runner.js';
 import { ToolRegistry } from '../../../src/agent/tools/tool-registry.js';
 import { BotError } from '../../../src/core/errors.js';
 import { agentInput, collectEvents, terminalOf, testToolContext } from '../support/agent-run.js';
@@ -65,12 +66,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
+// These test the tool mechanics with `sandbox: off`; sandboxed CLI tools are tested in sandbox.test.ts.
+const unconfined = { runner: unconfinedRunner };
 const context = () => testToolContext(new AbortController().signal, workspace);
 const argvOf = (output: string): string[] => JSON.parse(output) as string[];
 
 describe('CLI tools from config', () => {
   it('S6.7: a CLI tool declared in YAML is registered and callable by the agent', async () => {
-    const registry = new ToolRegistry(declarations.map((entry) => createCliTool(entry, hostEnv)));
+    const registry = new ToolRegistry(declarations.map((entry) => createCliTool(entry, hostEnv, unconfined)));
     const model = new ScriptedModel([
       { toolCalls: [{ name: 'kubectl_get', args: { resource: 'pods', namespace: 'kube-system' } }] },
       { text: 'Here are the pods.' },
@@ -88,7 +91,7 @@ describe('CLI tools from config', () => {
 
   it('S6.8: arguments go to spawn without a shell, so metacharacters stay literal, one argument per template', async () => {
     const text = 'hi; rm -rf ~ && echo $(whoami) `id` | cat > /tmp/x "quoted" \'single\'';
-    const output = await createCliTool(declaration('say'), hostEnv).execute({ text }, context());
+    const output = await createCliTool(declaration('say'), hostEnv, unconfined).execute({ text }, context());
     expect(argvOf(output)).toEqual([`--message=${text}`, text]);
   });
 
@@ -102,7 +105,7 @@ describe('CLI tools from config', () => {
       },
       { text: 'ok' },
     ]);
-    const tools = [createCliTool(declaration('kubectl_get'), hostEnv)];
+    const tools = [createCliTool(declaration('kubectl_get'), hostEnv, unconfined)];
     const events = await collectEvents(agentInput(model, tools, { toolContext: context() }));
     const ends = events.filter((event) => event.type === 'tool-call-end');
     expect(ends.map((event) => event.type === 'tool-call-end' && event.isError)).toEqual([true, true]);
@@ -111,7 +114,7 @@ describe('CLI tools from config', () => {
   });
 
   it('S6.13: tool-specific env declared in the definition reaches the subprocess, the rest stays out', async () => {
-    const output = await createCliTool(declaration('deploy_app'), hostEnv).execute({}, context());
+    const output = await createCliTool(declaration('deploy_app'), hostEnv, unconfined).execute({}, context());
     const env = JSON.parse(output) as Record<string, string>;
     expect(env.DEPLOY_TOKEN).toBe('dt-123');
     expect(env.DEPLOY_TARGET).toBe('prod-eu');
@@ -129,7 +132,7 @@ describe('CLI tools from config', () => {
 
   it('maxLength is enforced', async () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: 'say', args: { text: 'x'.repeat(201) } }] }, { text: 'ok' }]);
-    const events = await collectEvents(agentInput(model, [createCliTool(declaration('say'), hostEnv)], { toolContext: context() }));
+    const events = await collectEvents(agentInput(model, [createCliTool(declaration('say'), hostEnv, unconfined)], { toolContext: context() }));
     expect(events.find((event) => event.type === 'tool-call-end')).toMatchObject({ isError: true });
   });
 
@@ -143,13 +146,13 @@ describe('CLI tools from config', () => {
       timeout_seconds: 0.2,
     });
     const started = Date.now();
-    await expect(createCliTool(slow, hostEnv).execute({}, context())).rejects.toThrow(/^Command timed out after 200 ms and was killed/);
+    await expect(createCliTool(slow, hostEnv, unconfined).execute({}, context())).rejects.toThrow(/^Command timed out after 200 ms and was killed/);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('a missing command becomes a readable error', async () => {
     const missing = parseCliToolDeclaration({ name: 'ghost', description: 'd', category: 'read', cmd: 'definitely-not-a-command-xyz' });
-    await expect(createCliTool(missing, hostEnv).execute({}, context())).rejects.toThrow(/Could not start the command: .*ENOENT/);
+    await expect(createCliTool(missing, hostEnv, unconfined).execute({}, context())).rejects.toThrow(/Could not start the command: .*ENOENT/);
   });
 
   it.each([
@@ -167,6 +170,6 @@ describe('CLI tools from config', () => {
   });
 
   it('a declared env variable missing from the host is a config error', () => {
-    expect(() => createCliTool(declaration('deploy_app'), { PATH: '/usr/bin' })).toThrow(/env.DEPLOY_TOKEN needs the host variable DEPLOY_TOKEN/);
+    expect(() => createCliTool(declaration('deploy_app'), { PATH: '/usr/bin' }, unconfined)).toThrow(/env.DEPLOY_TOKEN needs the host variable DEPLOY_TOKEN/);
   });
 });
