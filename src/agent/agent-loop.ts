@@ -34,6 +34,8 @@ export interface AgentInput {
   context?: ContextControl;
   /** Identical consecutive tool calls that end the turn (default 3; 0 turns detection off). */
   maxRepeatedToolCalls?: number;
+  /** Sent with every request: the provider keeps this session's prompt prefix warm (see ChatRequest.cacheKey). */
+  cacheKey?: string;
 }
 
 export const MAX_ITERATIONS_SUMMARY_PROMPT =
@@ -53,6 +55,10 @@ const CONTEXT_OVERFLOW_RETRIES = 2;
 
 function toolSpec(tool: AgentTool): ToolSpec {
   return { name: tool.name, description: tool.description, parameters: tool.parameters as unknown as Record<string, unknown> };
+}
+
+function cacheKeyOf(input: AgentInput): { cacheKey?: string } {
+  return input.cacheKey === undefined ? {} : { cacheKey: input.cacheKey };
 }
 
 function isContextLength(error: unknown): boolean {
@@ -156,7 +162,7 @@ async function* answerWithoutTools(state: RunState, prompt: string, fallback: st
   const { input } = state;
   try {
     const messages = [...state.history, userText(prompt)];
-    const response = yield* modelStep(state, { system: input.system, messages, toolChoice: 'none' }, state.run.iterations + 1);
+    const response = yield* modelStep(state, { system: input.system, messages, toolChoice: 'none', ...cacheKeyOf(input) }, state.run.iterations + 1);
     if (textOf(response.message).trim() !== '') {
       return { role: 'assistant', parts: response.message.parts.filter((part) => part.type !== 'tool-call') };
     }
@@ -179,7 +185,7 @@ async function* iterate(state: RunState): AsyncGenerator<AgentEvent, AgentEvent>
     if (input.signal.aborted) return state.cancelled();
     run.iterations++;
     const tools = state.toolSpecs.length > 0 ? { tools: state.toolSpecs } : {};
-    const response = yield* modelStep(state, { system: input.system, messages: [...state.history], ...tools }, run.iterations);
+    const response = yield* modelStep(state, { system: input.system, messages: [...state.history], ...tools, ...cacheKeyOf(input) }, run.iterations);
     state.append(response.message);
     const calls = toolCallsOf(response.message);
     if (calls.length === 0) return state.ended(textOf(response.message));

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
 import type { LlmConfig } from '../config/app-config.js';
 import { BotError } from '../core/errors.js';
+import { withCacheBreakpoints } from './anthropic-cache-breakpoints.js';
 import { AnthropicStreamAssembler, finishFromMessage } from './anthropic-stream-assembler.js';
 import { boundedRetryFetch } from './bounded-retry-fetch.js';
 import type { ChatModel, ChatRequest, ModelStreamEvent } from './chat-model.js';
@@ -56,21 +57,21 @@ async function* completeOnce(client: Anthropic, config: LlmConfig, request: Chat
   yield finishFromMessage(message);
 }
 
-function buildParams(config: LlmConfig, request: ChatRequest): MessageCreateParamsBase {
+export function buildParams(config: LlmConfig, request: ChatRequest): MessageCreateParamsBase {
+  const converted = request.tools?.length ? convertAnthropicTools(request.tools) : undefined;
+  // The API rejects tool_use / tool_result blocks in a request without tool definitions,
+  // so `none` keeps the definitions and forbids their use instead.
+  const sendTools = converted && (request.toolChoice !== 'none' || hasToolBlocks(request.messages));
+  const cached = withCacheBreakpoints(request.system, sendTools ? converted : undefined, convertAnthropicMessages(request.messages));
   const params: MessageCreateParamsBase = {
     model: config.model,
     max_tokens: request.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
-    messages: convertAnthropicMessages(request.messages),
+    messages: cached.messages,
   };
-  if (request.system) params.system = request.system;
-  const tools = request.tools?.length ? convertAnthropicTools(request.tools) : undefined;
-  if (tools && request.toolChoice !== 'none') {
-    params.tools = tools;
-  } else if (tools && hasToolBlocks(request.messages)) {
-    // The API rejects tool_use / tool_result blocks in a request without tool definitions,
-    // so `none` keeps the definitions and forbids their use instead.
-    params.tools = tools;
-    params.tool_choice = { type: 'none' };
+  if (request.system) params.system = cached.system;
+  if (sendTools && cached.tools) {
+    params.tools = cached.tools;
+    if (request.toolChoice === 'none') params.tool_choice = { type: 'none' };
   }
   // No `temperature`: API version 2026-10-21 (this SDK's) has dropped sampling parameters.
   return params;

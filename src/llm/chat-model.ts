@@ -16,6 +16,8 @@ export interface ChatRequest {
   maxTokens?: number;
   /** Ignored by Anthropic: its API version in this SDK has no sampling parameters. */
   temperature?: number;
+  /** Requests that share a prompt prefix (one session) carry the same key: OpenAI routes them to a warm cache. */
+  cacheKey?: string;
   signal?: AbortSignal;
 }
 

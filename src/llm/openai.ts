@@ -57,7 +57,7 @@ async function* completeOnce(client: OpenAI, config: LlmConfig, request: ChatReq
   yield finishFromCompletion(completion);
 }
 
-function buildParams(config: LlmConfig, request: ChatRequest): ChatCompletionCreateParamsBase {
+export function buildParams(config: LlmConfig, request: ChatRequest): ChatCompletionCreateParamsBase {
   const params: ChatCompletionCreateParamsBase = {
     model: config.model,
     messages: convertOpenAiMessages(request.system, request.messages),
@@ -69,6 +69,7 @@ function buildParams(config: LlmConfig, request: ChatRequest): ChatCompletionCre
     else params.max_tokens = request.maxTokens;
   }
   if (request.temperature !== undefined) params.temperature = request.temperature;
+  if (request.cacheKey !== undefined && usesOfficialApi(config.baseUrl)) params.prompt_cache_key = request.cacheKey;
   return params;
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   buildSystemPrompt,
   estimateTokens,
@@ -106,6 +107,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     resume: steps,
     checkpoint,
     context,
+    cacheKey: createHash('sha256').update(sessionKey).digest('hex').slice(0, 32),
   })) {
     input.onEvent?.(event);
     if (event.type === 'loop-detected') deps.logger.warn({ runId: turnId, sessionKey, tool: event.name, times: event.times }, 'the model repeated a tool call; ending the turn');

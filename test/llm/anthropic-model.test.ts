@@ -33,11 +33,12 @@ describe('Anthropic model against the double', () => {
     expect(finish.stopReason).toBe('stop');
 
     const [request] = double.modelCalls;
+    // prompt caching: the system prompt and the end of the request are cache breakpoints
     expect(request!.body).toEqual({
       model: 'claude-sonnet-5-5',
       max_tokens: 4096,
-      system: 'Be brief.',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }],
+      system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hello there', cache_control: { type: 'ephemeral' } }] }],
       stream: true,
     });
     expect(request!.headers.authorization).toBe('Bearer test-key');
@@ -81,7 +82,7 @@ describe('Anthropic model against the double', () => {
       { type: 'tool-call', id: 'toolu_1', name: 'lookup', arguments: '{"word":"serendipity"}' },
     ]);
     expect(double.modelCalls[0]!.body.tools).toEqual([
-      { name: 'lookup', description: 'Look a word up', input_schema: lookupTool.parameters },
+      { name: 'lookup', description: 'Look a word up', input_schema: lookupTool.parameters, cache_control: { type: 'ephemeral' } },
     ]);
   });
 
@@ -126,7 +127,7 @@ describe('Anthropic model against the double', () => {
           { type: 'tool_use', id: 'toolu_9', name: 'lookup', input: { word: 'serendipity' } },
         ],
       },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'a happy accident' }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'a happy accident', cache_control: { type: 'ephemeral' } }] },
     ]);
   });
 
