@@ -45,29 +45,32 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
     // sends reported every part through `progress`; a notice has no progress, so it is marked delivered here
     if (pending.plain && record.run.status !== 'failed') await deps.deliveries.save(turnId, { ...pending, delivered: true, deliveredIds: record.run.deliveredMessageIds });
   }
-  await storeTurn(deps, record);
+  const stored = await storeTurn(deps, record);
   await Promise.all([deps.deliveries.clear(turnId), deps.checkpoints.clear(sessionKey, turnId)]);
   if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey);
   if (pending.consumedContext > 0) await deps.groupContext.consume(contextKeyOf(request.messages[0]!), pending.consumedContext);
-  if (record.run.status === 'failed') return { kind: 'failed' };
-  if (record.run.status === 'cancelled') return { kind: 'cancelled' };
-  return { kind: record.run.silent ? 'silent' : 'completed' };
+  if (stored.run.status === 'failed') return { kind: 'failed' };
+  if (stored.run.status === 'cancelled') return { kind: 'cancelled' };
+  return { kind: stored.run.silent ? 'silent' : 'completed' };
 }
 
 /**
  * Writes the turn; when the database refuses it for good (data it cannot hold), the turn is stored as failed
  * with placeholders for its messages instead, so a poison message ends instead of being retried forever.
  */
-async function storeTurn(deps: TurnDependencies, record: TurnRecord): Promise<void> {
+async function storeTurn(deps: TurnDependencies, record: TurnRecord): Promise<TurnRecord> {
   try {
     await flushWithRetry(deps.store, record, deps.logger, deps.flushRetry);
+    return record;
   } catch (error) {
     if (!isPermanentStoreError(error)) throw error;
     deps.logger.error(
       { err: error, runId: record.runId, sessionKey: record.sessionKey, messages: record.messages.length, spans: record.spans.length },
       'the database refused the turn for good; storing it as failed without its content',
     );
-    await flushWithRetry(deps.store, unstorable(record, error), deps.logger, deps.flushRetry);
+    const placeholder = unstorable(record, error);
+    await flushWithRetry(deps.store, placeholder, deps.logger, deps.flushRetry);
+    return placeholder;
   }
 }
 

@@ -32,7 +32,7 @@ export function envelopeTime(sentAt: number): string {
 
 /** A display name as data: one line, bounded, and replaced when it carries injection patterns. */
 function safeName(name: string, mode: InputGuardMode, fallback: string): string {
-  const line = name.replace(/[\r\n\t[\]]+/g, ' ').trim().slice(0, NAME_MAX_CHARS);
+  const line = name.replace(/[[\]]/g, '').replace(/\s+/g, ' ').trim().slice(0, NAME_MAX_CHARS);
   if (line === '' || (mode !== 'off' && scanInput(line).length > 0)) return fallback;
   return line;
 }
@@ -53,8 +53,9 @@ function contextBlock(lines: ContextLine[], mode: InputGuardMode, onFinding: (fi
   const shown: string[] = [];
   let size = 0;
   for (const line of [...lines].reverse()) {
-    const findings = mode === 'off' ? [] : scanInput(`${line.senderName}\n${line.text}`);
-    if (findings.length > 0) onFinding(findings);
+    const findings = mode === 'off' ? [] : scanInput(line.text);
+    const nameFindings = mode === 'off' ? [] : scanInput(line.senderName);
+    if (findings.length > 0 || nameFindings.length > 0) onFinding([...findings, ...nameFindings]);
     const text =
       findings.length > 0 && mode === 'block'
         ? WITHHELD_CONTEXT_LINE
@@ -75,7 +76,7 @@ function contextBlock(lines: ContextLine[], mode: InputGuardMode, onFinding: (fi
 /** The group's title for the system prompt: one line, bounded, and left out when it fails the guard. */
 function safeTitle(title: string | undefined, mode: InputGuardMode): string | undefined {
   if (!title) return undefined;
-  const line = title.replace(/[\r\n\t"]+/g, ' ').trim().slice(0, TITLE_MAX_CHARS);
+  const line = title.replace(/"/g, '').replace(/\s+/g, ' ').trim().slice(0, TITLE_MAX_CHARS);
   if (line === '' || (mode !== 'off' && scanInput(title).length > 0)) return undefined;
   return line;
 }

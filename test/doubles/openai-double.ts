@@ -1,4 +1,5 @@
 import { startHttpDouble, type Exchange, type HttpDouble, type RecordedRequest } from './http-double.js';
+import { countPromptTokens } from './prompt-tokens.js';
 import {
   argumentsText,
   chunkText,
@@ -23,12 +24,22 @@ export interface OpenAiDoubleOptions extends Partial<StreamSettings> {
   model?: string;
 }
 
+export interface OpenAiSettings extends StreamSettings {
+  /**
+   * Set: the double counts each prompt with the real tokenizer, refuses one over this many tokens with the
+   * API's `context_length_exceeded` error (as OpenAI does), and reports the exact count as `prompt_tokens`.
+   */
+  contextWindow: number | undefined;
+}
+
 export interface OpenAiDouble extends HttpDouble {
   /** What OPENAI_BASE_URL should be: `http://127.0.0.1:PORT/v1`. */
   baseUrl: string;
   script: ReplyScript;
-  /** Latency and chunking for every reply; change them at any time. */
-  settings: StreamSettings;
+  /** Latency, chunking and the context window for every reply; change them at any time. */
+  settings: OpenAiSettings;
+  /** Prompts refused as over the context window (see `settings.contextWindow`). */
+  readonly contextLengthErrors: number;
   /** Only the `POST /v1/chat/completions` requests. */
   readonly modelCalls: RecordedRequest[];
 }
@@ -38,11 +49,13 @@ const COMPLETIONS_PATH = '/v1/chat/completions';
 /** A local stand-in for the OpenAI Chat Completions API (JSON and SSE), for the real `openai` SDK. */
 export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Promise<OpenAiDouble> {
   const script = new ReplyScript(options.responder);
-  const settings: StreamSettings = {
+  const settings: OpenAiSettings = {
     latencyMs: options.latencyMs ?? DEFAULT_STREAM_SETTINGS.latencyMs,
     chunkSize: options.chunkSize ?? DEFAULT_STREAM_SETTINGS.chunkSize,
     chunkDelayMs: options.chunkDelayMs ?? DEFAULT_STREAM_SETTINGS.chunkDelayMs,
+    contextWindow: undefined,
   };
+  let contextLengthErrors = 0;
 
   const http = await startHttpDouble(async (exchange) => {
     const { request } = exchange;
@@ -57,7 +70,16 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
     if (request.method !== 'POST' || path !== COMPLETIONS_PATH) {
       return exchange.json(404, errorBody(`Unknown request URL: ${request.method} ${path}`, 'invalid_request_error'));
     }
-    const modelReply = await script.next(request, lastUserText(request.body));
+    let promptTokens: number | undefined;
+    if (settings.contextWindow !== undefined) {
+      promptTokens = await countPromptTokens(request.body);
+      if (promptTokens > settings.contextWindow) {
+        contextLengthErrors++;
+        return exchange.json(400, contextLengthError(settings.contextWindow, promptTokens));
+      }
+    }
+    const scripted = await script.next(request, lastUserText(request.body));
+    const modelReply = promptTokens === undefined || scripted.usage?.inputTokens !== undefined ? scripted : { ...scripted, usage: { ...scripted.usage, inputTokens: promptTokens } };
     const replySettings = settingsFor(modelReply, settings);
     if (replySettings.latencyMs > 0 && !(await exchange.pause(replySettings.latencyMs))) return;
     if (modelReply.fault?.type === 'hang') return exchange.untilClientGone();
@@ -77,11 +99,13 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
       resetRequests();
       script.reset();
       Object.assign(settings, initialSettings);
+      contextLengthErrors = 0;
     },
   });
+  Object.defineProperty(double, 'contextLengthErrors', { get: () => contextLengthErrors });
   return Object.defineProperty(double, 'modelCalls', {
     get: () => http.requests.filter((request) => request.method === 'POST' && request.path.startsWith(COMPLETIONS_PATH)),
-  }) as typeof double & { readonly modelCalls: RecordedRequest[] };
+  }) as typeof double & { readonly modelCalls: RecordedRequest[]; readonly contextLengthErrors: number };
 }
 
 /** The text of the last user message (string content or text parts). */
@@ -114,19 +138,20 @@ function answerFault(exchange: Exchange, fault: Fault | undefined): boolean {
       exchange.json(503, errorBody('The engine is currently overloaded, please try again later.', 'server_error'));
       return true;
     case 'context-length':
-      exchange.json(
-        400,
-        errorBody(
-          "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
-          'invalid_request_error',
-          'context_length_exceeded',
-          'messages',
-        ),
-      );
+      exchange.json(400, contextLengthError(128_000, 131_072));
       return true;
     default:
       return false;
   }
+}
+
+function contextLengthError(window: number, tokens: number) {
+  return errorBody(
+    `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+    'invalid_request_error',
+    'context_length_exceeded',
+    'messages',
+  );
 }
 
 function errorBody(message: string, type: string, code: string | null = null, param: string | null = null) {

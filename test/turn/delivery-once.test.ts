@@ -36,7 +36,33 @@ async function storedRows(userId: number) {
   return (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as Array<{ role: string }>;
 }
 
+/** The real store, except that a turn holding `poison` is refused as PostgreSQL refuses data it cannot hold. */
+function storeRefusing(poison: string): TurnStore {
+  return {
+    ...fixture.store,
+    flushTurn: async (record) => {
+      if (JSON.stringify(record).includes(poison)) throw Object.assign(new Error('invalid byte sequence for encoding "UTF8"'), { code: '22021' });
+      return fixture.store.flushTurn(record);
+    },
+  };
+}
+
 describe('a turn is delivered once and stored once', () => {
+  it('a turn the database refuses for good is stored as failed with placeholders, not retried forever', async () => {
+    const message = fixture.dmFrom(7006, 'poison-payload please', fixture.telegram.botId);
+    const turnId = randomUUID();
+    const outcome = await fixture.runTurnWith(storeRefusing('poison-payload'))(await fixture.request(turnId, [message]));
+    expect(outcome.kind).toBe('failed');
+    expect(sentTo(7006)).toHaveLength(1); // the answer went out before the flush
+    const rows = await fixture.database.db.execute(`SELECT status, error FROM runs WHERE id = '${turnId}'`);
+    const [run] = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as Array<{ status: string; error: string }>;
+    expect(run).toMatchObject({ status: 'failed' });
+    expect(run!.error).toMatch(/^not storable: /);
+    expect((await storedRows(7006)).map((row) => row.role)).toEqual(['user']);
+    // a retry of the same turn finds it stored and does nothing
+    expect((await fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message]))).kind).toBe('skipped');
+  });
+
   it('does not send again when the flush failed after delivery; the retry only stores', async () => {
     const message = fixture.dmFrom(7001, 'deliver me once', fixture.telegram.botId);
     const turnId = randomUUID();
