@@ -17,3 +17,4 @@ export {
   type PairingLimits,
   type PairingRequestResult,
 } from './pairing-repository.js';
+export * from './console/index.js';
