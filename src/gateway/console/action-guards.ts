@@ -41,7 +41,7 @@ export async function guardActions(routes: FastifyInstance, options: ActionGuard
     csrfOpts: { userInfo: true, hmacKey: csrfKey(options.credentials) },
   });
   const allowedHosts = new Set<string>();
-  if (options.publicUrl) allowedHosts.add(new URL(options.publicUrl).host.toLowerCase());
+  if (options.publicUrl) allowedHosts.add(new URL(options.publicUrl).host);
 
   routes.addHook('onRequest', async (request, reply) => {
     if (SAFE_METHODS.has(request.method)) return;
@@ -74,14 +74,15 @@ function crossSiteReason(request: FastifyRequest, allowedHosts: Set<string>): st
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return `Sec-Fetch-Site: ${site}`;
   const origin = headerValue(request.headers.origin);
   if (origin === undefined) return undefined;
-  let host: string;
   try {
-    host = new URL(origin).host.toLowerCase();
+    const { host, protocol } = new URL(origin);
+    // the Host header read with the Origin's scheme, so that a default port written out (`:80`) still matches
+    const requestHost = new URL(`${protocol}//${request.host}`).host;
+    if (host !== '' && (host === requestHost || allowedHosts.has(host))) return undefined;
   } catch {
-    return `Origin: ${origin}`;
+    // `Origin: null` (sandboxed frames, some redirects) and anything unreadable
   }
-  if (host === '' || (host !== request.host.toLowerCase() && !allowedHosts.has(host))) return `Origin: ${origin}`;
-  return undefined;
+  return `Origin: ${origin}`;
 }
 
 /** The user name of the (already verified) basic-auth header. */
