@@ -246,6 +246,22 @@ describe('HTML pages', () => {
     expect(pairings.body).not.toContain('<b>');
   });
 
+  it('never escape the console’s own markup a second time', async () => {
+    const ownTags = /&#60;\/?(time|code|span|a|div|p|tr|td|th|svg|rect|title|form|input|button|details|summary|ul|li|strong|br|table)(&#62;|\s)/;
+    for (const url of [
+      '/admin',
+      '/admin/sessions',
+      `/admin/sessions/${encodeURIComponent(fixture.dm.key)}`,
+      `/admin/sessions/${encodeURIComponent(fixture.group.key)}`,
+      '/admin/usage?from=2026-03-01&to=2026-03-10',
+      '/admin/pairings',
+    ]) {
+      const body = (await get(url)).body;
+      expect({ url, doubleEscaped: ownTags.exec(body)?.[0] }).toEqual({ url, doubleEscaped: undefined });
+    }
+    expect((await get('/admin/sessions')).body).toContain('<td><time datetime="');
+  });
+
   it('render every section with landmarks, the navigation and a heading', async () => {
     for (const [url, heading] of [
       ['/admin', 'Operator console'],

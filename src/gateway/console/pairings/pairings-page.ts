@@ -39,8 +39,8 @@ export function pairingsPage(context: ConsoleContext, reply: FastifyReply, input
 <th scope="row"><code>${request.code}</code></th>
 <td>${userOf(request)}</td>
 <td>${request.accountId}</td>
-<td>${timeOf(request.createdAt)}</td>
-<td>${timeOf(request.expiresAt)} (in ${Math.max(1, Math.ceil((request.expiresAt.getTime() - input.now.getTime()) / 60_000))} min)</td>
+<td>!${timeOf(request.createdAt)}</td>
+<td>!${timeOf(request.expiresAt)} (in ${Math.max(1, Math.ceil((request.expiresAt.getTime() - input.now.getTime()) / 60_000))} min)</td>
 !${
             context.readOnly
               ? EMPTY_HTML

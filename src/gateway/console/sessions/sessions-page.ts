@@ -42,7 +42,7 @@ export function sessionsPage(input: SessionsPageInput): Html {
 <td>${session.channel}</td>
 <td>${session.agentId}</td>
 <td>${session.userId ?? '–'}</td>
-<td>${timeOf(session.lastActivityAt)}</td>
+<td>!${timeOf(session.lastActivityAt)}</td>
 <td class="number">${count(session.turns)}</td>
 <td class="number">${count(session.inputTokens)} / ${count(session.outputTokens)}</td>
 <td class="number">${usd(session.costUsd)}</td>

@@ -39,7 +39,7 @@ export function transcriptPage(input: TranscriptPageInput): Html {
 <dt>Agent</dt><dd>${session.agentId}</dd>
 <dt>Chat</dt><dd>${session.chatType === 'dm' ? 'direct messages' : 'group'} <code>${session.chatId}</code></dd>
 !${session.userId ? html`<dt>User</dt><dd><code>${session.userId}</code></dd>` : EMPTY_HTML}
-<dt>Last activity</dt><dd>${timeOf(session.lastActivityAt)}</dd>
+<dt>Last activity</dt><dd>!${timeOf(session.lastActivityAt)}</dd>
 <dt>Turns</dt><dd>${count(session.turns)}</dd>
 <dt>Tokens</dt><dd>${count(session.inputTokens)} in, ${count(session.outputTokens)} out</dd>
 <dt>Cost</dt><dd>${usd(session.costUsd)}</dd>
@@ -58,7 +58,7 @@ function turnSection(turn: Turn, index: number): Html {
   const { run } = turn;
   const headingId = `turn-${index}`;
   const heading = run
-    ? html`<h2 id="${headingId}">Turn at ${timeOf(run.startedAt)} <span class="badge ${run.status}">${run.status}</span>!${run.silent ? html` <span class="badge">not sent (NO_REPLY)</span>` : EMPTY_HTML}</h2>
+    ? html`<h2 id="${headingId}">Turn at !${timeOf(run.startedAt)} <span class="badge ${run.status}">${run.status}</span>!${run.silent ? html` <span class="badge">not sent (NO_REPLY)</span>` : EMPTY_HTML}</h2>
 <p class="message-head">Run <code>${run.id}</code> · ${run.provider}:${run.model} · ${duration(run.durationMs)} · ${count(run.inputTokens)} tokens in, ${count(run.outputTokens)} out · ${usd(run.costUsd)}</p>
 !${run.error ? html`<p class="notice problem">${shorten(run.error, 2000)}</p>` : EMPTY_HTML}`
     : html`<h2 id="${headingId}">${turn.runId ? html`Run <code>${turn.runId}</code>` : 'Messages without a run'}</h2>`;
@@ -78,7 +78,7 @@ function spanSummary(run: TranscriptRun): string {
 
 function messageItem(message: TranscriptMessage): Html {
   return html`<li class="role-${message.role}">
-<div class="message-head"><span class="role">${message.role}</span> ${timeOf(message.createdAt)} <span>#${message.seq}</span>!${
+<div class="message-head"><span class="role">${message.role}</span> !${timeOf(message.createdAt)} <span>#${message.seq}</span>!${
     message.runId ? html` <span>run <code>${message.runId}</code></span>` : EMPTY_HTML
   }</div>
 !${message.parts.map(partItem)}

@@ -52,7 +52,8 @@ export function usageChart(range: DayRange, rows: UsageRow[]): Html {
   });
   const every = Math.ceil(range.days.length / 8);
   const labels = range.days.flatMap((day, index) =>
-    index % every === 0 || index === range.days.length - 1
+    // every few days, and the last day unless the label before it would run into it
+    index === range.days.length - 1 || (index % every === 0 && range.days.length - 1 - index >= every / 2)
       ? [html`<text x="${(LEFT + index * slot + slot / 2).toFixed(1)}" y="${HEIGHT - 8}" text-anchor="middle">${day.slice(5)}</text>`]
       : [],
   );
