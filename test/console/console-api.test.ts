@@ -212,11 +212,13 @@ describe('bad parameters', () => {
     ['/admin/api/usage?from=2024-01-01&to=2026-01-01', /at most 366/],
     ['/admin/sessions?limit=0', /limit/],
     ['/admin/usage?from=2026-03-10&to=2026-03-01', /after/],
+    ['/admin/pairings?approved=ABCDEFGH&approved=HGFEDCBA', /approved/],
   ])('%s → 400 with a message naming the problem', async (url, problem) => {
     const response = await get(url);
     expect(response.statusCode).toBe(400);
     const message = url.startsWith('/admin/api/') ? response.json().error : response.body;
     expect(message).toMatch(problem);
+    if (!url.startsWith('/admin/api/')) expect(response.body).toContain('<h1>Bad request</h1>');
   });
 });
 

@@ -12,6 +12,7 @@ export interface ConsoleOptions extends ConsoleDependencies {
 }
 
 const SECTION_ID = /^[a-z][a-z-]*$/;
+const TITLES: Record<number, string> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict' };
 
 /**
  * The operator console at /admin: an overview page and every section of the registry, registered in the
@@ -22,7 +23,7 @@ export async function mountConsole(scope: FastifyInstance, options: ConsoleOptio
   checkSections(sections);
   await scope.register(async (routes) => {
     const refuse = (request: FastifyRequest, reply: FastifyReply, status: number, message: string) =>
-      wantsJson(request) ? reply.code(status).send({ error: message }) : context.page(reply, { section: undefined, title: 'Not done', status, body: problem(message) });
+      wantsJson(request) ? reply.code(status).send({ error: message }) : context.page(reply, { section: undefined, title: TITLES[status] ?? 'Error', status, body: problem(message) });
     const tokens = await guardActions(routes, { readOnly: options.readOnly, credentials: options.credentials, publicUrl: options.publicUrl, refuse });
     const clock = options.clock ?? Date.now;
     const context: ConsoleContext = {

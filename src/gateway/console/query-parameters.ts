@@ -28,6 +28,9 @@ export const UsageQuerySchema = Type.Object({
 });
 export type UsageQueryParameters = Static<typeof UsageQuerySchema>;
 
+export const PairingsQuerySchema = Type.Object({ approved: Type.Optional(Type.String({ maxLength: 64 })) });
+export type PairingsQueryParameters = Static<typeof PairingsQuerySchema>;
+
 /** A client error with its status, answered by the console's error handler. */
 export class ConsoleRequestError extends Error {
   readonly statusCode: number;

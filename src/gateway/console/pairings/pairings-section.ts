@@ -4,7 +4,7 @@ import { findPairingRequest } from '../../../store/index.js';
 import { ADMIN_PREFIX } from '../../admin-scope.js';
 import type { ConsoleContext, ConsoleSection } from '../console-section.js';
 import { html } from '../html.js';
-import { ConsoleRequestError } from '../query-parameters.js';
+import { ConsoleRequestError, PairingsQuerySchema, type PairingsQueryParameters } from '../query-parameters.js';
 import { APPROVE_PATH, pairingsPage, userOf } from './pairings-page.js';
 
 /** DM_POLICY=pairing: the pending codes, and approving one (the same service as `cli pairing approve`). */
@@ -15,7 +15,7 @@ export const pairingsSection: ConsoleSection = {
   register(routes: FastifyInstance, context: ConsoleContext) {
     const { pairing, db, dmPolicy } = context.deps;
 
-    routes.get<{ Querystring: { approved?: string } }>('/pairings', async (request, reply) => {
+    routes.get<{ Querystring: PairingsQueryParameters }>('/pairings', { schema: { querystring: PairingsQuerySchema } }, async (request, reply) => {
       const approvedCode = normalizePairingCode(request.query.approved ?? '');
       const approved = approvedCode ? await findPairingRequest(db, approvedCode) : undefined;
       const outcome = approved?.approvedAt
