@@ -216,9 +216,21 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       limits: config.http,
     });
     if (runsGateway && config.admin) {
-      // bull-board and its UI assets load only when the dashboard is on
-      const { mountQueueDashboard } = await import('./gateway/admin-dashboard.js');
-      await registerAdminScope(server, config.admin, (scope) => mountQueueDashboard(scope, [inbound.queue], config.adminReadOnly));
+      // bull-board, the console and their assets load only when the dashboard is on
+      const [{ mountQueueDashboard }, { mountConsole }] = await Promise.all([import('./gateway/admin-dashboard.js'), import('./gateway/console/index.js')]);
+      const admin = config.admin;
+      await registerAdminScope(server, admin, async (scope) => {
+        await mountQueueDashboard(scope, [inbound.queue], config.adminReadOnly);
+        await mountConsole(scope, {
+          db: database.db,
+          pairing: new PairingService(database.db, { metrics }),
+          dmPolicy: config.dmPolicy,
+          readOnly: config.adminReadOnly,
+          credentials: admin,
+          publicUrl: config.publicUrl,
+          logger: moduleLogger('console'),
+        });
+      });
     }
     await server.listen({ port: config.port, host: config.host });
     onStop('http server', () => server.close());

@@ -18,3 +18,4 @@ export {
   type PairingRequestResult,
 } from './pairing-repository.js';
 export { isPermanentStoreError } from './store-errors.js';
+export * from './console/index.js';

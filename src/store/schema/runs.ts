@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, doublePrecision, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { sessions } from './sessions.js';
 
 export type RunStatus = 'completed' | 'failed' | 'cancelled';
@@ -31,7 +31,12 @@ export const runs = pgTable(
     /** Platform ids of the messages that carried the reply. */
     deliveredMessageIds: jsonb('delivered_message_ids').$type<string[]>().notNull().default([]),
   },
-  (table) => [check('runs_status_check', sql`${table.status} in ('completed', 'failed', 'cancelled')`)],
+  (table) => [
+    check('runs_status_check', sql`${table.status} in ('completed', 'failed', 'cancelled')`),
+    // the operator console: a session's turns and transcript runs, and usage by day
+    index('runs_session_id_started_at_index').on(table.sessionId, table.startedAt),
+    index('runs_started_at_index').on(table.startedAt),
+  ],
 );
 
 export type RunRow = typeof runs.$inferSelect;

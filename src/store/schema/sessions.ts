@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, doublePrecision, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, doublePrecision, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import type { ChannelName, ChatType } from '../../core/inbound-message.js';
 
 export const sessions = pgTable(
@@ -29,7 +29,11 @@ export const sessions = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [check('sessions_chat_type_check', sql`${table.chatType} in ('dm', 'group')`)],
+  (table) => [
+    check('sessions_chat_type_check', sql`${table.chatType} in ('dm', 'group')`),
+    // the operator console lists sessions by last activity, paged by (updated_at, id)
+    index('sessions_updated_at_id_index').on(table.updatedAt, table.id),
+  ],
 );
 
 export type SessionRow = typeof sessions.$inferSelect;

@@ -1,0 +1,115 @@
+import type { MessagePart } from '../../../core/chat-message.js';
+import type { ConsoleSession, TranscriptMessage, TranscriptRun, TranscriptSpan } from '../../../store/index.js';
+
+/** The JSON shapes of CONTRACT §15; optional fields are left out when there is nothing in them. */
+export interface SessionJson {
+  key: string;
+  channel: string;
+  chatId: string;
+  title?: string;
+  lastActivityAt: string;
+  turns: number;
+  costUsd: number;
+}
+
+export interface MessageJson {
+  role: string;
+  text: string;
+  createdAt: string;
+  runId?: string;
+}
+
+export interface SpanJson {
+  kind: string;
+  name: string;
+  startedAt: string;
+  durationMs: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  error?: string;
+}
+
+export interface RunJson {
+  id: string;
+  status: string;
+  startedAt: string;
+  endedAt: string;
+  costUsd: number;
+  spans: SpanJson[];
+}
+
+export function sessionJson(session: ConsoleSession): SessionJson {
+  return {
+    key: session.key,
+    channel: session.channel,
+    chatId: session.chatId,
+    ...(session.title ? { title: session.title } : {}),
+    lastActivityAt: session.lastActivityAt.toISOString(),
+    turns: session.turns,
+    costUsd: session.costUsd,
+  };
+}
+
+export function messageJson(message: TranscriptMessage): MessageJson {
+  return {
+    role: message.role,
+    text: messageText(message.parts),
+    createdAt: message.createdAt.toISOString(),
+    ...(message.runId ? { runId: message.runId } : {}),
+  };
+}
+
+export function runJson(run: TranscriptRun): RunJson {
+  return {
+    id: run.id,
+    status: run.status,
+    startedAt: run.startedAt.toISOString(),
+    endedAt: run.finishedAt.toISOString(),
+    costUsd: run.costUsd,
+    spans: run.spans.map(spanJson),
+  };
+}
+
+export function spanJson(span: TranscriptSpan): SpanJson {
+  const error = spanError(span);
+  return {
+    kind: span.kind,
+    name: span.name,
+    startedAt: span.startedAt.toISOString(),
+    durationMs: span.durationMs,
+    ...(span.inputTokens !== null ? { inputTokens: span.inputTokens } : {}),
+    ...(span.outputTokens !== null ? { outputTokens: span.outputTokens } : {}),
+    ...(error !== undefined ? { error } : {}),
+  };
+}
+
+/** A failed tool keeps its error text in the output preview. */
+export function spanError(span: TranscriptSpan): string | undefined {
+  if (span.error) return span.error;
+  return span.isError ? span.outputPreview || 'failed' : undefined;
+}
+
+/**
+ * A message as plain text: its text parts, then one line per tool call (`name(arguments)`) and the
+ * content of tool results. Reasoning is left out (it is never shown to users either).
+ */
+export function messageText(parts: MessagePart[]): string {
+  let text = '';
+  const lines: string[] = [];
+  for (const part of parts) {
+    switch (part.type) {
+      case 'text':
+        text += part.text;
+        break;
+      case 'tool-call':
+        lines.push(`${part.name}(${part.arguments})`);
+        break;
+      case 'tool-result':
+        lines.push(part.content);
+        break;
+      case 'reasoning':
+        break;
+    }
+  }
+  return [text, ...lines].filter((line) => line !== '').join('\n');
+}

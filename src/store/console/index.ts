@@ -1,0 +1,5 @@
+// Read models of the operator console (src/gateway/console): small named queries over the turn store.
+export { escapeLike, findConsoleSession, listConsoleSessions, type ConsoleSession, type SessionsCursor, type SessionsPage, type SessionsQuery } from './sessions-query.js';
+export { transcriptPage, type TranscriptMessage, type TranscriptPage, type TranscriptQuery, type TranscriptRun, type TranscriptSpan } from './transcript-query.js';
+export { usageByDay, type UsageRange, type UsageRow } from './usage-query.js';
+export { findPairingRequest } from './pairings-query.js';

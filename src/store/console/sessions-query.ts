@@ -1,0 +1,119 @@
+import { and, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
+import type { ChannelName, ChatType } from '../../core/inbound-message.js';
+import type { StoreDatabase } from '../database.js';
+import { sessions } from '../schema/index.js';
+
+/** One row of the console's session list. */
+export interface ConsoleSession {
+  id: string;
+  key: string;
+  agentId: string;
+  channel: ChannelName;
+  accountId: string;
+  chatId: string;
+  chatType: ChatType;
+  userId: string | null;
+  title: string | null;
+  lastActivityAt: Date;
+  /** Stored runs (turns) of the session. */
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+/** Where the next page starts: the last row's `updated_at` (microseconds, UTC) and id. */
+export interface SessionsCursor {
+  lastActivityAt: string;
+  id: string;
+}
+
+export interface SessionsQuery {
+  /** Case-insensitive substring of the chat (id, title, key), the user id, or a message's text. */
+  search?: string | undefined;
+  limit: number;
+  after?: SessionsCursor | undefined;
+}
+
+export interface SessionsPage {
+  sessions: ConsoleSession[];
+  /** Set when more sessions follow. */
+  next: SessionsCursor | undefined;
+}
+
+const MICROSECONDS_UTC = 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
+
+const sessionColumns = {
+  id: sessions.id,
+  key: sessions.key,
+  agentId: sessions.agentId,
+  channel: sessions.channel,
+  accountId: sessions.accountId,
+  chatId: sessions.chatId,
+  chatType: sessions.chatType,
+  userId: sessions.userId,
+  title: sessions.title,
+  lastActivityAt: sessions.updatedAt,
+  // written out: drizzle leaves the selected columns unqualified, where `id` would be the runs' own (index: runs_session_id_started_at_index)
+  turns: sql<number>`(select count(*) from runs where runs.session_id = sessions.id)`.mapWith(Number),
+  inputTokens: sessions.inputTokens,
+  outputTokens: sessions.outputTokens,
+  costUsd: sessions.costUsd,
+};
+
+/**
+ * Sessions by last activity, newest first, a page at a time (keyset on `(updated_at, id)`, served by
+ * `sessions_updated_at_id_index`). A search matches the session's own fields or the text parts of its
+ * messages: an unanchored ILIKE, so it scans messages (there is no trigram index: the extension is not
+ * available everywhere the store runs, embedded PGlite included).
+ */
+export async function listConsoleSessions(db: StoreDatabase, query: SessionsQuery): Promise<SessionsPage> {
+  const conditions: SQL[] = [];
+  const search = query.search?.trim();
+  if (search) conditions.push(matches(`%${escapeLike(search)}%`));
+  if (query.after) {
+    conditions.push(sql`(${sessions.updatedAt}, ${sessions.id}) < (${query.after.lastActivityAt}::timestamptz, ${query.after.id}::uuid)`);
+  }
+  const rows = await db
+    .select({ ...sessionColumns, cursorTime: sql<string>`to_char(${sessions.updatedAt} at time zone 'UTC', ${MICROSECONDS_UTC})` })
+    .from(sessions)
+    .where(conditions.length > 0 ? and(...conditions) : undefined)
+    .orderBy(desc(sessions.updatedAt), desc(sessions.id))
+    .limit(query.limit + 1);
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    sessions: page.map(({ cursorTime: _cursorTime, ...session }) => session),
+    next: rows.length > query.limit && last ? { lastActivityAt: last.cursorTime, id: last.id } : undefined,
+  };
+}
+
+/** The session with this key, with the same figures as in the list. */
+export async function findConsoleSession(db: StoreDatabase, key: string): Promise<ConsoleSession | undefined> {
+  const [row] = await db
+    .select(sessionColumns)
+    .from(sessions)
+    .where(eq(sessions.key, key))
+    .limit(1);
+  return row;
+}
+
+function matches(pattern: string): SQL {
+  const messageText = sql`exists (
+    select 1 from messages, jsonb_array_elements(messages.parts) as part
+     where messages.session_id = ${sessions.id}
+       and part->>'type' = 'text'
+       and part->>'text' ilike ${pattern})`;
+  return or(
+    ilike(sessions.chatId, pattern),
+    ilike(sessions.title, pattern),
+    ilike(sessions.userId, pattern),
+    ilike(sessions.key, pattern),
+    messageText,
+  )!;
+}
+
+/** `%`, `_` and the escape character itself match literally (ILIKE's default escape is a backslash). */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}
