@@ -11,6 +11,7 @@ import { ChatSettingsResolver } from './config/chat-settings.js';
 import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
 import { createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
+import { McpManager } from './mcp/index.js';
 import { moduleLogger } from './observability/logger.js';
 import { Metrics, statementKind } from './observability/metrics.js';
 import {
@@ -110,7 +111,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       const workerScheduler = new SessionScheduler(workerRedis, schedulerOptions);
       const abortBus = new AbortBus(abortChannel, workerRedis, subscriber, moduleLogger('abort'));
       await abortBus.listen();
-      const agents = new AgentRuntimes(config, chats, moduleLogger('agents'));
+      // MCP servers connect in the background; stopped after the workers (registered before them)
+      const mcp = new McpManager(config.agents, { logger: moduleLogger('mcp'), metrics });
+      mcp.start();
+      onStop('mcp servers', () => mcp.close());
+      const agents = new AgentRuntimes(config, chats, moduleLogger('agents'), mcp);
       const compactor = createCompactor({
         db: database.db,
         model: agents.defaultModel,

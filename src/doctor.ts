@@ -2,6 +2,7 @@ import { createChannels } from '../channels/index.js';
 import type { AppConfig } from './config/app-config.js';
 import { errorMessage } from './core/errors.js';
 import { complete, createChatModel } from './llm/index.js';
+import { mcpDoctorChecks } from './mcp/index.js';
 import { createLogger } from './observability/logger.js';
 import { createRedis, waitUntilReady } from './queue/index.js';
 import { openDatabase, pendingMigrations } from './store/index.js';
@@ -64,6 +65,7 @@ export async function runDoctor(config: AppConfig): Promise<number> {
       },
       hint: 'check the platform tokens (TELEGRAM_BOT_TOKEN …)',
     },
+    ...mcpDoctorChecks(config.agents),
   ];
   let failures = 0;
   for (const check of checks) {
