@@ -2,7 +2,7 @@ import { createChannels } from '../channels/index.js';
 import type { AppConfig } from './config/app-config.js';
 import { errorMessage } from './core/errors.js';
 import { complete, createChatModel } from './llm/index.js';
-import { mcpDoctorChecks } from './mcp/index.js';
+import { mcpDoctorChecks } from './mcp/mcp-doctor.js';
 import { createLogger } from './observability/logger.js';
 import { createRedis, waitUntilReady } from './queue/index.js';
 import { openDatabase, pendingMigrations } from './store/index.js';

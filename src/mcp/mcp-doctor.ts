@@ -1,6 +1,5 @@
 import { createLogger } from '../observability/logger.js';
 import type { McpServerConfig } from './mcp-config.js';
-import { McpConnection } from './mcp-connection.js';
 import type { McpAgent } from './mcp-manager.js';
 
 /** The shape of a `doctor` check: one line, ok with what was found, or FAIL with what went wrong and a hint. */
@@ -17,6 +16,8 @@ function hintFor(server: McpServerConfig): string {
 }
 
 async function probe(server: McpServerConfig): Promise<string> {
+  // the MCP SDK loads only when a server is configured
+  const { McpConnection } = await import('./mcp-connection.js');
   const connection = new McpConnection(server, { logger: createLogger({ level: 'silent' }), pingIntervalMs: 0 });
   connection.start();
   try {
