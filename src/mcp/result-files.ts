@@ -72,8 +72,8 @@ async function saveOne(label: string, content: BinaryContent, workspace: string,
 }
 
 /**
- * Saves a result's images and files into the turn's workspace, where the file tools and
- * `send_file` can reach them; returns one line per part naming its path (relative to the workspace).
+ * Saves a result's images and files into the turn's workspace, where the file tools
+ * can reach them; returns one line per part naming its path (relative to the workspace).
  */
 export async function saveResultFiles(mapped: MappedToolResult, workspace: string, server: string, tool: string): Promise<string[]> {
   const lines: string[] = [];
