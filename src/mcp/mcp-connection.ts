@@ -191,6 +191,8 @@ export class McpConnection implements McpToolCaller {
         await client.close().catch(() => {});
         return;
       }
+      // it may have died after answering: its close was ignored while connecting
+      if (!client.transport) throw new Error('the server closed the connection right after answering tools/list');
       this.#client = client;
       this.#kind = kind;
       this.#reported.clear();

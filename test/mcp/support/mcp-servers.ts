@@ -60,7 +60,7 @@ export function captureLog(level = 'debug'): CapturedLog {
 
 /** Short timings so that failures, retries and pings happen within a test. */
 export const FAST: Omit<McpConnectionOptions, 'logger'> = {
-  connectTimeoutMs: 5_000,
+  connectTimeoutMs: 10_000,
   backoff: { initialMs: 100, maxMs: 400 },
   pingIntervalMs: 0,
 };
