@@ -106,7 +106,7 @@ describe('server-everything over stdio', () => {
   it('skips the task-only tool, saying why, once per connection', async () => {
     const { connection, log } = connect(everythingStdio());
     await waitUntilUp(connection);
-    // server-everything registers it after initialize and announces it with tools/list_changed
+    // server-everything registers it once initialized (and announces it with tools/list_changed)
     await expectEventually(() => connection.skipped().some((tool) => tool.name === 'simulate-research-query'));
     expect(connection.tools().map((tool) => tool.name)).not.toContain('everything__simulate-research-query');
     const warnings = log.lines.filter((line) => line.level === 40 && line.tool === 'simulate-research-query');
