@@ -5,6 +5,7 @@ import type { ChatSettingsResolver } from './config/chat-settings.js';
 import { BotError } from './core/errors.js';
 import type { InboundMessage } from './core/inbound-message.js';
 import { createChatModel, type ChatModel } from './llm/index.js';
+import type { McpToolSource } from './mcp/index.js';
 import type { Logger } from './observability/logger.js';
 import type { TurnAgent } from './turn/turn-dependencies.js';
 
@@ -19,11 +20,14 @@ export class AgentRuntimes {
   readonly #runtimes = new Map<string, AgentRuntime>();
   readonly #default: AgentRuntime;
   readonly #warned = new Set<string>();
+  readonly #collisions = new Set<string>();
 
   constructor(
     config: AppConfig,
     private readonly chats: ChatSettingsResolver,
     private readonly logger: Logger,
+    /** MCP servers' tools, asked for at each turn's start (a server that is down offers none). */
+    private readonly mcp?: McpToolSource,
   ) {
     for (const agent of config.agents) {
       this.#runtimes.set(agent.id, {
@@ -89,12 +93,28 @@ export class AgentRuntimes {
     });
     return {
       model,
-      tools,
+      tools: this.#withMcpTools(config.id, tools),
       systemPrompt: config.systemPrompt,
       maxIterations: config.maxIterations,
       liveReplies: chat.streaming,
       chatPrompt: chat.systemPrompt,
     };
+  }
+
+  /** The agent's own tools, then its MCP tools as they are now; an MCP tool never shadows a built-in one. */
+  #withMcpTools(agentId: string, tools: AgentTool[]): AgentTool[] {
+    const mcpTools = this.mcp?.toolsFor(agentId) ?? [];
+    if (mcpTools.length === 0) return tools;
+    const names = new Set(tools.map((tool) => tool.name));
+    const added = mcpTools.filter((tool) => {
+      if (!names.has(tool.name)) return true;
+      if (!this.#collisions.has(tool.name)) {
+        this.#collisions.add(tool.name);
+        this.logger.warn({ agentId, tool: tool.name }, 'MCP tool skipped: an agent tool has the same name');
+      }
+      return false;
+    });
+    return [...tools, ...added];
   }
 }
 

@@ -11,6 +11,7 @@ import { ChatSettingsResolver } from './config/chat-settings.js';
 import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
 import { createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
+import type { McpToolSource } from './mcp/index.js';
 import { moduleLogger } from './observability/logger.js';
 import { Metrics, statementKind } from './observability/metrics.js';
 import {
@@ -116,7 +117,17 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       const workerScheduler = new SessionScheduler(workerRedis, schedulerOptions);
       const abortBus = new AbortBus(abortChannel, workerRedis, subscriber, moduleLogger('abort'));
       await abortBus.listen();
-      const agents = new AgentRuntimes(config, chats, moduleLogger('agents'));
+      let mcp: McpToolSource | undefined;
+      if (config.agents.some((agent) => agent.mcpServers.length > 0)) {
+        // the MCP SDK loads only when a server is configured; servers connect in the background,
+        // and are stopped after the workers (registered before them)
+        const { McpManager } = await import('./mcp/index.js');
+        const manager = new McpManager(config.agents, { logger: moduleLogger('mcp'), metrics });
+        manager.start();
+        onStop('mcp servers', () => manager.close());
+        mcp = manager;
+      }
+      const agents = new AgentRuntimes(config, chats, moduleLogger('agents'), mcp);
       const compactor = createCompactor({
         db: database.db,
         model: agents.defaultModel,

@@ -3,6 +3,7 @@ import { commandToolSettings, describeSandboxHost, detectSandbox, SANDBOX_INSTAL
 import type { AppConfig } from './config/app-config.js';
 import { errorMessage } from './core/errors.js';
 import { complete, createChatModel } from './llm/index.js';
+import { mcpDoctorChecks } from './mcp/mcp-doctor.js';
 import { createLogger } from './observability/logger.js';
 import { createRedis, waitUntilReady } from './queue/index.js';
 import { openDatabase, pendingMigrations } from './store/index.js';
@@ -66,6 +67,7 @@ export async function runDoctor(config: AppConfig): Promise<number> {
       hint: 'check the platform tokens (TELEGRAM_BOT_TOKEN …)',
     },
     { name: 'sandbox', run: async () => checkSandbox(config), hint: `${SANDBOX_INSTALL_HINT}, or set tools.bash.sandbox: off (tools.cli[<name>].sandbox for a CLI tool)` },
+    ...mcpDoctorChecks(config.agents),
   ];
   let failures = 0;
   for (const check of checks) {

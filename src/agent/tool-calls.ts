@@ -42,7 +42,7 @@ async function attempt(call: ToolCallPart, tool: AgentTool | undefined, tools: R
     return { content: asText(await raceAbort(tool.executeRaw(parsed.raw, context), context.signal)), isError: false };
   }
   const args = parsed.ok ? parsed.value : { _raw: parsed.raw };
-  const problems = validateToolArguments(tool.parameters, args);
+  const problems = tool.validateArguments ? tool.validateArguments(args) : validateToolArguments(tool.parameters, args);
   if (problems.length > 0) {
     const content = parsed.ok
       ? `Error: invalid arguments for tool '${call.name}':\n${problems.map((problem) => `- ${problem}`).join('\n')}`

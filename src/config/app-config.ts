@@ -1,6 +1,7 @@
 import type { ToolsConfig } from '../agent/tools/tools-config.js';
 import type { ToolPolicy } from '../agent/tools/tool-registry.js';
 import type { HttpLimits } from '../gateway/http-limits.js';
+import type { McpServerConfig } from '../mcp/mcp-config.js';
 
 export type Role = 'all' | 'gateway' | 'worker';
 export type QueueMode = 'collect' | 'followup' | 'interrupt';
@@ -54,6 +55,8 @@ export interface AgentConfig {
   maxIterations: number;
   tools: ToolsConfig;
   toolPolicy: ToolPolicy;
+  /** MCP servers (config file `mcpServers`), in file order. */
+  mcpServers: McpServerConfig[];
 }
 
 /** Settings a channel, an account or a group may override (unset: inherited from the level above). */

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ToolsConfigSchema } from '../agent/tools/tools-config.js';
+import { McpServersSchema } from '../mcp/mcp-config.js';
 
 /**
  * The config file (`bot.config.yaml`, or the file CONFIG_FILE names): agents, bot accounts per
@@ -98,6 +99,8 @@ export const AgentSchema = Type.Object(
     systemPrompt: Optional(Type.String()),
     maxIterations: Optional(PositiveInt),
     tools: Optional(ToolsConfigSchema),
+    /** MCP servers whose tools this agent gets, as `<server>__<tool>` (CONTRACT §11). */
+    mcpServers: Optional(McpServersSchema),
     toolPolicy: Optional(
       Type.Object(
         {

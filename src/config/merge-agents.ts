@@ -1,6 +1,7 @@
 import type { AgentConfig, LlmConfig } from './app-config.js';
 import { fileError, type LoadedConfigFile } from './config-file.js';
 import type { Environment } from './environment-schema.js';
+import { checkMcpServers, parseMcpServers } from '../mcp/mcp-config.js';
 import type { AgentEntry } from './file-schema.js';
 
 export const DEFAULT_AGENT_ID = 'main';
@@ -22,6 +23,8 @@ export function mergeAgents(env: Environment, file: LoadedConfigFile | undefined
   return entries.map((entry, index) => {
     if (file && seen.has(entry.id)) throw fileError(file.shown, `/agents/${index}/id`, `duplicate agent id "${entry.id}" (also /agents/${seen.get(entry.id)})`);
     seen.set(entry.id, index);
+    const mcpProblem = file && entry.mcpServers ? checkMcpServers(entry.mcpServers) : undefined;
+    if (file && mcpProblem) throw fileError(file.shown, `/agents/${index}/mcpServers/${mcpProblem.name.replaceAll('~', '~0').replaceAll('/', '~1')}${mcpProblem.pointer}`, mcpProblem.message);
     const isDefault = index === 0;
     const fromEnv = <T>(value: T | undefined): T | undefined => (isDefault ? value : undefined);
     const provider = fromEnv(env.LLM_PROVIDER) ?? entry.provider ?? (env.OPENAI_API_KEY ? 'openai' : env.ANTHROPIC_API_KEY ? 'anthropic' : 'openai');
@@ -44,6 +47,7 @@ export function mergeAgents(env: Environment, file: LoadedConfigFile | undefined
       maxIterations: fromEnv(env.MAX_ITERATIONS) ?? entry.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       tools: entry.tools ?? {},
       toolPolicy: { allowAdminTools: entry.toolPolicy?.allowAdminTools ?? entry.tools?.allow_admin_tools ?? false },
+      mcpServers: parseMcpServers(entry.mcpServers),
     };
   });
 }

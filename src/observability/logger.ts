@@ -4,7 +4,7 @@ import { currentLogContext } from './log-context.js';
 
 export type { Logger };
 
-/** Paths pino blanks in every line: tokens, secrets, Authorization headers, webhook secrets. */
+/** Paths pino blanks in every line: tokens, secrets, Authorization headers, webhook secrets, MCP env and header values. */
 export const REDACTED_PATHS = [
   'token',
   'apiKey',
@@ -24,6 +24,11 @@ export const REDACTED_PATHS = [
   'headers["x-telegram-bot-api-secret-token"]',
   'req.headers.authorization',
   'req.headers["x-telegram-bot-api-secret-token"]',
+  // MCP servers: every env value of a stdio server and every header value of an HTTP server is a secret
+  'env.*',
+  '*.env.*',
+  'headers.*',
+  '*.headers.*',
 ];
 
 export function createLogger(options: { level?: string; format?: 'json' | 'pretty'; destination?: DestinationStream } = {}): Logger {

@@ -97,6 +97,35 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly mcpServerUp = new Gauge({
+    name: 'bot_mcp_server_up',
+    help: 'MCP server connections of this process: 1 connected (its tools are offered), 0 down',
+    labelNames: ['server'] as const,
+    registers: [this.registry],
+  });
+
+  readonly mcpToolCalls = new Counter({
+    name: 'bot_mcp_tool_calls_total',
+    help: 'MCP tool calls by server, tool and outcome (ok, tool_error, timeout, cancelled, failed, unavailable)',
+    labelNames: ['server', 'tool', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly mcpErrors = new Counter({
+    name: 'bot_mcp_errors_total',
+    help: 'MCP server errors by server and kind (connect, disconnect, protocol, list)',
+    labelNames: ['server', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly mcpCallSeconds = new Histogram({
+    name: 'bot_mcp_tool_call_seconds',
+    help: 'MCP tool call latency',
+    labelNames: ['server', 'tool'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
+
   private queueSampler: (() => Promise<Array<{ queue: string; state: string; count: number }>>) | undefined;
 
   readonly queueJobs: Gauge<'queue' | 'state'> = new Gauge({

@@ -23,6 +23,13 @@ export interface AgentTool<TParameters extends TSchema = TSchema> {
   execute(args: Static<TParameters>, context: ToolContext): Promise<string>;
   /** Called instead of `execute` when the model's arguments are not JSON. */
   executeRaw?(raw: string, context: ToolContext): Promise<string>;
+  /**
+   * Checks the model's arguments, one line per problem (empty: valid). Absent: they are checked
+   * against `parameters` as a TypeBox schema. Tools whose schema is plain JSON Schema (MCP) bring their own.
+   */
+  validateArguments?(args: unknown): string[];
+  /** A person must allow each call before it runs (e.g. an MCP server with `approval: always`). */
+  requiresApproval?: boolean;
 }
 
 /** Keeps a tool's argument type tied to its schema while storing it as a plain `AgentTool`. */
