@@ -28,7 +28,11 @@ export async function flushWithRetry(
     try {
       return await store.flushTurn(record);
     } catch (error) {
-      if (isPermanentStoreError(error) || Date.now() + delay > deadline) throw error;
+      if (isPermanentStoreError(error)) {
+        logger.warn({ err: error, runId: record.runId, attempt }, 'flush failed for good (the database refuses this data); not retrying');
+        throw error;
+      }
+      if (Date.now() + delay > deadline) throw error;
       logger.warn({ err: error, runId: record.runId, attempt, retryInMs: delay }, 'flush failed; retrying');
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay = Math.min(delay * 2, options.maxDelayMs);

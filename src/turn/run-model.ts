@@ -15,7 +15,7 @@ import type { InboundMessage } from '../core/inbound-message.js';
 import { TurnAbortError } from '../core/turn-abort.js';
 import { costOf, priceOf } from '../llm/pricing.js';
 import { createContextController } from './context-controller.js';
-import type { TurnInput } from './turn-input.js';
+import { withDmEnvelope, type TurnInput } from './turn-input.js';
 import type { TurnDependencies } from './turn-dependencies.js';
 
 export type TerminalEvent = Extract<AgentEvent, { type: 'run-end' | 'run-error' | 'run-cancel' }>;
@@ -37,6 +37,12 @@ export interface ModelTurnInput {
 }
 
 const prices = (model: string, usage: Parameters<typeof costOf>[1]) => (priceOf(model) ? costOf(model, usage) : undefined);
+
+/** The summary preamble and the stored history as the model sees them (a DM's user messages with their time). */
+function priorMessages(summary: string | undefined, history: Array<ChatMessage & { createdAt?: Date }>, dm: boolean): ChatMessage[] {
+  const messages = history.map(({ createdAt, ...message }) => (dm && createdAt ? withDmEnvelope(message, createdAt) : message));
+  return [...(summary ? summaryPreamble(summary) : []), ...messages];
+}
 
 /** Whose files a turn's tools see: the group's own workspace in a group, never a member's private one. */
 export function workspaceOwnerOf(message: InboundMessage): string {
@@ -70,7 +76,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
   // the chat's own instructions (config file overrides) come last, below everything they may refine
   const chatPrompt = deps.settings.chatPrompt?.trim();
   const system = chatPrompt ? `${assembled}\n\n## Instructions for this chat\n${chatPrompt}` : assembled;
-  const prior: ChatMessage[] = [...(summary ? summaryPreamble(summary) : []), ...history];
+  const prior = priorMessages(summary, history, latest.conversation.chatType === 'dm');
   if (steps.length > 0) deps.logger.info({ runId: turnId, sessionKey, steps: steps.length }, 'resuming the turn after its saved steps');
 
   const context = createContextController({
@@ -83,7 +89,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     compactor: deps.compactor,
     loadPrior: async () => {
       const reloaded = await deps.store.loadContext(input.sessionId);
-      return [...(reloaded.summary ? summaryPreamble(reloaded.summary) : []), ...reloaded.history];
+      return priorMessages(reloaded.summary, reloaded.history, latest.conversation.chatType === 'dm');
     },
     logger: deps.logger,
   });

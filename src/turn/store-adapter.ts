@@ -24,7 +24,7 @@ export function createTurnStore(db: StoreDatabase): TurnStore {
         ...(summary ? { fromSeq: summary.coversUpToSeq + 1 } : {}),
         limit: HISTORY_LOAD_LIMIT,
       });
-      return { summary: summary?.summary, history: history.map(({ role, parts }) => ({ role, parts })) };
+      return { summary: summary?.summary, history: history.map(({ role, parts, createdAt }) => ({ role, parts, createdAt })) };
     },
     flushTurn: (record) => flushTurn(db, record),
   };

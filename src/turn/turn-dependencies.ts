@@ -21,7 +21,7 @@ export interface TurnStore {
   runExists(runId: string): Promise<boolean>;
   ensureSession(session: SessionInfo): Promise<{ id: string }>;
   /** History since the last `/new`, after the latest summary, oldest first; and that summary. */
-  loadContext(sessionId: string): Promise<{ summary: string | undefined; history: ChatMessage[] }>;
+  loadContext(sessionId: string): Promise<{ summary: string | undefined; history: Array<ChatMessage & { createdAt?: Date }> }>;
   flushTurn(record: TurnRecord): Promise<{ written: boolean }>;
 }
 

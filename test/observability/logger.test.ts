@@ -100,7 +100,7 @@ describe('logged errors (a real PostgreSQL)', () => {
     expect(line).not.toContain('hunter2');
     expect(line.length).toBeLessThan(6_000);
     const { err, runId, msg } = JSON.parse(line);
-    expect(msg).toBe('flush failed; retrying');
+    expect(msg).toMatch(/^flush failed/);
     expect(runId).toBe(record.runId);
     expect(err.message).toMatch(/violates foreign key constraint/);
     expect(err.stack).toMatch(/\n\s+at /);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
-import { buildTurnInput, envelopeTime, WITHHELD_CONTEXT_LINE } from '../../src/turn/turn-input.js';
+import { buildTurnInput, envelopeTime, WITHHELD_CONTEXT_LINE, withDmEnvelope } from '../../src/turn/turn-input.js';
 import { inboundMessage } from '../support/messages.js';
 
 const logger = createLogger({ level: 'silent' });
@@ -19,6 +19,9 @@ describe('the user side of a turn', () => {
   it('puts the time envelope before the user\u2019s unchanged text', () => {
     const input = buildTurnInput([inboundMessage({ text: 'hello\nworld', sentAt })], [], 'warn', logger);
     expect(textOf(input)).toBe('[Mon 2026-11-23 14:05 UTC]\nhello\nworld');
+    // a DM is stored as the user wrote it; later turns render the same envelope from the stored time
+    expect(input.forStore[0]!.parts).toEqual([{ type: 'text', text: 'hello\nworld' }]);
+    expect(withDmEnvelope({ role: 'user', parts: input.forStore[0]!.parts }, input.forStore[0]!.createdAt)).toEqual(input.forModel[0]);
     expect(envelopeTime(Number.NaN)).toBe('Thu 1970-01-01 00:00 UTC');
   });
 
