@@ -1,4 +1,5 @@
 import type { TurnAbandoner } from '../queue/turn-worker.js';
+import type { TurnRecord } from '../store/turn-record.js';
 import { sessionInfoOf } from './session-info.js';
 import { APOLOGY } from './run-turn.js';
 import type { TurnDependencies } from './turn-dependencies.js';
@@ -19,7 +20,7 @@ export function createTurnAbandoner(deps: TurnDependencies): TurnAbandoner {
       .catch((failure: unknown) => deps.logger.warn({ err: failure, runId: turnId, sessionKey }, 'could not send the apology of an abandoned turn'));
     try {
       const session = await deps.store.ensureSession(sessionInfoOf(sessionKey, latest));
-      await deps.store.flushTurn({
+      const record: TurnRecord = {
         runId: turnId,
         sessionKey,
         sessionId: session.id,
@@ -39,7 +40,9 @@ export function createTurnAbandoner(deps: TurnDependencies): TurnAbandoner {
           deliveredMessageIds: [],
         },
         spans: [],
-      });
+      };
+      await deps.store.flushTurn(record);
+      await deps.afterTurn?.({ messages, record, outcome: { kind: 'failed' } });
     } catch (failure) {
       deps.logger.warn({ err: failure, runId: turnId, sessionKey }, 'could not store the abandoned turn');
     }

@@ -49,9 +49,11 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
   await Promise.all([deps.deliveries.clear(turnId), deps.checkpoints.clear(sessionKey, turnId)]);
   if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey);
   if (pending.consumedContext > 0) await deps.groupContext.consume(contextKeyOf(request.messages[0]!), pending.consumedContext);
-  if (stored.run.status === 'failed') return { kind: 'failed' };
-  if (stored.run.status === 'cancelled') return { kind: 'cancelled' };
-  return { kind: stored.run.silent ? 'silent' : 'completed' };
+  const outcome: TurnOutcome = stored.run.status === 'failed' ? { kind: 'failed' } : stored.run.status === 'cancelled' ? { kind: 'cancelled' } : { kind: stored.run.silent ? 'silent' : 'completed' };
+  await deps.afterTurn?.({ messages: request.messages, record: stored, outcome }).catch((error: unknown) =>
+    deps.logger.warn({ err: error, runId: turnId, sessionKey }, 'after-turn hook failed'),
+  );
+  return outcome;
 }
 
 /**

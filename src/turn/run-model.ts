@@ -106,7 +106,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     model: deps.model,
     maxIterations: deps.settings.maxIterations,
     signal: input.signal,
-    toolContext: { signal: input.signal, workspace, sessionKey, userId: latest.sender.id },
+    toolContext: { signal: input.signal, workspace, sessionKey, userId: latest.sender.id, conversation: latest.conversation, agentId: latest.agentId, turnId },
     clock: input.clock,
     traceVerbose: deps.settings.traceVerbose,
     prices,

@@ -11,6 +11,7 @@ import type { GroupContext } from '../queue/group-context.js';
 import type { Compactor } from './compaction.js';
 import type { DeliveryRecords } from './delivery-records.js';
 import type { FlushRetryOptions } from './flush-with-retry.js';
+import type { TurnOutcome } from '../core/turn-contract.js';
 import type { TurnRecord } from '../store/turn-record.js';
 
 export type { EnsureSessionInput as SessionInfo } from '../store/index.js';
@@ -74,6 +75,11 @@ export interface TurnDependencies {
   clock?: () => number;
   /** How long a failing flush is retried (tests shorten it). */
   flushRetry?: FlushRetryOptions;
+  /**
+   * Called once after a turn is stored (best effort: a failure is logged, the turn stands), e.g. to record a
+   * scheduled task's firing outcome.
+   */
+  afterTurn?: (finished: { messages: InboundMessage[]; record: TurnRecord; outcome: TurnOutcome }) => Promise<void>;
   /** The message's agent and chat settings; absent: `model`, `tools` and `settings` serve every message. */
   agentFor?: (message: InboundMessage) => TurnAgent;
 }

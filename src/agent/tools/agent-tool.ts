@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import type { ConversationRef } from '../../core/inbound-message.js';
 
 export type ToolCategory = 'read' | 'write' | 'admin';
 
@@ -8,7 +9,12 @@ export interface ToolContext {
   /** Absolute directory of the user's workspace; file tools and subprocesses are confined to or start in it. */
   workspace: string;
   sessionKey: string;
+  /** The person whose message started the turn. */
   userId: string;
+  /** Where the turn answers (chat, thread, the message it replies to); absent outside a turn (tests, doctor). */
+  conversation?: ConversationRef;
+  agentId?: string;
+  turnId?: string;
 }
 
 /**
