@@ -7,15 +7,30 @@ export interface SummarizeTrigger {
   messageCount: number;
   estimatedTokens: number;
   contextWindow: number;
+  /** Tokens of what a summary would replace (all but the last messages); too little is not worth a summary. */
+  summarizableTokens?: number;
 }
 
 export const SUMMARIZE_AFTER_MESSAGES = 50;
-export const SUMMARIZE_AT_CONTEXT_RATIO = 0.75;
+/**
+ * Of the usable window, measured on the history as the model sees it (old tool results pruned): below the
+ * mid-turn compaction threshold (0.8, agent/context), so the background summary after a turn comes first and
+ * a turn rarely has to wait for one. (Seed 000 says 75 % of the raw window; counting raw tool output made
+ * every turn after a large tool result due again.)
+ */
+export const SUMMARIZE_AT_CONTEXT_RATIO = 0.6;
 export const KEEP_LAST_MESSAGES = 4;
+/** A summary must free at least this share of the window: a full window made of the last few messages (one huge tool result) is not summarized every turn. */
+export const MIN_SUMMARIZABLE_RATIO = 0.2;
 
-/** Due when the session holds more than 50 messages or fills more than 75% of the context window. */
+/**
+ * Due when the session holds more than 50 messages, or its pruned history fills more than 60 % of the usable
+ * window and a summary would free a fifth of it.
+ */
 export function shouldSummarize(trigger: SummarizeTrigger): boolean {
-  return trigger.messageCount > SUMMARIZE_AFTER_MESSAGES || trigger.estimatedTokens > trigger.contextWindow * SUMMARIZE_AT_CONTEXT_RATIO;
+  if (trigger.messageCount > SUMMARIZE_AFTER_MESSAGES) return true;
+  const worthIt = trigger.summarizableTokens === undefined || trigger.summarizableTokens > trigger.contextWindow * MIN_SUMMARIZABLE_RATIO;
+  return trigger.estimatedTokens > trigger.contextWindow * SUMMARIZE_AT_CONTEXT_RATIO && worthIt;
 }
 
 export interface SummarizeOptions {

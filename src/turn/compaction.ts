@@ -1,4 +1,4 @@
-import { estimateTokens, shouldSummarize, summarizeConversation } from '../agent/index.js';
+import { contextBudget, DEFAULT_HISTORY_TURNS, summarizeConversation, summaryDue, summaryPreamble } from '../agent/index.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { Logger } from '../observability/logger.js';
 import type { SessionLock } from '../queue/session-lock.js';
@@ -37,10 +37,10 @@ export function createCompactor(deps: {
       const previous = await latestSummary(deps.db, session.id);
       const history = await loadHistory(deps.db, session.id, previous ? { fromSeq: previous.coversUpToSeq + 1 } : {});
       const messages = history.map(({ role, parts }) => ({ role, parts }));
-      const due = shouldSummarize({
-        messageCount: messages.length,
-        estimatedTokens: estimateTokens(messages) + Math.ceil((previous?.summary.length ?? 0) / 4),
-        contextWindow: model.contextWindow,
+      const due = summaryDue([...(previous ? summaryPreamble(previous.summary) : []), ...messages], {
+        budget: contextBudget(model.contextWindow),
+        historyTurns: DEFAULT_HISTORY_TURNS,
+        factor: 1,
       });
       if (!due && !options.force) return 'not-due';
       const result = await summarizeConversation(model, messages, {

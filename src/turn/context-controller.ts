@@ -1,4 +1,4 @@
-import { contextBudget, fitContext, squeezeContext, usableTokens, type ContextControl, type TokenCalibration } from '../agent/index.js';
+import { contextBudget, fitContext, squeezeContext, summarizableTokens, usableTokens, type ContextControl, type TokenCalibration } from '../agent/index.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { Logger } from '../observability/logger.js';
@@ -19,6 +19,9 @@ export interface ContextControllerOptions {
   loadPrior(): Promise<ChatMessage[]>;
   logger: Logger;
 }
+
+/** A mid-turn summary must free at least this share of the usable window; otherwise the request is trimmed instead. */
+const MIN_HISTORY_SHARE_TO_COMPACT = 0.2;
 
 /** Each refusal as too long makes the next estimate this much more pessimistic. */
 const OVERFLOW_MARGIN = 1.25;
@@ -56,7 +59,9 @@ export function createContextController(options: ContextControllerOptions): Cont
       const parts = () => ({ system: request.system, tools: request.tools, prior, turn });
       const fitOptions = { budget, historyTurns: options.historyTurns, factor };
       let fitted = fitContext(parts(), fitOptions);
-      if ((fitted.pressure === 'compact' || overflowed > 0) && !compactionTried) {
+      // a summary replaces the stored history but its last messages: worth it only when that frees a good share
+      const compactionHelps = () => summarizableTokens(prior, fitOptions).summarizable > usable * MIN_HISTORY_SHARE_TO_COMPACT;
+      if ((fitted.pressure === 'compact' || overflowed > 0) && !compactionTried && compactionHelps()) {
         await compactMidTurn(signal);
         fitted = fitContext(parts(), fitOptions);
       }

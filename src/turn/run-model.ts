@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import {
   buildSystemPrompt,
-  estimateTokens,
+  contextBudget,
   runAgent,
-  shouldSummarize,
+  summaryDue,
   summaryPreamble,
   workspaceFor,
   type AgentEvent,
@@ -121,10 +121,10 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
   }
   if (!terminal) throw new BotError('internal', 'agent run ended without a terminal event');
   // Judged on what the session holds since its summary (not on the pruned list the model saw).
-  const summarizeDue = shouldSummarize({
-    messageCount: history.length + input.user.forModel.length,
-    estimatedTokens: deps.calibration.correct(`${deps.model.provider}:${deps.model.model}`, estimateTokens([...prior, ...input.user.forModel])),
-    contextWindow: deps.model.contextWindow,
+  const summarizeDue = summaryDue([...prior, ...input.user.forModel, ...terminal.messages], {
+    budget: contextBudget(deps.model.contextWindow),
+    historyTurns: deps.settings.historyTurns,
+    factor: deps.calibration.factor(`${deps.model.provider}:${deps.model.model}`),
   });
   return { terminal, summarizeDue };
 }

@@ -4,6 +4,7 @@ import { limitHistoryTurns } from '../history/limit-history-turns.js';
 import { CLEARED_TOOL_RESULT, pruneToolResults } from '../history/prune-tool-results.js';
 import { repairToolPairing } from '../history/repair-tool-pairing.js';
 import { summaryPreambleLength } from '../history/summary-preamble.js';
+import { shouldSummarize, summaryCutPoint } from '../summarize.js';
 import { estimateMessageTokens, estimateTextTokens } from '../tokens/estimate-tokens.js';
 import { usableTokens, type ContextBudget } from './context-budget.js';
 
@@ -68,6 +69,36 @@ export function fitContext(parts: ContextParts, options: ContextOptions): Fitted
   const rawTokens = fixed + rawTokensOf(messages);
   const tokens = corrected(rawTokens);
   return { messages, tokens, rawTokens, pressure: tokens > usable * options.budget.compactAt ? 'compact' : 'ok' };
+}
+
+/** What a stored history costs in a request (summary preamble and messages, old tool results pruned), corrected. */
+export function historyTokens(history: ChatMessage[], options: ContextOptions): number {
+  return fitContext({ system: '', tools: undefined, prior: history, turn: [] }, options).tokens;
+}
+
+/** Tool output is counted at most at its trimmed size: pruning shrinks it soon anyway, a summary would not. */
+const DUE_TOOL_RESULT_CHARS = 3_000;
+
+/**
+ * A history's tokens for deciding on a summary, and the tokens a summary would replace (all but the last
+ * messages), each with tool output counted at most at its trimmed size.
+ */
+export function summarizableTokens(history: ChatMessage[], options: ContextOptions): { total: number; summarizable: number; messageCount: number } {
+  const pinned = summaryPreambleLength(history);
+  const messages = history
+    .slice(pinned)
+    .map((message) => (message.role === 'tool' ? mapToolResults(message, (content) => headAndTail(content, DUE_TOOL_RESULT_CHARS)) : message));
+  return {
+    total: historyTokens([...history.slice(0, pinned), ...messages], options),
+    summarizable: historyTokens(messages.slice(0, summaryCutPoint(messages)), options),
+    messageCount: messages.length,
+  };
+}
+
+/** Whether the history (since the last summary) should be summarized now: see `shouldSummarize`. */
+export function summaryDue(history: ChatMessage[], options: ContextOptions): boolean {
+  const { total, summarizable, messageCount } = summarizableTokens(history, options);
+  return shouldSummarize({ messageCount, estimatedTokens: total, summarizableTokens: summarizable, contextWindow: usableTokens(options.budget) });
 }
 
 const KEEP_CHARS_FLOOR = 600;
