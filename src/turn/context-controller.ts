@@ -59,9 +59,10 @@ export function createContextController(options: ContextControllerOptions): Cont
       const parts = () => ({ system: request.system, tools: request.tools, prior, turn });
       const fitOptions = { budget, historyTurns: options.historyTurns, factor };
       let fitted = fitContext(parts(), fitOptions);
-      // a summary replaces the stored history but its last messages: worth it only when that frees a good share
+      // a summary replaces the stored history but its last messages: worth it only when that frees a good share;
+      // after a refusal as too long the estimate is proven wrong, so the summary is tried anyway
       const compactionHelps = () => summarizableTokens(prior, fitOptions).summarizable > usable * MIN_HISTORY_SHARE_TO_COMPACT;
-      if ((fitted.pressure === 'compact' || overflowed > 0) && !compactionTried && compactionHelps()) {
+      if (!compactionTried && (overflowed > 0 || (fitted.pressure === 'compact' && compactionHelps()))) {
         await compactMidTurn(signal);
         fitted = fitContext(parts(), fitOptions);
       }

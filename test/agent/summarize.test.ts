@@ -14,8 +14,11 @@ describe('shouldSummarize', () => {
   it.each([
     [{ messageCount: 50, estimatedTokens: 1000, contextWindow: 100_000 }, false],
     [{ messageCount: 51, estimatedTokens: 1000, contextWindow: 100_000 }, true],
-    [{ messageCount: 10, estimatedTokens: 75_000, contextWindow: 100_000 }, false],
-    [{ messageCount: 10, estimatedTokens: 75_001, contextWindow: 100_000 }, true],
+    [{ messageCount: 10, estimatedTokens: 60_000, contextWindow: 100_000 }, false],
+    [{ messageCount: 10, estimatedTokens: 60_001, contextWindow: 100_000 }, true],
+    // the window is full of the last few messages: a summary would free almost nothing
+    [{ messageCount: 10, estimatedTokens: 90_000, contextWindow: 100_000, summarizableTokens: 20_000 }, false],
+    [{ messageCount: 10, estimatedTokens: 90_000, contextWindow: 100_000, summarizableTokens: 20_001 }, true],
   ])('%j → %s', (trigger, expected) => {
     expect(shouldSummarize(trigger)).toBe(expected);
   });
