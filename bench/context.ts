@@ -136,6 +136,7 @@ try {
     while (common < previous.messages.length && common < current.messages.length && JSON.stringify(previous.messages[common]) === JSON.stringify(current.messages[common])) common++;
     const prefixTokens = await countPromptTokens({ tools: current.tools, messages: current.messages.slice(0, common) });
     shares += prefixTokens / promptTokens[index]!;
+    if (process.env.BENCH_CONTEXT_DEBUG) progress(`request ${index}: ${current.messages.length} messages, same as previous up to ${common} of ${previous.messages.length}, share ${(prefixTokens / promptTokens[index]!).toFixed(2)}`);
   }
   const [summaries] = await sql`SELECT count(*)::int AS n FROM summaries`;
   const turnsMeasured = [...perTurn.values()];

@@ -1,7 +1,7 @@
 import type { ChatMessage, MessagePart } from '../../core/chat-message.js';
 import type { ToolSpec } from '../../llm/chat-model.js';
 import { limitHistoryTurns } from '../history/limit-history-turns.js';
-import { CLEARED_TOOL_RESULT, pruneToolResults } from '../history/prune-tool-results.js';
+import { CLEARED_TOOL_RESULT, pruneToolResults, softTrimToolResult } from '../history/prune-tool-results.js';
 import { repairToolPairing } from '../history/repair-tool-pairing.js';
 import { summaryPreambleLength } from '../history/summary-preamble.js';
 import { shouldSummarize, summaryCutPoint } from '../summarize.js';
@@ -102,12 +102,15 @@ export function summaryDue(history: ChatMessage[], options: ContextOptions): boo
 }
 
 const KEEP_CHARS_FLOOR = 600;
+/** This turn's own tool output is cut down to this before older turns are dropped (then further if need be). */
+const TURN_OUTPUT_FLOOR_CHARS = 4_000;
 
 /**
  * The last resort when a request is over `targetTokens` after pruning and compaction (or the summarizer
- * failed): clear every older tool result, drop the oldest turns before this one (whole turns, so no call
- * loses its result; the summary preamble stays), then cut the longest tool results and texts of this
- * turn to their head and tail. Never drops this turn's user message.
+ * failed). In the order that keeps most of the conversation and of the cached prompt prefix: soft-trim every
+ * older tool result (as pruning would, byte for byte), cut this turn's own long outputs down to a few thousand
+ * characters, clear older tool results, drop the oldest turns before this one (whole turns, so no call loses its
+ * result; the summary preamble stays), then cut this turn's texts further. Never drops this turn's user message.
  */
 export function squeezeContext(parts: ContextParts, options: ContextOptions & { targetTokens: number }): FittedContext {
   const fixed = fixedRawTokens(parts);
@@ -120,11 +123,24 @@ export function squeezeContext(parts: ContextParts, options: ContextOptions & { 
     const rawTokens = fixed + rawTokensOf(messages);
     return { messages, tokens: Math.ceil(rawTokens * options.factor), rawTokens, pressure: 'ok' };
   };
+  const cutTurn = (floor: number) => {
+    for (let limit = 32_000; total() > target && limit >= floor; limit = Math.floor(limit / 2)) {
+      turn = turn.map((message) => mapTexts(message, (text) => headAndTail(text, limit)));
+    }
+  };
 
   const protectedFrom = lastAssistantIndex(turn);
+  const older = (message: ChatMessage, index: number) => message.role === 'tool' && index < protectedFrom;
+  prior = prior.map((message) => (message.role === 'tool' ? mapToolResults(message, (content) => softTrimToolResult(content)) : message));
+  turn = turn.map((message, index) => (older(message, index) ? mapToolResults(message, (content) => softTrimToolResult(content)) : message));
+  if (total() <= target) return done();
+
+  cutTurn(TURN_OUTPUT_FLOOR_CHARS);
+  if (total() <= target) return done();
+
   const clear = (message: ChatMessage): ChatMessage => mapToolResults(message, () => CLEARED_TOOL_RESULT);
   prior = prior.map((message) => (message.role === 'tool' ? clear(message) : message));
-  turn = turn.map((message, index) => (message.role === 'tool' && index < protectedFrom ? clear(message) : message));
+  turn = turn.map((message, index) => (older(message, index) ? clear(message) : message));
   if (total() <= target) return done();
 
   const pinned = summaryPreambleLength(prior);
@@ -134,9 +150,7 @@ export function squeezeContext(parts: ContextParts, options: ContextOptions & { 
   }
   if (total() <= target) return done();
 
-  for (let limit = 8_000; total() > target && limit >= KEEP_CHARS_FLOOR; limit = Math.floor(limit / 2)) {
-    turn = turn.map((message) => mapTexts(message, (text) => headAndTail(text, limit)));
-  }
+  cutTurn(KEEP_CHARS_FLOOR);
   return done();
 }
 

@@ -3,6 +3,19 @@ import { estimateTokens as defaultEstimator, type TokenEstimator } from '../toke
 
 export const CLEARED_TOOL_RESULT = '[Old tool result content cleared]';
 
+const SOFT_TRIM_MIN_CHARS = 4000;
+const SOFT_TRIM_HEAD_CHARS = 1500;
+const SOFT_TRIM_TAIL_CHARS = 1500;
+
+/**
+ * The soft trim of one long tool result (head and tail with a note). Shared with the last-resort squeeze so
+ * that an old result reads byte for byte the same whichever of the two shrank it: the prompt prefix stays
+ * cacheable from one request to the next.
+ */
+export function softTrimToolResult(content: string, minChars = SOFT_TRIM_MIN_CHARS, head = SOFT_TRIM_HEAD_CHARS, tail = SOFT_TRIM_TAIL_CHARS): string {
+  return content.length > minChars ? `${content.slice(0, head)}\n\n[... ${content.length - head - tail} characters trimmed ...]\n\n${content.slice(-tail)}` : content;
+}
+
 export interface PruneOptions {
   contextWindow: number;
   estimateTokens?: TokenEstimator;
@@ -59,9 +72,9 @@ export function pruneToolResults(messages: ChatMessage[], options: PruneOptions)
   const estimate = options.estimateTokens ?? defaultEstimator;
   const soft = options.softTrimRatio ?? 0.3;
   const hard = options.hardClearRatio ?? 0.5;
-  const minChars = options.softTrimMinChars ?? 4000;
-  const head = options.softTrimHeadChars ?? 1500;
-  const tail = options.softTrimTailChars ?? 1500;
+  const minChars = options.softTrimMinChars ?? SOFT_TRIM_MIN_CHARS;
+  const head = options.softTrimHeadChars ?? SOFT_TRIM_HEAD_CHARS;
+  const tail = options.softTrimTailChars ?? SOFT_TRIM_TAIL_CHARS;
   if (options.contextWindow <= 0) return messages;
 
   const result = [...messages];
@@ -82,11 +95,7 @@ export function pruneToolResults(messages: ChatMessage[], options: PruneOptions)
   for (const index of prunable) {
     const message = result[index];
     if (!message) continue;
-    const trim = (content: string): string =>
-      content.length > minChars
-        ? `${content.slice(0, head)}\n\n[... ${content.length - head - tail} characters trimmed ...]\n\n${content.slice(-tail)}`
-        : content;
-    replace(index, mapResults(message, trim));
+    replace(index, mapResults(message, (content) => softTrimToolResult(content, minChars, head, tail)));
   }
 
   const floor = options.hardClearMinPrunableChars ?? defaultHardClearFloor(options.contextWindow);

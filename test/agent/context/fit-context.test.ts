@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { contextBudget, usableTokens } from '../../../src/agent/context/context-budget.js';
 import { fitContext, squeezeContext, type ContextParts } from '../../../src/agent/context/fit-context.js';
-import { CLEARED_TOOL_RESULT, pruneToolResults } from '../../../src/agent/history/prune-tool-results.js';
+import { CLEARED_TOOL_RESULT, pruneToolResults, softTrimToolResult } from '../../../src/agent/history/prune-tool-results.js';
 import { summaryPreamble } from '../../../src/agent/history/summary-preamble.js';
 import { estimateTextTokens } from '../../../src/agent/tokens/estimate-tokens.js';
 import { assistantText, userText, type ChatMessage } from '../../../src/core/chat-message.js';
@@ -56,7 +56,7 @@ describe('squeezeContext (last resort)', () => {
   it('clears older results, drops whole old turns (keeping the summary), and never this turn\u2019s user message', () => {
     const prior = [
       ...summaryPreamble('the user likes tea'),
-      userText(words(3000, 'old ')),
+      userText(words(6000, 'old ')),
       call('o1'),
       result('o1', words(3000, 'x ')),
       assistantText('old answer'),
@@ -72,6 +72,19 @@ describe('squeezeContext (last resort)', () => {
     expect(texts).toContain('the question now');
     expect(texts.some((text) => text.startsWith('old old'))).toBe(false);
     pairing(squeezed.messages);
+  });
+
+  it('cuts this turn\u2019s own long output to a few thousand characters before it drops the conversation (the cached prefix)', () => {
+    const prior = [userText('my name is Ada'), call('o1'), result('o1', words(3000, 'x ')), assistantText('noted')];
+    const turn = [userText('the question now'), call('n1'), result('n1', `BEGIN ${words(20_000, 'fresh ')} END`)];
+    const squeezed = squeezeContext({ system: 's', tools: undefined, prior, turn }, { budget: contextBudget(16_384), historyTurns: 50, factor: 1, targetTokens: 4_000 });
+    expect(squeezed.tokens).toBeLessThanOrEqual(4_000);
+    const contents = squeezed.messages.flatMap((message) => message.parts.map((part) => (part.type === 'text' ? part.text : part.type === 'tool-result' ? part.content : '')));
+    expect(contents).toContain('my name is Ada');
+    // the older result reads exactly as pruning would leave it, so a later request shares this prefix
+    expect(contents[2]).toBe(softTrimToolResult(words(3000, 'x ')));
+    expect(contents.at(-1)).toMatch(/^BEGIN[\s\S]*cut to fit the context window[\s\S]*END$/);
+    expect(contents.at(-1)!.length).toBeGreaterThanOrEqual(4_000);
   });
 
   it('cuts this turn\u2019s own huge tool result to head and tail when nothing else is left to drop', () => {
