@@ -38,7 +38,7 @@ export interface RunOutcome {
   spans: TraceSpan[];
 }
 
-/** Noun-then-action events of one agent run; the last one is always run-end, run-error or run-cancel. */
+/** Noun-then-action events of one agent run; the last one is always run-end, run-error, run-cancel or run-park. */
 export type AgentEvent =
   | { type: 'run-start'; runId: string }
   | { type: 'text-delta'; text: string }
@@ -50,4 +50,13 @@ export type AgentEvent =
   /** `text` is the raw final assistant text; `reply` is what to deliver (sanitized, NO_REPLY handled). */
   | ({ type: 'run-end'; text: string; reply: FinalReply } & RunOutcome)
   | ({ type: 'run-error'; error: unknown } & RunOutcome)
-  | ({ type: 'run-cancel' } & RunOutcome);
+  /** `by: 'user'`: the user stopped the turn while it waited for an approval (no abort signal was involved). */
+  | ({ type: 'run-cancel'; by?: 'signal' | 'user' } & RunOutcome)
+  /** A tool call waits for a person's approval: the turn's steps are saved; it resumes after the answer or at `untilMs`. */
+  | ({ type: 'run-park'; untilMs: number; toolName: string } & RunOutcome);
+
+export type TerminalEvent = Extract<AgentEvent, { type: 'run-end' | 'run-error' | 'run-cancel' | 'run-park' }>;
+
+export function isTerminalEvent(event: AgentEvent): event is TerminalEvent {
+  return event.type === 'run-end' || event.type === 'run-error' || event.type === 'run-cancel' || event.type === 'run-park';
+}

@@ -2,6 +2,7 @@ import { assistantText, textOf, toolCallsOf, userText, type ChatMessage, type To
 import { BotError, isAbortError } from '../core/errors.js';
 import type { ChatModel, ChatRequest, ModelResponse, ToolSpec } from '../llm/chat-model.js';
 import type { AgentEvent } from './agent-events.js';
+import { deniedToolResult, type ApprovalGate, type ApprovalVerdict } from './approval-gate.js';
 import type { ContextControl, PreparedRequest } from './context/context-control.js';
 import { DEFAULT_MAX_REPEATED_TOOL_CALLS, LoopDetector, REPEATED_CALL_RESULT, repeatedCallPrompt } from './loop-detection.js';
 import { callModel } from './model-call.js';
@@ -36,6 +37,8 @@ export interface AgentInput {
   maxRepeatedToolCalls?: number;
   /** Sent with every request: the provider keeps this session's prompt prefix warm (see ChatRequest.cacheKey). */
   cacheKey?: string;
+  /** Asked before every tool call (approval in chat); absent: every call runs. */
+  approvals?: ApprovalGate;
 }
 
 export const MAX_ITERATIONS_SUMMARY_PROMPT =
@@ -98,8 +101,12 @@ class RunState {
     await this.input.checkpoint?.(step);
   }
 
-  cancelled(): AgentEvent {
-    return { type: 'run-cancel', ...this.run.outcome() };
+  cancelled(by: 'signal' | 'user' = 'signal'): AgentEvent {
+    return { type: 'run-cancel', by, ...this.run.outcome() };
+  }
+
+  parked(untilMs: number, toolName: string): AgentEvent {
+    return { type: 'run-park', untilMs, toolName, ...this.run.outcome() };
   }
 
   ended(text: string): AgentEvent {
@@ -129,16 +136,39 @@ async function* modelStep(
   }
 }
 
-/** Runs tool calls (in parallel when several), checkpointing each result as it lands; results join the history in call order. */
-async function* toolStep(state: RunState, calls: ToolCallPart[], interrupted: ReadonlySet<string> = new Set()): AsyncGenerator<AgentEvent> {
+/** How a tool step ended: every call has its result, or some wait for a person (park), or the user stopped the turn. */
+type ToolStepEnd = { kind: 'done' } | { kind: 'park'; untilMs: number; toolName: string } | { kind: 'stop' };
+
+/**
+ * Runs tool calls (in parallel when several), checkpointing each result as it lands; results join the history
+ * in call order. Calls that need a person's approval run only once allowed; a denied call gets a result saying
+ * so; while any waits, the others still run and the step ends with `park` (their results are saved).
+ */
+async function* toolStep(state: RunState, calls: ToolCallPart[], interrupted: ReadonlySet<string> = new Set()): AsyncGenerator<AgentEvent, ToolStepEnd> {
   const { run } = state;
-  for (const call of calls) yield { type: 'tool-call-start', toolCallId: call.id, name: call.name, args: displayedArguments(call) };
+  const verdicts = new Map<string, ApprovalVerdict>();
+  const gate = state.input.approvals;
+  for (const call of calls) {
+    const tool = state.tools.get(call.name);
+    if (!tool || interrupted.has(call.id)) continue;
+    if (gate) verdicts.set(call.id, await gate.check(call, tool));
+    else if (tool.requiresApproval) verdicts.set(call.id, { kind: 'deny', reason: 'it needs a person\'s approval and nobody can be asked here' });
+  }
+  if ([...verdicts.values()].some((verdict) => verdict.kind === 'stop')) return { kind: 'stop' };
+  const waiting = calls.filter((call) => verdicts.get(call.id)?.kind === 'wait');
+  const ready = calls.filter((call) => !waiting.includes(call));
+
+  for (const call of ready) yield { type: 'tool-call-start', toolCallId: call.id, name: call.name, args: displayedArguments(call) };
   const runOne = async (call: ToolCallPart): Promise<ToolCallOutcome> => {
     const tool = state.tools.get(call.name);
+    const verdict = verdicts.get(call.id);
     let outcome: ToolCallOutcome;
     if (interrupted.has(call.id)) {
       const now = state.clock();
       outcome = { call, content: INTERRUPTED_TOOL_RESULT, isError: true, cancelled: false, startedAt: now, durationMs: 0 };
+    } else if (verdict?.kind === 'deny') {
+      const now = state.clock();
+      outcome = { call, content: deniedToolResult(verdict.reason), isError: true, cancelled: false, startedAt: now, durationMs: 0 };
     } else {
       // Only a tool with side effects needs the mark: a read can safely run again after a crash.
       if (tool && tool.category !== 'read' && !state.input.signal.aborted) await state.checkpoint({ type: 'tool-start', toolCallId: call.id });
@@ -150,11 +180,23 @@ async function* toolStep(state: RunState, calls: ToolCallPart[], interrupted: Re
     }
     return outcome;
   };
-  const outcomes = calls.length === 1 ? [await runOne(calls[0]!)] : await Promise.all(calls.map(runOne));
+  const outcomes = ready.length === 1 ? [await runOne(ready[0]!)] : await Promise.all(ready.map(runOne));
+  if (waiting.length > 0) {
+    const untilMs = Math.min(...waiting.map((call) => (verdicts.get(call.id) as Extract<ApprovalVerdict, { kind: 'wait' }>).untilMs));
+    return { kind: 'park', untilMs, toolName: waiting[0]!.name };
+  }
   for (const outcome of outcomes) {
     state.append(toolResultMessage(outcome));
     yield { type: 'tool-call-end', toolCallId: outcome.call.id, name: outcome.call.name, isError: outcome.isError, output: outcome.content };
   }
+  return { kind: 'done' };
+}
+
+/** What a tool step's end means for the run: go on, or end it here (parked or stopped). */
+function endOfToolStep(state: RunState, end: ToolStepEnd): AgentEvent | undefined {
+  if (end.kind === 'park') return state.parked(end.untilMs, end.toolName);
+  if (end.kind === 'stop') return state.cancelled('user');
+  return undefined;
 }
 
 /** One more call without tools, so the user hears where things stand (iteration limit, repeated calls). */
@@ -179,7 +221,8 @@ async function* iterate(state: RunState): AsyncGenerator<AgentEvent, AgentEvent>
     // A resumed turn first owes results to the calls its last model step made.
     const last = state.history.findLast((message) => message.role === 'assistant');
     const pending = last ? toolCallsOf(last).filter((call) => resumed.pendingCallIds.includes(call.id)) : [];
-    yield* toolStep(state, pending, resumed.interruptedCallIds);
+    const ended = endOfToolStep(state, yield* toolStep(state, pending, resumed.interruptedCallIds));
+    if (ended) return ended;
   }
   while (run.iterations < input.maxIterations) {
     if (input.signal.aborted) return state.cancelled();
@@ -204,7 +247,8 @@ async function* iterate(state: RunState): AsyncGenerator<AgentEvent, AgentEvent>
       state.append(answer);
       return state.ended(textOf(answer));
     }
-    yield* toolStep(state, calls);
+    const ended = endOfToolStep(state, yield* toolStep(state, calls));
+    if (ended) return ended;
   }
   if (input.signal.aborted) return state.cancelled();
   const summary = yield* answerWithoutTools(state, MAX_ITERATIONS_SUMMARY_PROMPT, MAX_ITERATIONS_FALLBACK);
@@ -217,7 +261,7 @@ async function* iterate(state: RunState): AsyncGenerator<AgentEvent, AgentEvent>
  * calls, the iteration limit is reached, the same call repeats, the signal aborts, or the model fails.
  * Pure: no I/O besides the injected model, tools, checkpoint and context control. Given the steps of
  * an earlier attempt it continues after them, never running a recorded tool call again. The last event
- * is always run-end, run-error or run-cancel.
+ * is always run-end, run-error, run-cancel or run-park (a tool call waits for a person's approval).
  */
 export async function* runAgent(input: AgentInput): AsyncGenerator<AgentEvent> {
   const state = new RunState(input, replaySteps(input.resume ?? []));

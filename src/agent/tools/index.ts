@@ -1,5 +1,5 @@
 export { defineTool, ToolError, type AgentTool, type ToolCategory, type ToolContext } from './agent-tool.js';
-export { ToolRegistry, applyToolPolicy, isToolAllowed, DEFAULT_TOOL_POLICY, type ToolPolicy } from './tool-registry.js';
+export { ToolRegistry, applyToolPolicy, isToolAllowed, matchesToolPattern, needsApproval, DEFAULT_TOOL_POLICY, type ToolPolicy } from './tool-registry.js';
 export { workspaceFor, sanitizeUserId } from './workspace.js';
 export { resolveToolPath, DEFAULT_DENIED_PATHS, type FileAccessPolicy } from './path-guard.js';
 export { createFileTools, type FileToolOptions } from './file-tools.js';

@@ -1,9 +1,14 @@
 import { BotError } from '../../core/errors.js';
-import { ToolError, type AgentTool } from './agent-tool.js';
+import type { AgentTool } from './agent-tool.js';
 
-/** Per-agent tool policy: `admin` tools run only when listed here (or when `true`). */
+/**
+ * Per-agent tool policy: `admin` tools listed in `allowAdminTools` (or all, with `true`) run freely; the
+ * others wait for a person's approval in the chat. `requireApproval` names more tools that wait (patterns:
+ * `*`, `<server>__*`, exact names).
+ */
 export interface ToolPolicy {
   allowAdminTools: string[] | boolean;
+  requireApproval?: string[];
 }
 
 export const DEFAULT_TOOL_POLICY: ToolPolicy = { allowAdminTools: false };
@@ -18,22 +23,23 @@ export function isToolAllowed(tool: AgentTool, policy: ToolPolicy): boolean {
   }
 }
 
-/**
- * Keeps a refused tool visible to the model but makes every call an error result, so the model
- * can tell the user that approval is needed instead of guessing why the tool is missing.
- */
-function refusedTool(tool: AgentTool): AgentTool {
-  const refuse = async (): Promise<string> => {
-    throw new ToolError(
-      `Tool '${tool.name}' requires approval: it is an admin tool and this agent's policy does not allow it. ` +
-        'Tell the user that an administrator must enable it.',
-    );
-  };
-  return { name: tool.name, description: tool.description, parameters: tool.parameters, category: tool.category, execute: refuse, executeRaw: refuse };
+/** `*` matches any run of characters; everything else literally. */
+export function matchesToolPattern(pattern: string, name: string): boolean {
+  const expression = pattern
+    .split('*')
+    .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${expression}$`).test(name);
 }
 
+/** Whether a call of this tool waits for a person: the tool says so (admin, MCP `approval: always`) or a pattern names it. */
+export function needsApproval(tool: AgentTool, patterns: readonly string[] = []): boolean {
+  return tool.requiresApproval === true || patterns.some((pattern) => matchesToolPattern(pattern, tool.name));
+}
+
+/** Admin tools the policy does not allow outright stay usable, each call waiting for a person's approval. */
 export function applyToolPolicy(tools: AgentTool[], policy: ToolPolicy): AgentTool[] {
-  return tools.map((tool) => (isToolAllowed(tool, policy) ? tool : refusedTool(tool)));
+  return tools.map((tool) => (isToolAllowed(tool, policy) ? tool : { ...tool, requiresApproval: true }));
 }
 
 /** The tools known to the process; each agent gets its view through `toolsFor(policy)`. */

@@ -4,7 +4,7 @@ import type { AgentTool, ToolContext } from '../../../src/agent/tools/agent-tool
 import { userText } from '../../../src/core/chat-message.js';
 import type { ChatModel } from '../../../src/llm/chat-model.js';
 
-export type TerminalEvent = Extract<AgentEvent, { type: 'run-end' | 'run-error' | 'run-cancel' }>;
+export type TerminalEvent = Extract<AgentEvent, { type: 'run-end' | 'run-error' | 'run-cancel' | 'run-park' }>;
 
 export function testToolContext(signal: AbortSignal, workspace = '/tmp'): ToolContext {
   return { signal, workspace, sessionKey: 'agent:main:telegram:bot:dm:42', userId: '42' };
@@ -35,7 +35,7 @@ export async function collectEvents(input: AgentInput): Promise<AgentEvent[]> {
 
 export function terminalOf(events: AgentEvent[]): TerminalEvent {
   const last = events.at(-1);
-  if (!last || (last.type !== 'run-end' && last.type !== 'run-error' && last.type !== 'run-cancel')) {
+  if (!last || (last.type !== 'run-end' && last.type !== 'run-error' && last.type !== 'run-cancel' && last.type !== 'run-park')) {
     throw new Error(`the run did not end with a terminal event: ${JSON.stringify(last)}`);
   }
   return last;

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { defineTool, type AgentTool } from '../../../src/agent/tools/agent-tool.js';
 import { defaultTools } from '../../../src/agent/tools/tools-config.js';
-import { applyToolPolicy, ToolRegistry } from '../../../src/agent/tools/tool-registry.js';
+import { applyToolPolicy, matchesToolPattern, needsApproval, ToolRegistry } from '../../../src/agent/tools/tool-registry.js';
+import type { ApprovalGate, ApprovalVerdict } from '../../../src/agent/approval-gate.js';
 import { agentInput, collectEvents } from '../support/agent-run.js';
 import { ScriptedModel } from '../support/scripted-model.js';
 import { echoTool } from '../support/test-tools.js';
@@ -20,24 +21,37 @@ function adminTool(calls: string[]): AgentTool {
   });
 }
 
-async function callAdminTool(tools: AgentTool[]) {
+async function callAdminTool(tools: AgentTool[], approvals?: ApprovalGate) {
   const model = new ScriptedModel([{ toolCalls: [{ name: 'restart_service' }] }, { text: 'ok' }]);
-  const events = await collectEvents(agentInput(model, tools));
+  const events = await collectEvents(agentInput(model, tools, approvals ? { approvals } : {}));
   return events.find((event) => event.type === 'tool-call-end');
 }
 
+const answering = (verdict: ApprovalVerdict): ApprovalGate & { asked: string[] } => {
+  const asked: string[] = [];
+  return { asked, check: async (call, tool) => (asked.push(call.name), needsApproval(tool) ? verdict : { kind: 'allow' }) };
+};
+
 describe('tool policy', () => {
-  it('S6.14: an admin tool is blocked unless allowed by policy', async () => {
+  it('S6.14: an admin tool not allowed by policy needs approval: refused with nobody to ask, run only when a person allows it', async () => {
     const calls: string[] = [];
     const registry = new ToolRegistry([echoTool(), adminTool(calls)]);
 
     const refused = await callAdminTool(registry.toolsFor({ allowAdminTools: false }));
     expect(refused).toMatchObject({ isError: true });
-    expect(refused?.type === 'tool-call-end' && refused.output).toMatch(/^Error: Tool 'restart_service' requires approval/);
+    expect(refused?.type === 'tool-call-end' && refused.output).toMatch(/^Error: the user did not allow this tool call \(it needs a person's approval/);
     expect(calls).toEqual([]);
 
     const otherListed = await callAdminTool(registry.toolsFor({ allowAdminTools: ['something_else'] }));
     expect(otherListed).toMatchObject({ isError: true });
+
+    const denying = answering({ kind: 'deny', reason: 'denied by Ada' });
+    expect(await callAdminTool(registry.toolsFor({ allowAdminTools: false }), denying)).toMatchObject({ isError: true, output: expect.stringContaining('denied by Ada') });
+    expect(denying.asked).toEqual(['restart_service']);
+    expect(calls).toEqual([]);
+    expect(await callAdminTool(registry.toolsFor({ allowAdminTools: false }), answering({ kind: 'allow' }))).toMatchObject({ isError: false, output: 'restarted' });
+    expect(calls).toEqual(['ran']);
+    calls.length = 0;
 
     expect(await callAdminTool(registry.toolsFor({ allowAdminTools: ['restart_service'] }))).toMatchObject({ isError: false, output: 'restarted' });
     expect(await callAdminTool(registry.toolsFor({ allowAdminTools: true }))).toMatchObject({ isError: false });
@@ -51,6 +65,17 @@ describe('tool policy', () => {
     expect(tools.map((tool) => tool.name)).toEqual(['reader', 'writer', 'restart_service']);
     expect(tools[0]).toBe(reader);
     expect(tools[1]).toBe(writer);
+  });
+
+  it('approval patterns: *, <server>__* and exact names', () => {
+    expect(matchesToolPattern('*', 'anything')).toBe(true);
+    expect(matchesToolPattern('github__*', 'github__create_issue')).toBe(true);
+    expect(matchesToolPattern('github__*', 'gitlab__create_issue')).toBe(false);
+    expect(matchesToolPattern('write_file', 'write_file')).toBe(true);
+    expect(matchesToolPattern('write_file', 'write_files')).toBe(false);
+    expect(matchesToolPattern('a.b', 'aXb')).toBe(false);
+    expect(needsApproval(echoTool('writer', 'write'), ['write_*'])).toBe(false);
+    expect(needsApproval(echoTool('write_file', 'write'), ['write_*'])).toBe(true);
   });
 
   it('the registry refuses two tools with one name', () => {
