@@ -98,6 +98,7 @@ export class AgentRuntimes {
       maxIterations: config.maxIterations,
       liveReplies: chat.streaming,
       chatPrompt: chat.systemPrompt,
+      requireApproval: config.toolPolicy.requireApproval ?? [],
     };
   }
 

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { createAccountChannels } from '../channels/index.js';
 import { createAccessControl, PairingService, UserRateLimiter } from './access/index.js';
 import { AgentRuntimes } from './agent-runtimes.js';
+import { createApprovalAnswerHandler, stopWaitingTurn } from './approvals/index.js';
 import { createCommandHandler } from './commands/index.js';
 import type { AppConfig } from './config/app-config.js';
 import { ChatSettingsResolver } from './config/chat-settings.js';
@@ -25,6 +26,7 @@ import {
   SessionScheduler,
   startEmbeddedRedis,
   stopSessions,
+  ApprovalRecords,
   TurnCheckpoints,
   TurnWorker,
   waitUntilReady,
@@ -98,6 +100,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     const inbound = new InboundQueue(redis, config.queuePrefix, scheduler, publisherBus, moduleLogger('queue'));
     onStop('inbound queue', () => inbound.close());
     const groupContext = new GroupContext(redis, config.queuePrefix);
+    const approvals = new ApprovalRecords(redis, config.queuePrefix);
     metrics.sampleQueuesWith(async () => {
       const counts = await inbound.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
       return Object.entries(counts).map(([state, count]) => ({ queue: inbound.queue.name, state, count }));
@@ -145,6 +148,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         groupContext: new GroupContext(workerRedis, config.queuePrefix),
         deliveries: new DeliveryRecords(workerRedis, config.queuePrefix),
         checkpoints: turnCheckpointStore(new TurnCheckpoints(workerRedis, config.queuePrefix)),
+        approvals: new ApprovalRecords(workerRedis, config.queuePrefix),
         calibration: new TokenCalibration(),
         settings: {
           systemPrompt: config.systemPrompt,
@@ -154,6 +158,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
           traceVerbose: config.traceVerbose,
           dataDir: config.dataDir,
           liveReplies: config.llm.stream ? 'dm' : 'off',
+          approvalTimeoutMs: config.approvalTimeoutMs,
         },
         logger: moduleLogger('turn'),
         metrics,
@@ -178,6 +183,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       onStop('workers', () => worker.close(config.shutdownGraceMs));
     }
 
+    // button clicks (any gateway process) settle the request and hand the parked turn back to a worker
+    const approvalAnswers = { records: approvals, scheduler, inbound, channels, logger: moduleLogger('approvals') };
+    const answerApproval = createApprovalAnswerHandler(approvalAnswers);
+    for (const channel of channels.all()) channel.onApprovalAnswer?.(answerApproval);
+
     const agentConfigOf = (sessionKey: string) => config.agents.find((agent) => agent.id === sessionKey.split(':')[1]) ?? config.agents[0]!;
     const sink = createInboundHandler({
       queue: inbound,
@@ -197,9 +207,14 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       },
       logger: moduleLogger('inbound'),
       commands: createCommandHandler({
-        stopSession: (sessionKey) => stopSessions({ scheduler, abortBus: publisherBus, inbound }, sessionKey),
+        stopSession: (sessionKey) =>
+          stopSessions(
+            { scheduler, abortBus: publisherBus, inbound, stopWaitingTurn: (key, turnId) => stopWaitingTurn(approvalAnswers, key, turnId) },
+            sessionKey,
+          ),
         resetSession: async (sessionKey) => {
           await resetSession(database.db, sessionKey);
+          await approvals.forgetSession(sessionKey);
         },
         requestCompaction: async (sessionKey) => {
           const stats = await sessionStats(database.db, sessionKey);

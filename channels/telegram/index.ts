@@ -1,8 +1,9 @@
 import { Bot, GrammyError } from 'grammy';
 import type { TelegramConfig } from '../../src/config/app-config.js';
-import { BotError, type Channel, type InboundSink, type PlatformCallRecorder } from '../../src/core/index.js';
+import { BotError, type ApprovalSink, type Channel, type InboundSink, type PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { installApiLogging } from './api-logging.js';
+import { answerCallbackQuery, sendApprovalPrompt, settleApprovalPrompt, type CallbackQuery } from './approval-buttons.js';
 import { installRetries } from './api-retry.js';
 import { registerCommands, type BotCommandDescription } from './commands-registration.js';
 import { createEditPacer } from './edit-pacer.js';
@@ -59,7 +60,9 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const previewApi = createPreviewApi(config.token, apiRoot, logger, options.onApiCall);
   const pacer = createEditPacer(options.liveEditIntervalMs ?? LIVE_EDIT_INTERVAL_MS);
   const polling = config.mode === 'polling' ? createPolling(bot, logger) : undefined;
-  const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger);
+  let approvalSink: ApprovalSink | undefined;
+  const onCallbackQuery = (query: CallbackQuery) => answerCallbackQuery(bot.api, query, approvalSink, logger);
+  const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger, onCallbackQuery);
   logger.info({ accountId, username: identity.botUsername, mode: config.mode }, 'telegram channel ready');
 
   return {
@@ -83,5 +86,10 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
     // every chat can stream; the turn decides where it does (LLM_STREAM, DMs by default)
     openLiveReply: (to) => openLiveReply({ api: bot.api, previewApi, outbound, pacer, logger }, to),
     promptSection: () => telegramPromptSection(identity.botUsername),
+    sendApprovalPrompt: (to, prompt) => sendApprovalPrompt(bot.api, to, prompt),
+    settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(bot.api, to, messageId, prompt, outcome),
+    onApprovalAnswer(sink) {
+      approvalSink = sink;
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { ALLOWED_UPDATES } from './allowed-updates.js';
 import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import type { Bot } from 'grammy';
 import type { Update } from 'grammy/types';
@@ -65,7 +66,7 @@ export function createPolling(bot: Bot, logger: Logger): Polling {
       handler = handleUpdate;
       stopping = false;
       await bot.api.deleteWebhook({ drop_pending_updates: false });
-      runner = run(bot, { runner: { fetch: { allowed_updates: ['message'], timeout: 30 }, silent: true } });
+      runner = run(bot, { runner: { fetch: { allowed_updates: [...ALLOWED_UPDATES], timeout: 30 }, silent: true } });
       runner.task()?.catch((error: unknown) => logger.error({ error }, 'telegram long polling stopped'));
       logger.info('telegram long polling started');
     },

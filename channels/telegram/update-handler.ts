@@ -1,19 +1,27 @@
 import type { InboundSink } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { sanitizingSink, type BoundaryOutcome } from '../shared/index.js';
+import type { CallbackQuery } from './approval-buttons.js';
 import { normalizeUpdate, type BotIdentity } from './inbound.js';
 import { checkUpdate } from './update-schema.js';
 
 /** undefined: an update the bot does not answer (nothing for the sink). */
 export type UpdateHandler = (update: unknown) => Promise<BoundaryOutcome | undefined>;
 
-/** The one inbound path of webhook and long polling: check the payload, normalize, sanitize, hand to the sink. */
-export function createUpdateHandler(identity: BotIdentity, sink: InboundSink, logger: Logger): UpdateHandler {
+/**
+ * The one inbound path of webhook and long polling: check the payload, normalize, sanitize, hand to the sink.
+ * A button click (callback_query) goes to `onCallbackQuery` instead.
+ */
+export function createUpdateHandler(identity: BotIdentity, sink: InboundSink, logger: Logger, onCallbackQuery?: (query: CallbackQuery) => Promise<void>): UpdateHandler {
   const sanitized = sanitizingSink(sink);
   return async (value) => {
     const checked = checkUpdate(value);
     if (!checked.ok) return { kind: 'invalid', reason: checked.reason };
     if (checked.dropped.length > 0) logger.info({ updateId: checked.update.update_id, dropped: checked.dropped }, 'telegram update: fields of the wrong type dropped');
+    if (checked.update.callback_query) {
+      await onCallbackQuery?.(checked.update.callback_query as CallbackQuery);
+      return undefined;
+    }
     const message = normalizeUpdate(checked.update, identity);
     return message === undefined ? undefined : sanitized(message);
   };

@@ -39,6 +39,8 @@ const UpdateSchema = Type.Object({
       reply_to_message: Droppable(Type.Object({ message_id: Type.Integer(), from: Type.Optional(Type.Object({ id: Type.Integer() })) })),
     }),
   ),
+  /** A click on an inline keyboard button (approval requests). */
+  callback_query: Type.Optional(Type.Object({ id: Type.String(), from: Sender, data: Type.Optional(Type.String()) })),
 });
 
 const check = createPayloadCheck(UpdateSchema);

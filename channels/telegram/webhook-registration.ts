@@ -1,3 +1,4 @@
+import { ALLOWED_UPDATES } from './allowed-updates.js';
 import type { Api } from 'grammy';
 import type { Logger } from '../../src/observability/logger.js';
 import { TELEGRAM_WEBHOOK_PATH } from './webhook.js';
@@ -15,7 +16,7 @@ export async function registerWebhook(
 ): Promise<void> {
   const url = `${publicUrl.replace(/\/+$/, '')}${path}`;
   try {
-    await api.setWebhook(url, { ...(secret ? { secret_token: secret } : {}), allowed_updates: ['message'] });
+    await api.setWebhook(url, { ...(secret ? { secret_token: secret } : {}), allowed_updates: [...ALLOWED_UPDATES] });
     logger.info({ url }, 'telegram webhook registered');
   } catch (error) {
     logger.error({ url, error: String(error) }, 'telegram webhook registration failed');

@@ -112,6 +112,8 @@ export interface AppConfig {
   queueMode: QueueMode;
   inboundDebounceMs: number;
   shutdownGraceMs: number;
+  /** A tool call waiting for approval counts as denied after this long (CONTRACT §11). */
+  approvalTimeoutMs: number;
   turnLeaseMs: number;
   /** The default agent's model (`agents[0].llm`). */
   llm: LlmConfig;

@@ -104,8 +104,10 @@ export const AgentSchema = Type.Object(
     toolPolicy: Optional(
       Type.Object(
         {
-          /** `true`, or the names of the admin tools this agent may run. */
-          allowAdminTools: Type.Union([Type.Boolean(), Type.Array(Type.String())]),
+          /** `true`, or the names of the admin tools this agent may run without approval (others wait for one). */
+          allowAdminTools: Optional(Type.Union([Type.Boolean(), Type.Array(Type.String())])),
+          /** Tools whose every call waits for a person's approval in the chat: names, `*`, `<server>__*`. */
+          requireApproval: Optional(Type.Array(Type.String({ minLength: 1 }))),
         },
         Strict,
       ),

@@ -46,7 +46,10 @@ export function mergeAgents(env: Environment, file: LoadedConfigFile | undefined
       systemPrompt: fromEnv(env.SYSTEM_PROMPT) ?? entry.systemPrompt,
       maxIterations: fromEnv(env.MAX_ITERATIONS) ?? entry.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       tools: entry.tools ?? {},
-      toolPolicy: { allowAdminTools: entry.toolPolicy?.allowAdminTools ?? entry.tools?.allow_admin_tools ?? false },
+      toolPolicy: {
+        allowAdminTools: entry.toolPolicy?.allowAdminTools ?? entry.tools?.allow_admin_tools ?? false,
+        requireApproval: entry.toolPolicy?.requireApproval ?? [],
+      },
       mcpServers: parseMcpServers(entry.mcpServers),
     };
   });

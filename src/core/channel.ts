@@ -1,3 +1,4 @@
+import type { ApprovalPrompt, ApprovalSink } from './approval.js';
 import type { ChannelName, ConversationRef, InboundMessage } from './inbound-message.js';
 
 /** What the gateway hands a webhook route: the raw body (signatures are computed over it) and the headers. */
@@ -86,4 +87,10 @@ export interface Channel {
   openLiveReply?(to: ConversationRef): LiveReply | undefined;
   /** Platform-specific formatting rules for the system prompt's messaging section. */
   promptSection(): string;
+  /** Posts an approval request with its three buttons in the turn's chat; returns the platform message id. */
+  sendApprovalPrompt?(to: ConversationRef, prompt: ApprovalPrompt): Promise<string>;
+  /** Replaces the request's buttons with the decision (`outcome`, one short line). */
+  settleApprovalPrompt?(to: ConversationRef, messageId: string, prompt: ApprovalPrompt, outcome: string): Promise<void>;
+  /** Where button clicks go; set before inbound starts (webhook routes, polling, sockets). */
+  onApprovalAnswer?(sink: ApprovalSink): void;
 }

@@ -9,3 +9,4 @@ export * from './channel-state.js';
 export * from './text-table.js';
 export * from './turn-abort.js';
 export * from './turn-contract.js';
+export * from './approval.js';

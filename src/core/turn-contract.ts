@@ -21,6 +21,8 @@ export interface TurnRequest {
 export type TurnOutcome =
   | { kind: 'completed' | 'silent' | 'cancelled' | 'failed' | 'skipped' }
   /** Nothing was delivered or stored; the messages go back to the head of the session for another attempt. */
-  | { kind: 'retry'; error: unknown };
+  | { kind: 'retry'; error: unknown }
+  /** A tool call waits for a person's approval: the turn keeps its place without a worker until an answer or `untilMs`. */
+  | { kind: 'parked'; untilMs: number };
 
 export type TurnRunner = (request: TurnRequest) => Promise<TurnOutcome>;

@@ -10,3 +10,4 @@ export { InboundDedupe } from './inbound-dedupe.js';
 export { RedisChannelState } from './redis-channel-state.js';
 export { stopSessions } from './stop-sessions.js';
 export { TurnCheckpoints } from './turn-checkpoints.js';
+export { ApprovalRecords, approvalIdOf, type ApprovalRecord, type ApprovalStatus } from './approval-records.js';

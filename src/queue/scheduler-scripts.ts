@@ -6,7 +6,8 @@
  *   :behind   SET  entryIds that arrived while every slot was taken (collected together later)
  *   :arrived  HASH entryId → ms             (debounce)
  *   :leases   ZSET turnId → lease expiry ms (slots in use; an expired lease is taken back)
- *   :holders  HASH turnId → holder token     (who holds the lease now: a taken-over holder's token no longer matches)
+ *   :holders  HASH turnId → holder token     (who holds the lease now: a taken-over holder's token no longer matches;
+ *                                             `parked:<turnId>` while the turn waits for a person's approval)
  *   :turn:<id> HASH seq, body               (what a running turn claimed, requeued intact if its holder dies)
  *   :waiters  ZSET jobId → parked since ms  (BullMQ jobs parked as delayed until a slot frees)
  *   :aborted  SET  turnIds stopped by /stop (backstop for a missed pub/sub abort)
@@ -24,6 +25,7 @@ local function now_ms()
 end
 local function starts_with(value, prefix) return string.sub(value, 1, #prefix) == prefix end
 local function holds(turn_id, token) return redis.call('HGET', base .. ':holders', turn_id) == token end
+local function is_parked(turn_id) return redis.call('HGET', base .. ':holders', turn_id) == 'parked:' .. turn_id end
 -- Take back leases whose holder stopped renewing: the claimed messages go back to the head, same turn id.
 local function purge_expired(now)
   local expired = redis.call('ZRANGEBYSCORE', base .. ':leases', '-inf', now)
@@ -185,18 +187,51 @@ redis.call('HSET', base .. ':payload', 'turn:' .. turn_id, record[2])
 return 'requeued'
 `;
 
-/** ARGV: base → {droppedCount, activeCount, activeTurnIds..., parkedJobIds...} */
+/**
+ * ARGV: base → {droppedCount, activeCount, waitingCount, activeTurnIds..., waitingTurnIds..., parkedJobIds...}
+ * A turn waiting for an approval is not marked aborted (nobody runs it to notice): the caller settles its
+ * approval as stopped and unparks it, and it resumes only to end as cancelled.
+ */
 export const STOP = `${COMMON}
-local active = redis.call('ZRANGE', base .. ':leases', 0, -1)
-for _, id in ipairs(active) do redis.call('SADD', base .. ':aborted', id) end
+local active, waiting = {}, {}
+for _, id in ipairs(redis.call('ZRANGE', base .. ':leases', 0, -1)) do
+  if is_parked(id) then waiting[#waiting + 1] = id else
+    active[#active + 1] = id
+    redis.call('SADD', base .. ':aborted', id)
+  end
+end
 local dropped = redis.call('ZCARD', base .. ':pending')
 redis.call('DEL', base .. ':pending', base .. ':payload', base .. ':behind', base .. ':arrived')
 local parked = redis.call('ZRANGE', base .. ':waiters', 0, -1)
 redis.call('DEL', base .. ':waiters')
-local result = {tostring(dropped), tostring(#active)}
+local result = {tostring(dropped), tostring(#active), tostring(#waiting)}
 for _, id in ipairs(active) do result[#result + 1] = id end
+for _, id in ipairs(waiting) do result[#result + 1] = id end
 for _, id in ipairs(parked) do result[#result + 1] = id end
 return result
+`;
+
+/**
+ * ARGV: base, turnId, holderToken, untilMs → 'parked' | 'aborted' (stopped meanwhile) | 'lost'
+ * The turn keeps its slot and its claimed messages (the session's order holds) but no worker: its lease
+ * lasts until the approval deadline and nobody renews it; UNPARK (an answer) or the deadline hands it to a
+ * worker again, through the same path as a takeover.
+ */
+export const PARK = `${COMMON}
+local turn_id, token, until_ms = ARGV[2], ARGV[3], tonumber(ARGV[4])
+if not holds(turn_id, token) then return 'lost' end
+if redis.call('SISMEMBER', base .. ':aborted', turn_id) == 1 then return 'aborted' end
+redis.call('ZADD', base .. ':leases', 'XX', until_ms, turn_id)
+redis.call('HSET', base .. ':holders', turn_id, 'parked:' .. turn_id)
+return 'parked'
+`;
+
+/** ARGV: base, turnId → 'unparked' (its lease expires now: the next acquire resumes it) | 'not-parked' */
+export const UNPARK = `${COMMON}
+local turn_id = ARGV[2]
+if not is_parked(turn_id) then return 'not-parked' end
+redis.call('ZADD', base .. ':leases', 'XX', 0, turn_id)
+return 'unparked'
 `;
 
 /** ARGV: base → ids of the running turns, now marked aborted (interrupt mode: the newest message wins). */

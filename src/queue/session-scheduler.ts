@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { QueueMode } from '../config/app-config.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { isGroupSessionKey } from '../core/session-key.js';
-import { ACQUIRE, DEPTH, ENQUEUE, INTERRUPT, MARK_QUEUED, RELEASE, RENEW, REQUEUE, STOP } from './scheduler-scripts.js';
+import { ACQUIRE, DEPTH, ENQUEUE, INTERRUPT, MARK_QUEUED, PARK, RELEASE, RENEW, REQUEUE, STOP, UNPARK } from './scheduler-scripts.js';
 
 const SEEN_TTL_SECONDS = 24 * 60 * 60;
 const THREAD_SESSIONS_TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -24,6 +24,8 @@ export type ReleaseResult =
 export interface StopResult {
   droppedMessages: number;
   abortedTurnIds: string[];
+  /** Turns waiting for an approval: no worker runs them, so the caller settles their approvals as stopped. */
+  waitingTurnIds: string[];
   parkedJobIds: string[];
 }
 
@@ -50,7 +52,7 @@ export class SessionScheduler {
     private readonly redis: Redis,
     readonly options: SchedulerOptions,
   ) {
-    const definitions = { ENQUEUE, MARK_QUEUED, ACQUIRE, RENEW, RELEASE, REQUEUE, STOP, INTERRUPT, DEPTH };
+    const definitions = { ENQUEUE, MARK_QUEUED, ACQUIRE, RENEW, RELEASE, REQUEUE, STOP, INTERRUPT, DEPTH, PARK, UNPARK };
     this.scripts = {};
     for (const [name, lua] of Object.entries(definitions)) {
       const command = `scheduler${name}`;
@@ -151,11 +153,23 @@ export class SessionScheduler {
   async stop(sessionKey: string): Promise<StopResult> {
     const reply = (await this.scripts.STOP!(this.base(sessionKey))) as string[];
     const activeCount = Number(reply[1]);
+    const waitingCount = Number(reply[2]);
     return {
       droppedMessages: Number(reply[0]),
-      abortedTurnIds: reply.slice(2, 2 + activeCount),
-      parkedJobIds: reply.slice(2 + activeCount),
+      abortedTurnIds: reply.slice(3, 3 + activeCount),
+      waitingTurnIds: reply.slice(3 + activeCount, 3 + activeCount + waitingCount),
+      parkedJobIds: reply.slice(3 + activeCount + waitingCount),
     };
+  }
+
+  /** The turn waits for a person: it keeps its slot until `untilMs` without a worker (see PARK). */
+  async park(sessionKey: string, turnId: string, holder: string, untilMs: number): Promise<'parked' | 'aborted' | 'lost'> {
+    return (await this.scripts.PARK!(this.base(sessionKey), turnId, holder, String(Math.round(untilMs)))) as 'parked' | 'aborted' | 'lost';
+  }
+
+  /** An answer came: the parked turn goes back to a worker at the next acquire (same turn id, resumed). */
+  async unpark(sessionKey: string, turnId: string): Promise<'unparked' | 'not-parked'> {
+    return (await this.scripts.UNPARK!(this.base(sessionKey), turnId)) as 'unparked' | 'not-parked';
   }
 
   /** Marks the running turns aborted without dropping what waits; returns their ids. */

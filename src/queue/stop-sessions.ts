@@ -7,7 +7,13 @@ import type { SessionScheduler } from './session-scheduler.js';
  * (not inside a thread), it also stops the chat's thread and topic sessions — where the bot's answers run.
  */
 export async function stopSessions(
-  deps: { scheduler: SessionScheduler; abortBus: AbortBus; inbound: InboundQueue },
+  deps: {
+    scheduler: SessionScheduler;
+    abortBus: AbortBus;
+    inbound: InboundQueue;
+    /** Ends a turn that waits for an approval (no worker runs it to see an abort). */
+    stopWaitingTurn?: (sessionKey: string, turnId: string) => Promise<void>;
+  },
   sessionKey: string,
 ): Promise<{ abortedTurns: number; droppedMessages: number }> {
   const keys = [sessionKey, ...(await deps.scheduler.threadSessionsOf(sessionKey))];
@@ -17,7 +23,8 @@ export async function stopSessions(
     const stopped = await deps.scheduler.stop(key);
     await deps.abortBus.publish(key, stopped.abortedTurnIds);
     await Promise.all(stopped.parkedJobIds.map((jobId) => deps.inbound.wake(jobId)));
-    abortedTurns += stopped.abortedTurnIds.length;
+    for (const turnId of stopped.waitingTurnIds) await deps.stopWaitingTurn?.(key, turnId);
+    abortedTurns += stopped.abortedTurnIds.length + stopped.waitingTurnIds.length;
     droppedMessages += stopped.droppedMessages;
   }
   return { abortedTurns, droppedMessages };

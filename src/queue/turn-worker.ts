@@ -142,6 +142,7 @@ export class TurnWorker {
       logger.warn({ turnId, sessionKey }, 'lease lost mid-turn; another worker takes the turn over');
       return 'lease-lost';
     }
+    if (outcome.kind === 'parked') return this.park(sessionKey, turnId, holder, outcome.untilMs);
     if (outcome.kind === 'retry') {
       if (finalAttempt && abortReasonOf(controller.signal) !== 'shutdown') {
         const round = await scheduler.countLateRound(sessionKey, turnId);
@@ -162,6 +163,23 @@ export class TurnWorker {
     }
     await this.afterRelease(sessionKey, await scheduler.release(sessionKey, turnId, holder));
     return outcome.kind;
+  }
+
+  /**
+   * The turn waits for a person: it keeps its slot without this worker. A wake-up job at the deadline takes it
+   * back if nobody answers (an answer wakes it sooner, see approvals/answer-approval.ts).
+   */
+  private async park(sessionKey: string, turnId: string, holder: string, untilMs: number): Promise<string> {
+    const { scheduler, inbound, logger } = this.options;
+    const parked = await scheduler.park(sessionKey, turnId, holder, untilMs);
+    if (parked === 'parked') {
+      await inbound.addWakeJob(sessionKey, Math.max(0, untilMs - Date.now()) + 250);
+      logger.info({ turnId, sessionKey, untilMs }, 'turn parked until a person answers');
+      return 'parked';
+    }
+    // stopped while it was asking: the turn ends here; lost: another worker has it
+    if (parked === 'aborted') await this.afterRelease(sessionKey, await scheduler.release(sessionKey, turnId, holder));
+    return parked;
   }
 
   /** The last round failed too: end the turn for good (apology, failed record), release its slot, move on. */

@@ -6,7 +6,9 @@ import {
   summaryDue,
   summaryPreamble,
   workspaceFor,
+  isTerminalEvent,
   type AgentEvent,
+  type TerminalEvent,
   type TurnStep,
 } from '../agent/index.js';
 import type { ChatMessage } from '../core/chat-message.js';
@@ -14,11 +16,11 @@ import { BotError } from '../core/errors.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { TurnAbortError } from '../core/turn-abort.js';
 import { costOf, priceOf } from '../llm/pricing.js';
+import { createApprovalGate } from '../approvals/approval-gate.js';
 import { createContextController } from './context-controller.js';
 import { withDmEnvelope, type TurnInput } from './turn-input.js';
 import type { TurnDependencies } from './turn-dependencies.js';
 
-export type TerminalEvent = Extract<AgentEvent, { type: 'run-end' | 'run-error' | 'run-cancel' }>;
 
 export interface ModelTurnInput {
   turnId: string;
@@ -35,6 +37,9 @@ export interface ModelTurnInput {
   /** Every event of the loop as it happens (live replies listen for text deltas). */
   onEvent?: (event: AgentEvent) => void;
 }
+
+/** CONTRACT §11: unanswered for ten minutes, a call counts as denied. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 600_000;
 
 const prices = (model: string, usage: Parameters<typeof costOf>[1]) => (priceOf(model) ? costOf(model, usage) : undefined);
 
@@ -114,10 +119,25 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     checkpoint,
     context,
     cacheKey: createHash('sha256').update(sessionKey).digest('hex').slice(0, 32),
+    ...(deps.approvals
+      ? {
+          approvals: createApprovalGate({
+            records: deps.approvals,
+            channels: deps.channels,
+            sessionKey,
+            turnId,
+            latest,
+            patterns: deps.settings.requireApproval ?? [],
+            timeoutMs: deps.settings.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+            clock: input.clock,
+            logger: deps.logger,
+          }),
+        }
+      : {}),
   })) {
     input.onEvent?.(event);
     if (event.type === 'loop-detected') deps.logger.warn({ runId: turnId, sessionKey, tool: event.name, times: event.times }, 'the model repeated a tool call; ending the turn');
-    if (event.type === 'run-end' || event.type === 'run-error' || event.type === 'run-cancel') terminal = event;
+    if (isTerminalEvent(event)) terminal = event;
   }
   if (!terminal) throw new BotError('internal', 'agent run ended without a terminal event');
   // Judged on what the session holds since its summary (not on the pruned list the model saw).

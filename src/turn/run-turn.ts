@@ -6,7 +6,8 @@ import type { TurnOutcome, TurnRequest } from '../core/turn-contract.js';
 import type { TurnRecord } from '../store/turn-record.js';
 import { finishTurn, newDelivery } from './finish-turn.js';
 import { openLiveDraft } from './live-draft.js';
-import { runModelTurn, type TerminalEvent } from './run-model.js';
+import type { TerminalEvent } from '../agent/index.js';
+import { runModelTurn } from './run-model.js';
 import { sessionInfoOf } from './session-info.js';
 import { buildTurnInput } from './turn-input.js';
 import { forAgent, type TurnDependencies } from './turn-dependencies.js';
@@ -85,6 +86,8 @@ export function createTurnRunner(deps: TurnDependencies) {
         clock,
         ...(live ? { onEvent: live.onEvent } : {}),
       });
+      // nothing is stored or sent: the saved steps are the turn's state until a person answers
+      if (terminal.type === 'run-park') return { kind: 'parked', untilMs: terminal.untilMs };
       recordSpans(deps, terminal.spans);
 
       if (terminal.type === 'run-cancel' || (terminal.type === 'run-error' && isAbortError(terminal.error))) {
@@ -92,7 +95,8 @@ export function createTurnRunner(deps: TurnDependencies) {
         if (reason === 'shutdown') return { kind: 'retry', error: new BotError('aborted', 'handed back on shutdown') };
         // Another worker holds this turn now (same turn id; a checkpoint found out before the signal did):
         // writing anything here would make that worker skip the turn.
-        if (reason === 'leaseLost' || !request.signal.aborted) return { kind: 'skipped' };
+        const stoppedWhileWaiting = terminal.type === 'run-cancel' && terminal.by === 'user';
+        if (reason === 'leaseLost' || (!request.signal.aborted && !stoppedWhileWaiting)) return { kind: 'skipped' };
         log.info('turn cancelled');
         return await finishTurn(deps, request, newDelivery(record({ status: 'cancelled' }, terminal), '', false, groupLines.length));
       }

@@ -7,6 +7,7 @@ import type { InboundMessage } from '../core/inbound-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { ApprovalRecords } from '../queue/approval-records.js';
 import type { GroupContext } from '../queue/group-context.js';
 import type { Compactor } from './compaction.js';
 import type { DeliveryRecords } from './delivery-records.js';
@@ -45,6 +46,10 @@ export interface TurnSettings {
   liveReplies: 'off' | 'dm' | 'all';
   /** The chat's own instructions (config file: channel, account, group), appended to the system prompt. */
   chatPrompt?: string | undefined;
+  /** How long a tool call waits for a person's approval before it counts as denied (APPROVAL_TIMEOUT_MS). */
+  approvalTimeoutMs?: number;
+  /** The agent's `toolPolicy.requireApproval` patterns. */
+  requireApproval?: string[];
 }
 
 /** The agent that answers one message, with its chat's settings applied (config file agents and overrides). */
@@ -55,6 +60,7 @@ export interface TurnAgent {
   maxIterations: number;
   liveReplies: 'off' | 'dm' | 'all';
   chatPrompt: string | undefined;
+  requireApproval?: string[];
 }
 
 export interface TurnDependencies {
@@ -80,6 +86,8 @@ export interface TurnDependencies {
    * scheduled task's firing outcome.
    */
   afterTurn?: (finished: { messages: InboundMessage[]; record: TurnRecord; outcome: TurnOutcome }) => Promise<void>;
+  /** Approval requests in Redis; absent: tools that need approval are refused (nobody can be asked). */
+  approvals?: ApprovalRecords;
   /** The message's agent and chat settings; absent: `model`, `tools` and `settings` serve every message. */
   agentFor?: (message: InboundMessage) => TurnAgent;
 }
@@ -98,6 +106,7 @@ export function forAgent(deps: TurnDependencies, message: InboundMessage): TurnD
       maxIterations: agent.maxIterations,
       liveReplies: agent.liveReplies,
       chatPrompt: agent.chatPrompt,
+      ...(agent.requireApproval ? { requireApproval: agent.requireApproval } : {}),
     },
   };
 }

@@ -32,6 +32,8 @@ export interface TelegramStoredMessage {
   parseMode: string | undefined;
   edits: number;
   deleted: boolean;
+  /** The inline keyboard the message carries (approval requests), as last sent or edited. */
+  replyMarkup?: unknown;
 }
 
 type ApiAnswer = { ok: true; result: unknown } | { ok: false; error_code: number; description: string; parameters?: { retry_after: number } };
@@ -97,6 +99,7 @@ export async function startTelegramDouble(options: { token?: string; botUsername
           parseMode: typeof params.parse_mode === 'string' ? params.parse_mode : undefined,
           edits: 0,
           deleted: false,
+          ...(params.reply_markup !== undefined ? { replyMarkup: params.reply_markup } : {}),
         });
         return success(sent);
       }
@@ -111,6 +114,7 @@ export async function startTelegramDouble(options: { token?: string; botUsername
           return failure(400, 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
         }
         Object.assign(stored, { text: checked.text, raw: String(params.text), parseMode, edits: stored.edits + 1 });
+        if (params.reply_markup !== undefined) stored.replyMarkup = params.reply_markup;
         return success({ ...sentMessage(params, checked.text), message_id: stored.messageId, edit_date: Math.floor(Date.now() / 1000) });
       }
       case 'deleteMessage': {
@@ -329,6 +333,18 @@ export function createUpdateFactory(bot: { id: number; username: string }) {
     privateText: (userId: number, text: string, extra: object = {}) =>
       update({ id: userId, type: 'private', first_name: 'User' }, userId, text, extra),
     groupText: (chatId: number, userId: number, text: string, extra: object = {}) => update(group(chatId), userId, text, extra),
+    /** A click on an inline keyboard button of one of the bot's messages (https://core.telegram.org/bots/api#callbackquery). */
+    callbackQuery: (chatId: number, userId: number, data: string, messageId = 1): Update =>
+      ({
+        update_id: ++updateId,
+        callback_query: {
+          id: `cbq-${updateId}`,
+          from: user(userId),
+          chat_instance: `ci-${chatId}`,
+          data,
+          message: { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: chatId > 0 ? { id: chatId, type: 'private', first_name: 'User' } : group(chatId), text: 'approval' },
+        },
+      }) as Update,
     /** `@botname text` with the mention entity Telegram adds. */
     mention: (chatId: number, userId: number, text: string) =>
       update(group(chatId), userId, `@${bot.username} ${text}`, { entities: [{ type: 'mention', offset: 0, length: bot.username.length + 1 }] }),

@@ -21,7 +21,7 @@ describe('telegram long polling', () => {
     expect(double.calls.map((call) => call.method).filter((method) => method !== 'getUpdates')).toEqual(['getMe', 'deleteWebhook']);
     expect(double.callsOf('deleteWebhook')[0]?.params).toEqual({ drop_pending_updates: false });
     await waitFor(() => double.callsOf('getUpdates').length > 0);
-    expect(double.callsOf('getUpdates')[0]?.params).toMatchObject({ allowed_updates: ['message'], timeout: 30 });
+    expect(double.callsOf('getUpdates')[0]?.params).toMatchObject({ allowed_updates: ['message', 'callback_query', 'my_chat_member'], timeout: 30 });
   });
 
   it('delivers pushed updates to the sink, in order within each chat', async () => {

@@ -100,7 +100,7 @@ describe('telegram webhook registration', () => {
       const channel = await startChannel(double, { mode: 'webhook', webhookSecret: SECRET, publicUrl: 'https://bot.example.com/' });
       await channel.startInbound(recordingSink().sink);
       expect(double.callsOf('setWebhook').map((call) => call.params)).toEqual([
-        { url: 'https://bot.example.com/webhooks/telegram', secret_token: SECRET, allowed_updates: ['message'] },
+        { url: 'https://bot.example.com/webhooks/telegram', secret_token: SECRET, allowed_updates: ['message', 'callback_query', 'my_chat_member'] },
       ]);
       expect(double.callsOf('getUpdates')).toHaveLength(0);
       await channel.stopInbound();

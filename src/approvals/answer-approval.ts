@@ -1,0 +1,68 @@
+import type { ApprovalAnswer, ApprovalAnswerResult, ApprovalChoice, ApprovalSink } from '../core/approval.js';
+import type { ChannelRegistry } from '../core/channel-registry.js';
+import type { ConversationRef } from '../core/inbound-message.js';
+import type { Logger } from '../observability/logger.js';
+import type { ApprovalRecord, ApprovalRecords, ApprovalStatus } from '../queue/approval-records.js';
+import type { InboundQueue } from '../queue/inbound-queue.js';
+import type { SessionScheduler } from '../queue/session-scheduler.js';
+import { promptOf } from './approval-gate.js';
+import { decisionText } from './approval-text.js';
+
+export interface ApprovalAnswerDependencies {
+  records: ApprovalRecords;
+  scheduler: SessionScheduler;
+  inbound: InboundQueue;
+  channels: ChannelRegistry;
+  clock?: () => number;
+  logger: Logger;
+}
+
+const STATUS_OF: Record<ApprovalChoice, Exclude<ApprovalStatus, 'pending'>> = { once: 'allowed-once', session: 'allowed-session', deny: 'denied' };
+
+const refused = (text: string): ApprovalAnswerResult => ({ kind: 'refused', text });
+
+/**
+ * A click on Allow once / Allow for this session / Deny, from any gateway process: only the user who started
+ * the turn, only once, only before the deadline. The decision is stored, shown on the prompt, and the parked
+ * turn is handed back to a worker.
+ */
+export function createApprovalAnswerHandler(deps: ApprovalAnswerDependencies): ApprovalSink {
+  const clock = deps.clock ?? Date.now;
+  return async (answer: ApprovalAnswer) => {
+    const record = await deps.records.get(answer.approvalId);
+    if (!record) return refused('This request is no longer open.');
+    if (answer.userId !== record.requesterId) return refused('Only the person who asked can answer this request.');
+    if (record.status !== 'pending') return refused('This request was already answered.');
+    if (clock() >= record.deadlineMs) return refused('This request has expired.');
+    const status = STATUS_OF[answer.choice];
+    const decided = await deps.records.decide(record.id, status, answer.userId);
+    if (decided.kind !== 'ok') return refused('This request was already answered.');
+    if (answer.choice === 'session') await deps.records.allowForSession(record.sessionKey, record.toolName);
+    const text = decisionText(status, answer.userName);
+    await settlePrompt(deps, record, text);
+    await resumeTurn(deps, record);
+    deps.logger.info({ approvalId: record.id, runId: record.turnId, sessionKey: record.sessionKey, status }, 'approval answered');
+    return { kind: 'accepted', text };
+  };
+}
+
+/** /stop while a turn waits: its open requests are settled as stopped and the turn resumes only to end. */
+export async function stopWaitingTurn(deps: ApprovalAnswerDependencies, sessionKey: string, turnId: string): Promise<void> {
+  for (const record of await deps.records.ofTurn(sessionKey, turnId)) {
+    if ((await deps.records.decide(record.id, 'stopped', 'stop')).kind === 'ok') await settlePrompt(deps, record, decisionText('stopped'));
+  }
+  await resumeTurn(deps, { sessionKey, turnId });
+}
+
+async function settlePrompt(deps: ApprovalAnswerDependencies, record: ApprovalRecord, text: string): Promise<void> {
+  if (!record.promptMessageId) return;
+  const conversation = JSON.parse(record.conversation) as ConversationRef;
+  await deps.channels
+    .for(conversation)
+    .settleApprovalPrompt?.(conversation, record.promptMessageId, promptOf(record), text)
+    .catch((error: unknown) => deps.logger.warn({ err: error, approvalId: record.id }, 'could not show the decision on the approval request'));
+}
+
+async function resumeTurn(deps: ApprovalAnswerDependencies, turn: { sessionKey: string; turnId: string }): Promise<void> {
+  if ((await deps.scheduler.unpark(turn.sessionKey, turn.turnId)) === 'unparked') await deps.inbound.addWakeJob(turn.sessionKey);
+}

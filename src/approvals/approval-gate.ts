@@ -1,0 +1,97 @@
+import type { ApprovalGate, ApprovalVerdict } from '../agent/approval-gate.js';
+import { needsApproval } from '../agent/tools/tool-registry.js';
+import type { ApprovalPrompt } from '../core/approval.js';
+import type { ChannelRegistry } from '../core/channel-registry.js';
+import type { InboundMessage } from '../core/inbound-message.js';
+import type { Logger } from '../observability/logger.js';
+import { approvalIdOf, type ApprovalRecord, type ApprovalRecords } from '../queue/approval-records.js';
+import { argumentsPreview, decisionText } from './approval-text.js';
+
+export interface ApprovalGateOptions {
+  records: ApprovalRecords;
+  channels: ChannelRegistry;
+  sessionKey: string;
+  turnId: string;
+  /** The message whose sender may answer, in whose chat the request is posted. */
+  latest: InboundMessage;
+  /** The agent's `toolPolicy.requireApproval` patterns. */
+  patterns: readonly string[];
+  timeoutMs: number;
+  clock: () => number;
+  logger: Logger;
+}
+
+/** The prompt a record stands for (also what the gateway re-renders when it settles the request). */
+export function promptOf(record: Pick<ApprovalRecord, 'id' | 'toolName' | 'argumentsPreview'>): ApprovalPrompt {
+  return { approvalId: record.id, toolName: record.toolName, argumentsPreview: record.argumentsPreview };
+}
+
+/**
+ * The turn's side of approval in chat: a call that needs approval is asked about once (the request lives in
+ * Redis under an id derived from the turn and the call, so a resumed turn finds it), and the verdict follows
+ * the request's status. Unanswered past the deadline, the call is denied and the prompt says so.
+ */
+export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
+  const { records, sessionKey, turnId, latest, clock, logger } = options;
+  const channel = options.channels.for(latest.conversation);
+
+  const verdictOf = (record: ApprovalRecord): ApprovalVerdict => {
+    switch (record.status) {
+      case 'allowed-once':
+      case 'allowed-session':
+        return { kind: 'allow' };
+      case 'denied':
+        return { kind: 'deny', reason: 'the user denied it' };
+      case 'timed-out':
+        return { kind: 'deny', reason: 'nobody answered the approval request in time' };
+      case 'stopped':
+        return { kind: 'stop' };
+      case 'pending':
+        return { kind: 'wait', untilMs: record.deadlineMs };
+    }
+  };
+
+  const settleTimedOut = async (record: ApprovalRecord): Promise<ApprovalVerdict> => {
+    const decided = await records.decide(record.id, 'timed-out', 'timeout');
+    if (decided.kind === 'ok' && record.promptMessageId) {
+      await channel.settleApprovalPrompt?.(latest.conversation, record.promptMessageId, promptOf(record), decisionText('timed-out')).catch((error: unknown) =>
+        logger.warn({ err: error, approvalId: record.id }, 'could not mark the approval request as timed out'),
+      );
+    }
+    const settled = await records.get(record.id);
+    return settled ? verdictOf(settled) : { kind: 'deny', reason: 'nobody answered the approval request in time' };
+  };
+
+  return {
+    async check(call, tool) {
+      if (!needsApproval(tool, options.patterns)) return { kind: 'allow' };
+      if (await records.allowedForSession(sessionKey, tool.name)) return { kind: 'allow' };
+      if (!channel.sendApprovalPrompt) return { kind: 'deny', reason: 'approval buttons are not available on this platform' };
+      const id = approvalIdOf(turnId, call.id);
+      const now = clock();
+      await records.open(
+        {
+          id,
+          sessionKey,
+          turnId,
+          toolCallId: call.id,
+          toolName: tool.name,
+          argumentsPreview: argumentsPreview(call.arguments),
+          requesterId: latest.sender.id,
+          conversation: JSON.stringify(latest.conversation),
+          deadlineMs: now + options.timeoutMs,
+        },
+        now,
+      );
+      const record = (await records.get(id))!;
+      if (record.status !== 'pending') return verdictOf(record);
+      if (now >= record.deadlineMs) return settleTimedOut(record);
+      if (!record.promptMessageId) {
+        const messageId = await channel.sendApprovalPrompt(latest.conversation, promptOf(record));
+        await records.setPromptMessage(id, messageId);
+        logger.info({ runId: turnId, sessionKey, tool: tool.name, approvalId: id }, 'tool call waits for approval');
+      }
+      return verdictOf(record);
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/** pending → one of the others, exactly once. */
+export type ApprovalStatus = 'pending' | 'allowed-once' | 'allowed-session' | 'denied' | 'timed-out' | 'stopped';
+
+export interface ApprovalRecord {
+  id: string;
+  sessionKey: string;
+  turnId: string;
+  toolCallId: string;
+  toolName: string;
+  argumentsPreview: string;
+  /** The user whose message started the turn: the only one who may answer. */
+  requesterId: string;
+  /** Where the prompt was posted (ConversationRef JSON, opaque here). */
+  conversation: string;
+  status: ApprovalStatus;
+  deadlineMs: number;
+  /** The platform message carrying the buttons, once posted. */
+  promptMessageId?: string;
+  decidedBy?: string;
+}
+
+/** Kept a day past the deadline, so a late click is told it is over, not that it is unknown. */
+const KEEP_AFTER_DEADLINE_SECONDS = 24 * 60 * 60;
+/** "Allow for this session" lasts until /new, at most this long. */
+const SESSION_ALLOW_TTL_SECONDS = 30 * 24 * 60 * 60;
+
+/**
+ * KEYS[1] the record; ARGV: new status, decided by → {'ok'} | {'settled', current status} | {'missing'}.
+ * The compare-and-set that makes each button work once, whichever gateway process receives the click.
+ */
+const DECIDE = `
+local current = redis.call('HGET', KEYS[1], 'status')
+if not current then return {'missing'} end
+if current ~= 'pending' then return {'settled', current} end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'decidedBy', ARGV[2])
+return {'ok'}
+`;
+
+/** KEYS[1] the record, KEYS[2] the turn's set of request ids; ARGV: id, field/value pairs…, ttl → 'created' | 'exists' */
+const OPEN = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
+local ttl = tonumber(ARGV[#ARGV])
+redis.call('HSET', KEYS[1], unpack(ARGV, 2, #ARGV - 1))
+redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('EXPIRE', KEYS[2], ttl)
+return 'created'
+`;
+
+type Script = (...args: string[]) => Promise<unknown>;
+
+/** The id a button carries: short (Telegram allows 64 bytes of callback data), derived from the turn and the call. */
+export function approvalIdOf(turnId: string, toolCallId: string): string {
+  return createHash('sha256').update(`${turnId}\n${toolCallId}`).digest('base64url').slice(0, 22);
+}
+
+/**
+ * Approval requests of tool calls, in Redis: the truth any worker (resuming the parked turn) and any gateway
+ * (receiving the click) share. Keys: `<prefix>:approval:<id>` (a hash, see ApprovalRecord),
+ * `<prefix>:s:{<sessionKey>}:approvals:<turnId>` (the ids a turn asked about) and
+ * `<prefix>:s:{<sessionKey>}:approved-tools` (tools allowed for the rest of the session).
+ */
+export class ApprovalRecords {
+  readonly #decide: Script;
+  readonly #open: Script;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {
+    if (!('approvalDecide' in redis)) redis.defineCommand('approvalDecide', { numberOfKeys: 1, lua: DECIDE });
+    if (!('approvalOpen' in redis)) redis.defineCommand('approvalOpen', { numberOfKeys: 2, lua: OPEN });
+    const commands = redis as unknown as Record<string, Script>;
+    this.#decide = commands.approvalDecide!.bind(redis);
+    this.#open = commands.approvalOpen!.bind(redis);
+  }
+
+  private key(id: string): string {
+    return `${this.prefix}:approval:${id}`;
+  }
+
+  private turnKey(sessionKey: string, turnId: string): string {
+    return `${this.prefix}:s:{${sessionKey}}:approvals:${turnId}`;
+  }
+
+  private sessionAllowKey(sessionKey: string): string {
+    return `${this.prefix}:s:{${sessionKey}}:approved-tools`;
+  }
+
+  /** Creates the request unless it exists (a resumed turn finds the one it made before). */
+  async open(record: Omit<ApprovalRecord, 'status' | 'promptMessageId' | 'decidedBy'>, nowMs: number): Promise<'created' | 'exists'> {
+    const fields = Object.entries({ ...record, status: 'pending', deadlineMs: String(record.deadlineMs) }).flat();
+    const ttl = Math.max(60, Math.ceil((record.deadlineMs - nowMs) / 1000) + KEEP_AFTER_DEADLINE_SECONDS);
+    return (await this.#open(this.key(record.id), this.turnKey(record.sessionKey, record.turnId), record.id, ...fields, String(ttl))) as 'created' | 'exists';
+  }
+
+  /** Every request a turn made (a turn may ask about several calls). */
+  async ofTurn(sessionKey: string, turnId: string): Promise<ApprovalRecord[]> {
+    const ids = await this.redis.smembers(this.turnKey(sessionKey, turnId));
+    const records = await Promise.all(ids.map((id) => this.get(id)));
+    return records.filter((record): record is ApprovalRecord => record !== undefined);
+  }
+
+  async get(id: string): Promise<ApprovalRecord | undefined> {
+    const raw = await this.redis.hgetall(this.key(id));
+    if (!raw.id) return undefined;
+    return {
+      id: raw.id,
+      sessionKey: raw.sessionKey!,
+      turnId: raw.turnId!,
+      toolCallId: raw.toolCallId!,
+      toolName: raw.toolName!,
+      argumentsPreview: raw.argumentsPreview ?? '',
+      requesterId: raw.requesterId!,
+      conversation: raw.conversation!,
+      status: raw.status as ApprovalStatus,
+      deadlineMs: Number(raw.deadlineMs),
+      ...(raw.promptMessageId ? { promptMessageId: raw.promptMessageId } : {}),
+      ...(raw.decidedBy ? { decidedBy: raw.decidedBy } : {}),
+    };
+  }
+
+  async setPromptMessage(id: string, messageId: string): Promise<void> {
+    await this.redis.hset(this.key(id), 'promptMessageId', messageId);
+  }
+
+  /** Settles a pending request; a second answer learns the first one's status. */
+  async decide(id: string, status: Exclude<ApprovalStatus, 'pending'>, decidedBy: string): Promise<{ kind: 'ok' } | { kind: 'settled'; status: ApprovalStatus } | { kind: 'missing' }> {
+    const [kind, current] = (await this.#decide(this.key(id), status, decidedBy)) as [string, string?];
+    if (kind === 'ok') return { kind: 'ok' };
+    if (kind === 'settled') return { kind: 'settled', status: current as ApprovalStatus };
+    return { kind: 'missing' };
+  }
+
+  async allowForSession(sessionKey: string, toolName: string): Promise<void> {
+    const key = this.sessionAllowKey(sessionKey);
+    await this.redis.multi().sadd(key, toolName).expire(key, SESSION_ALLOW_TTL_SECONDS).exec();
+  }
+
+  async allowedForSession(sessionKey: string, toolName: string): Promise<boolean> {
+    return (await this.redis.sismember(this.sessionAllowKey(sessionKey), toolName)) === 1;
+  }
+
+  /** /new: what was allowed "for this session" is asked again. */
+  async forgetSession(sessionKey: string): Promise<void> {
+    await this.redis.del(this.sessionAllowKey(sessionKey));
+  }
+}
