@@ -1,5 +1,6 @@
 import type { SlackConfig } from '../../src/config/app-config.js';
-import { BotError, type Channel, type ChannelState, type PlatformCallRecorder } from '../../src/core/index.js';
+import { BotError, type ApprovalSink, type Channel, type ChannelState, type PlatformCallRecorder } from '../../src/core/index.js';
+import { handleApprovalClick, isApprovalClick, sendApprovalPrompt, settleApprovalPrompt } from './approval-buttons.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { createChannelNames } from './channel-names.js';
 import { slackErrorCode, toPlatformError } from './errors.js';
@@ -55,7 +56,11 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     lookups: { isBotThread: threads.isBotThread, channelName: createChannelNames(clients.repeatable, logger) },
     logger,
   });
-  const socketMode = config.appToken ? createSocketMode({ appToken: config.appToken, apiUrl: config.apiUrl, dispatcher, logger }) : undefined;
+  let approvalSink: ApprovalSink | undefined;
+  const onInteraction = async (payload: { type: string; actions?: unknown }) => {
+    if (isApprovalClick(payload)) await handleApprovalClick(clients, payload, approvalSink, logger);
+  };
+  const socketMode = config.appToken ? createSocketMode({ appToken: config.appToken, apiUrl: config.apiUrl, dispatcher, onInteraction, logger }) : undefined;
   logger.info({ accountId: identity.teamId, botUserId: identity.botUserId, mode: socketMode ? 'socket' : 'http' }, 'slack channel ready');
 
   return {
@@ -63,7 +68,7 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     accountId: identity.teamId,
     webhookRoutes(sink) {
       if (socketMode) return [];
-      return createSlackRoutes({ signingSecret: config.signingSecret, dispatcher, sink, logger });
+      return createSlackRoutes({ signingSecret: config.signingSecret, dispatcher, sink, onInteraction, logger });
     },
     async startInbound(sink) {
       await socketMode?.start(sink);
@@ -76,5 +81,10 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     startWorking: (to) => startWorking(clients, to, logger),
     openLiveReply: (to) => openLiveReply({ clients, outbound, logger, ...(options.liveEditIntervalMs ? { intervalMs: options.liveEditIntervalMs } : {}) }, to),
     promptSection: () => slackPromptSection(identity.botUserId),
+    sendApprovalPrompt: (to, prompt) => sendApprovalPrompt(clients, to, prompt),
+    settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(clients, to, messageId, prompt, outcome),
+    onApprovalAnswer(sink) {
+      approvalSink = sink;
+    },
   };
 }

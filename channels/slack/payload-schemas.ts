@@ -40,7 +40,14 @@ const SlashCommandSchema = Type.Object({
   user_name: Droppable(Type.String()),
 });
 
-const InteractionSchema = Type.Object({ type: Type.String() });
+/** An interaction: its type, and for `block_actions` who clicked which button where. */
+const InteractionSchema = Type.Object({
+  type: Type.String(),
+  user: Type.Optional(Type.Object({ id: Type.String(), name: Droppable(Type.String()), username: Droppable(Type.String()) })),
+  channel: Droppable(Type.Object({ id: Type.String() })),
+  container: Droppable(Type.Object({ thread_ts: Droppable(Type.String()) })),
+  actions: Type.Optional(Type.Array(Type.Object({ action_id: Type.Optional(Type.String()), value: Type.Optional(Type.String()) }))),
+});
 
 const checkEnvelope = createPayloadCheck(EventCallbackSchema);
 const checkMessage = createPayloadCheck(MessageEventSchema);

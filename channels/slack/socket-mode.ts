@@ -2,6 +2,7 @@ import { SocketModeClient } from '@slack/socket-mode';
 import type { InboundSink } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import type { InboundDispatcher } from './inbound-dispatch.js';
+import { checkInteraction } from './payload-schemas.js';
 import { toSlackLogger } from './sdk-logger.js';
 
 /** What the Socket Mode client hands over for every envelope. */
@@ -21,7 +22,14 @@ export interface SocketMode {
  * Socket Mode (SLACK_APP_TOKEN): the same envelopes as over HTTP, on a WebSocket the SDK keeps open and
  * reconnects. Each envelope is acknowledged first (Slack redelivers after 3 s without one), then handled.
  */
-export function createSocketMode(options: { appToken: string; apiUrl: string; dispatcher: InboundDispatcher; logger: Logger }): SocketMode {
+export function createSocketMode(options: {
+  appToken: string;
+  apiUrl: string;
+  dispatcher: InboundDispatcher;
+  /** Button clicks (`interactive` envelopes). */
+  onInteraction?: (payload: { type: string }) => Promise<void>;
+  logger: Logger;
+}): SocketMode {
   const { dispatcher, logger } = options;
   let client: SocketModeClient | undefined;
 
@@ -29,6 +37,12 @@ export function createSocketMode(options: { appToken: string; apiUrl: string; di
     await envelope.ack();
     const body = envelope.body;
     if (typeof body !== 'object' || body === null) return;
+    if (envelope.type === 'interactive') {
+      const payload = checkInteraction(body);
+      if (payload.ok) await options.onInteraction?.(payload.value);
+      else logger.warn({ reason: payload.reason }, 'slack interaction dropped: wrongly typed fields');
+      return;
+    }
     const outcome =
       envelope.type === 'events_api'
         ? await dispatcher.event(body, sink)

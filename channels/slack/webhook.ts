@@ -17,8 +17,13 @@ export interface SlackRouteOptions {
   signingSecret: string;
   dispatcher: InboundDispatcher;
   sink: InboundSink;
+  /** Button clicks (block_actions); acknowledged within Slack's 3 s either way. */
+  onInteraction?: (payload: { type: string }) => Promise<void>;
   logger: Logger;
 }
+
+/** Slack wants the acknowledgement within 3 s: a click still being handled by then finishes after it. */
+const INTERACTION_ACK_MS = 2_500;
 
 /**
  * The Events API, slash command and interaction routes. Each verifies the signature first, hands the
@@ -79,7 +84,12 @@ export function createSlackRoutes(options: SlackRouteOptions): WebhookRoute[] {
       handle: verified(async (request) => {
         const payload = checkInteraction(parseObject(new URLSearchParams(request.rawBody).get('payload') ?? ''));
         if (!payload.ok) return { status: 400, body: { error: `malformed payload: ${payload.reason}` } };
-        logger.debug({ type: payload.value.type }, 'slack interaction ignored');
+        if (!options.onInteraction) {
+          logger.debug({ type: payload.value.type }, 'slack interaction ignored');
+          return { status: 200 };
+        }
+        const handled = options.onInteraction(payload.value).catch((error: unknown) => logger.error({ err: error, type: payload.value.type }, 'slack interaction failed'));
+        await Promise.race([handled, new Promise((resolve) => setTimeout(resolve, INTERACTION_ACK_MS).unref())]);
         return { status: 200 };
       }),
     },

@@ -43,7 +43,7 @@ export interface SignedRequest {
 }
 
 type Answer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> };
-type StoredMessage = { channel: string; ts: string; text: string; threadTs?: string; deleted: boolean };
+type StoredMessage = { channel: string; ts: string; text: string; threadTs?: string; deleted: boolean; blocks?: unknown[] };
 
 export const SLACK_TEXT_LIMIT = 40_000;
 
@@ -87,7 +87,14 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
         const refused = checkText(params);
         if (refused) return refused;
         const ts = newTs();
-        const stored: StoredMessage = { channel: params.channel, ts, text: params.text, deleted: false, ...(params.thread_ts ? { threadTs: params.thread_ts } : {}) };
+        const stored: StoredMessage = {
+          channel: params.channel,
+          ts,
+          text: params.text,
+          deleted: false,
+          ...(params.thread_ts ? { threadTs: params.thread_ts } : {}),
+          ...(Array.isArray(params.blocks) ? { blocks: params.blocks } : {}),
+        };
         messages.set(`${params.channel}:${ts}`, stored);
         return ok({ channel: params.channel, ts, message: { type: 'message', user: botUserId, bot_id: 'B0BOT001', text: params.text, ts, thread_ts: params.thread_ts } });
       }
@@ -96,6 +103,7 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
         const refused = checkText(params);
         if (refused) return refused;
         message.text = params.text;
+        if (Array.isArray(params.blocks)) message.blocks = params.blocks;
         return ok({ channel: params.channel, ts: params.ts, text: params.text });
       }
       case 'chat.delete':
@@ -262,6 +270,25 @@ export function createEventFactory(bot: { botUserId: string; teamId: string }) {
     channelMessage: (channel: string, user: string, text: string, extra: object = {}) => message(channel, 'channel', user, text, extra),
     threadReply: (channel: string, user: string, text: string, threadTs: string, extra: object = {}) =>
       message(channel, 'channel', user, text, { thread_ts: threadTs, ...extra }),
+    /**
+     * The form fields of a `block_actions` interaction: `user` clicked the button carrying `value` on the bot's
+     * message `messageTs` (post to the interactions route with `{ form: true }`).
+     */
+    blockAction: (channel: string, user: string, value: string, messageTs: string, threadTs?: string) => ({
+      payload: JSON.stringify({
+        type: 'block_actions',
+        team: { id: bot.teamId, domain: 'double' },
+        user: { id: user, username: `user-${user.toLowerCase()}`, name: `user-${user.toLowerCase()}`, team_id: bot.teamId },
+        api_app_id: 'A0APP001',
+        token: 'legacy-verification-token',
+        container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false, ...(threadTs ? { thread_ts: threadTs } : {}) },
+        trigger_id: `${++counter}.trigger`,
+        channel: { id: channel, name: 'channel' },
+        message: { type: 'message', ts: messageTs, text: 'approval' },
+        response_url: 'https://hooks.slack.test/actions/1',
+        actions: [{ type: 'button', action_id: `approval_${value.split(':').at(-1)}`, block_id: 'approval', value, action_ts: ts() }],
+      }),
+    }),
     /** The form fields of a slash command (post with `{ form: true }`). */
     slashCommand: (command: string, options: { channel?: string; user?: string; text?: string } = {}) => ({
       token: 'legacy-verification-token',
