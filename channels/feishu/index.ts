@@ -1,5 +1,5 @@
 import type { FeishuConfig } from '../../src/config/app-config.js';
-import type { Channel, ChannelState, InboundSink, PlatformCallRecorder } from '../../src/core/index.js';
+import type { ApprovalSink, Channel, ChannelState, InboundSink, PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { createFeishuClient, fetchBotIdentity } from './client.js';
 import { createHttpInstance } from './http-instance.js';
@@ -8,6 +8,7 @@ import { createChannelMemory, createMessageEventHandler } from './inbound-pipeli
 import { openLiveReply } from './live-reply.js';
 import { createLongConnection } from './long-connection.js';
 import { createMessagesApi } from './messages-api.js';
+import { answerCardAction, sendApprovalPrompt, settleApprovalPrompt } from './approval-card.js';
 import { createOutbound } from './outbound.js';
 import { feishuPromptSection } from './prompt-section.js';
 import { startTypingReaction } from './typing.js';
@@ -58,6 +59,8 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
   }
   const handlerFor = (sink: InboundSink) => createMessageEventHandler({ identity, memory, sink, logger });
   const liveReplies = options.liveReplies ?? 'dm';
+  let approvalSink: ApprovalSink | undefined;
+  const onCardAction = (event: unknown) => answerCardAction(event, approvalSink);
   logger.info({ accountId: config.appId, botOpenId: bot.openId, mode: config.mode }, 'feishu channel ready');
 
   return {
@@ -66,10 +69,10 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
     webhookRoutes(sink) {
       if (config.mode !== 'webhook') return [];
       const clock = options.now ? { now: options.now } : {};
-      return [createEventsRoute({ secrets, handleMessage: handlerFor(sink), logger, ...clock }), createCardsRoute({ secrets, logger, ...clock })];
+      return [createEventsRoute({ secrets, handleMessage: handlerFor(sink), logger, ...clock }), createCardsRoute({ secrets, logger, onCardAction, ...clock })];
     },
     async startInbound(sink) {
-      await longConnection?.start(handlerFor(sink));
+      await longConnection?.start(handlerFor(sink), onCardAction);
     },
     async stopInbound() {
       await longConnection?.stop();
@@ -82,5 +85,10 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
       return openLiveReply({ api, outbound, memory, to, logger, ...(options.liveEditIntervalMs !== undefined ? { intervalMs: options.liveEditIntervalMs } : {}) });
     },
     promptSection: () => feishuPromptSection(bot.name),
+    sendApprovalPrompt: (to, prompt) => sendApprovalPrompt(api, to, prompt),
+    settleApprovalPrompt: (_to, messageId, prompt, outcome) => settleApprovalPrompt(api, messageId, prompt, outcome),
+    onApprovalAnswer(sink) {
+      approvalSink = sink;
+    },
   };
 }

@@ -10,7 +10,8 @@ import { createSdkLogger, SDK_LOGGER_LEVEL } from './sdk-logger.js';
 const APP_ID_PATTERN = /^cli_[0-9a-fA-F]{16}$/;
 
 export interface LongConnection {
-  start(handleMessage: MessageEventHandler): Promise<void>;
+  /** `onCardAction`: card button clicks (`card.action.trigger`); what it returns is the callback's answer (a toast). */
+  start(handleMessage: MessageEventHandler, onCardAction?: (event: unknown) => Promise<object | undefined>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -24,7 +25,7 @@ export interface LongConnection {
 export function createLongConnection(config: FeishuConfig, http: HttpInstance, logger: Logger): LongConnection {
   let client: WSClient | undefined;
   return {
-    async start(handleMessage) {
+    async start(handleMessage, onCardAction) {
       if (!APP_ID_PATTERN.test(config.appId)) {
         throw new BotError('config', 'FEISHU_APP_ID must look like cli_ followed by 16 hex digits for FEISHU_MODE=websocket');
       }
@@ -44,6 +45,7 @@ export function createLongConnection(config: FeishuConfig, http: HttpInstance, l
           if (outcome?.kind === 'invalid') logger.warn({ eventId: data.event_id, reason: outcome.reason }, 'feishu event dropped: wrongly typed fields');
           return undefined;
         },
+        'card.action.trigger': async (data: unknown) => (await onCardAction?.(data)) ?? {},
       });
       client = new WSClient({
         appId: config.appId,

@@ -54,10 +54,16 @@ export function createEventsRoute(options: { secrets: EnvelopeSecrets; handleMes
 }
 
 /**
- * `POST /webhooks/feishu/cards`: card action callbacks. The bot's cards have no buttons yet, so a verified
- * callback is acknowledged with `{}` (which leaves the card as it is); url_verification is answered.
+ * `POST /webhooks/feishu/cards`: card action callbacks (approval buttons), verified like events. The answer's
+ * toast tells the clicker what happened; anything else verified is acknowledged with `{}` (the card stays as
+ * it is); url_verification is answered.
  */
-export function createCardsRoute(options: { secrets: EnvelopeSecrets; logger: Logger; now?: () => number }): WebhookRoute {
+export function createCardsRoute(options: {
+  secrets: EnvelopeSecrets;
+  logger: Logger;
+  now?: () => number;
+  onCardAction?: (event: unknown) => Promise<object | undefined>;
+}): WebhookRoute {
   const { secrets, logger } = options;
   const envelopeOptions = { legacyCardSignature: true, ...(options.now ? { now: options.now } : {}) };
   return {
@@ -70,8 +76,12 @@ export function createCardsRoute(options: { secrets: EnvelopeSecrets; logger: Lo
         return { status: opened.status, body: { error: opened.reason } };
       }
       if (opened.kind === 'challenge') return { status: 200, body: { challenge: opened.challenge } };
-      logger.debug({ eventType: opened.eventType }, 'feishu card callback acknowledged');
-      return { status: 200, body: {} };
+      const answer = await options.onCardAction?.(opened.event).catch((error: unknown) => {
+        logger.error({ err: error }, 'feishu card action failed');
+        return undefined;
+      });
+      logger.debug({ eventType: opened.eventType, answered: answer !== undefined }, 'feishu card callback acknowledged');
+      return { status: 200, body: answer ?? {} };
     },
   };
 }

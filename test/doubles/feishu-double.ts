@@ -293,6 +293,18 @@ export function createFeishuEvents(identity: { appId: string; botOpenId: string;
     post: (post: { title?: string; content: unknown[][] }, options: EventOptions & { chatType?: 'p2p' | 'group'; mentionBot?: boolean } = {}) =>
       message(options.chatType ?? 'group', 'post', post, { ...options, mentions: [...(options.mentionBot ? [botMention] : []), ...(options.mentions ?? [])] }),
     urlVerification: (challenge: string) => ({ challenge, token: identity.verificationToken, type: 'url_verification' }),
+    /** A click on a card button (schema 2.0 `card.action.trigger`), carrying the button's `value`; post to the cards route. */
+    cardAction: (value: Record<string, unknown>, options: { userOpenId?: string; messageId: string; chatId?: string }) => ({
+      schema: '2.0',
+      header: { event_id: `event-${randomUUID()}`, event_type: 'card.action.trigger', create_time: String(Date.now()), token: identity.verificationToken, app_id: identity.appId, tenant_key: 'tenant-double' },
+      event: {
+        operator: { tenant_key: 'tenant-double', user_id: 'user_1', open_id: options.userOpenId ?? 'ou_user_1', union_id: 'on_user_1' },
+        token: `c-${randomUUID()}`,
+        action: { value, tag: 'button' },
+        host: 'im_message',
+        context: { open_message_id: options.messageId, open_chat_id: options.chatId ?? 'oc_p2p_chat' },
+      },
+    }),
   };
 }
 
