@@ -94,7 +94,7 @@ describe('the config file', () => {
       ['support', 'anthropic', 'claude-beta', 'You are Beta.', 20],
     ]);
     expect(config.agents[1]!.llm).toMatchObject({ apiKey: 'sk-support', baseUrl: 'http://127.0.0.1:9/anthropic', contextWindow: 200_000 });
-    expect(config.agents[1]!.toolPolicy).toEqual({ allowAdminTools: ['deploy'] });
+    expect(config.agents[1]!.toolPolicy).toEqual({ allowAdminTools: ['deploy'], requireApproval: [] });
     // a CLI tool's env keeps its reference: it is read from the host when the tool runs
     expect(config.agents[1]!.tools.cli![0]!.env).toEqual({ HOME_DIR: '${HOME_DIR_AT_RUN_TIME}' });
     expect(config.llm.model).toBe('gpt-alpha');

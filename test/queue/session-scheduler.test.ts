@@ -150,6 +150,26 @@ describe('SessionScheduler', () => {
     expect(again.messages.map((m) => m.text)).toEqual([first.text]);
   });
 
+  it('a parked turn keeps its slot without a holder until unparked; then it resumes with its id; stop reports it as waiting', async () => {
+    const s = scheduler();
+    const [first, second] = [inboundMessage(), inboundMessage()];
+    const key = sessionKeyOf(first);
+    await s.enqueue(key, first);
+    const claim = await s.acquire(key, 'job1');
+    if (claim.kind !== 'acquired') throw new Error('expected a turn');
+    expect(await s.park(key, claim.turnId, claim.holder, Date.now() + 60_000)).toBe('parked');
+    // the worker that parked it holds nothing any more; the session stays busy in order
+    expect(await s.renew(key, claim.turnId, claim.holder)).toBe('lost');
+    await s.enqueue(key, second);
+    expect(await s.acquire(key, 'job2')).toMatchObject({ kind: 'busy' });
+    expect((await s.stop(key)).waitingTurnIds).toEqual([claim.turnId]);
+
+    await s.enqueue(key, second);
+    expect(await s.unpark(key, claim.turnId)).toBe('unparked');
+    const resumed = await s.acquire(key, 'job3');
+    expect(resumed).toMatchObject({ kind: 'acquired', turnId: claim.turnId, resumed: true, messages: [first] });
+  });
+
   it('stop marks running turns aborted and drops what waits', async () => {
     const s = scheduler();
     const [first, second, third] = [inboundMessage(), inboundMessage(), inboundMessage()];
@@ -161,7 +181,7 @@ describe('SessionScheduler', () => {
     await s.enqueue(key, third);
     await s.acquire(key, 'job2');
     const stopped = await s.stop(key);
-    expect(stopped).toEqual({ droppedMessages: 2, abortedTurnIds: [claim.turnId], parkedJobIds: ['job2'] });
+    expect(stopped).toEqual({ droppedMessages: 2, abortedTurnIds: [claim.turnId], waitingTurnIds: [], parkedJobIds: ['job2'] });
     expect(await s.renew(key, claim.turnId, claim.holder)).toBe('aborted');
     expect(await s.requeue(key, claim.turnId, claim.holder)).toBe('dropped');
     expect(await s.depth(key)).toEqual({ pending: 0, active: 0 });
