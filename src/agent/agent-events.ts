@@ -27,6 +27,18 @@ export type TraceSpan =
       isError: boolean;
       error: string | undefined;
       outputPreview: string;
+    }
+  /** A person's answer to an approval request: from the request to the decision; `outputPreview` says who decided what. */
+  | {
+      kind: 'approval';
+      name: string;
+      toolCallId: string;
+      startedAt: number;
+      durationMs: number;
+      /** Denied or unanswered. */
+      isError: boolean;
+      error: string | undefined;
+      outputPreview: string;
     };
 
 export interface RunOutcome {

@@ -155,6 +155,10 @@ async function* toolStep(state: RunState, calls: ToolCallPart[], interrupted: Re
     else if (tool.requiresApproval) verdicts.set(call.id, { kind: 'deny', reason: 'it needs a person\'s approval and nobody can be asked here' });
   }
   if ([...verdicts.values()].some((verdict) => verdict.kind === 'stop')) return { kind: 'stop' };
+  for (const call of calls) {
+    const verdict = verdicts.get(call.id);
+    if ((verdict?.kind === 'allow' || verdict?.kind === 'deny') && verdict.decision) run.recordApproval(call.id, call.name, verdict.decision, verdict.kind === 'allow');
+  }
   const waiting = calls.filter((call) => verdicts.get(call.id)?.kind === 'wait');
   const ready = calls.filter((call) => !waiting.includes(call));
 

@@ -6,7 +6,19 @@ import type { AgentTool } from './tools/agent-tool.js';
  * `allow` run it; `deny` give the model a result saying so; `wait` no answer yet, the turn parks until
  * `untilMs` (then the call counts as denied); `stop` the user stopped the turn while it waited.
  */
-export type ApprovalVerdict = { kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'wait'; untilMs: number } | { kind: 'stop' };
+export type ApprovalVerdict =
+  | { kind: 'allow'; decision?: ApprovalDecision }
+  | { kind: 'deny'; reason: string; decision?: ApprovalDecision }
+  | { kind: 'wait'; untilMs: number }
+  | { kind: 'stop' };
+
+/** A person's answer (or the timeout), for the run's trace: asked when, decided when, what and by whom. */
+export interface ApprovalDecision {
+  askedAt: number;
+  decidedAt: number;
+  /** e.g. `allowed-once by U123`. */
+  summary: string;
+}
 
 /**
  * Asked before each tool call. The loop stays pure: the gate (turn layer) knows the policy, asks the

@@ -47,4 +47,4 @@ export * from './prompt/index.js';
 
 // Tools
 export * from './tools/index.js';
-export { deniedToolResult, type ApprovalGate, type ApprovalVerdict } from './approval-gate.js';
+export { deniedToolResult, type ApprovalDecision, type ApprovalGate, type ApprovalVerdict } from './approval-gate.js';

@@ -1,3 +1,4 @@
+import type { ApprovalDecision } from './approval-gate.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { ChatModel, Usage } from '../llm/chat-model.js';
 import type { RunOutcome, TraceSpan } from './agent-events.js';
@@ -79,6 +80,19 @@ export class RunAccounting {
     };
     this.spans.push(span);
     return span;
+  }
+
+  recordApproval(toolCallId: string, name: string, decision: ApprovalDecision, allowed: boolean): void {
+    this.spans.push({
+      kind: 'approval',
+      name,
+      toolCallId,
+      startedAt: decision.askedAt,
+      durationMs: Math.max(0, decision.decidedAt - decision.askedAt),
+      isError: !allowed,
+      error: allowed ? undefined : decision.summary,
+      outputPreview: decision.summary,
+    });
   }
 
   outcome(): RunOutcome {

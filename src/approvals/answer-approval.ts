@@ -35,7 +35,7 @@ export function createApprovalAnswerHandler(deps: ApprovalAnswerDependencies): A
     if (record.status !== 'pending') return refused('This request was already answered.');
     if (clock() >= record.deadlineMs) return refused('This request has expired.');
     const status = STATUS_OF[answer.choice];
-    const decided = await deps.records.decide(record.id, status, answer.userId);
+    const decided = await deps.records.decide(record.id, status, answer.userId, clock());
     if (decided.kind !== 'ok') return refused('This request was already answered.');
     if (answer.choice === 'session') await deps.records.allowForSession(record.sessionKey, record.toolName);
     const text = decisionText(status, answer.userName);

@@ -1,4 +1,4 @@
-import type { ApprovalGate, ApprovalVerdict } from '../agent/approval-gate.js';
+import type { ApprovalDecision, ApprovalGate, ApprovalVerdict } from '../agent/approval-gate.js';
 import { needsApproval } from '../agent/tools/tool-registry.js';
 import type { ApprovalPrompt } from '../core/approval.js';
 import type { ChannelRegistry } from '../core/channel-registry.js';
@@ -35,15 +35,20 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
   const { records, sessionKey, turnId, latest, clock, logger } = options;
   const channel = options.channels.for(latest.conversation);
 
+  const decisionOf = (record: ApprovalRecord): ApprovalDecision => ({
+    askedAt: record.createdAtMs,
+    decidedAt: record.decidedAtMs ?? clock(),
+    summary: record.status === 'timed-out' ? 'timed-out' : `${record.status} by ${record.decidedBy ?? 'unknown'}`,
+  });
   const verdictOf = (record: ApprovalRecord): ApprovalVerdict => {
     switch (record.status) {
       case 'allowed-once':
       case 'allowed-session':
-        return { kind: 'allow' };
+        return { kind: 'allow', decision: decisionOf(record) };
       case 'denied':
-        return { kind: 'deny', reason: 'the user denied it' };
+        return { kind: 'deny', reason: 'the user denied it', decision: decisionOf(record) };
       case 'timed-out':
-        return { kind: 'deny', reason: 'nobody answered the approval request in time' };
+        return { kind: 'deny', reason: 'nobody answered the approval request in time', decision: decisionOf(record) };
       case 'stopped':
         return { kind: 'stop' };
       case 'pending':
@@ -52,7 +57,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
   };
 
   const settleTimedOut = async (record: ApprovalRecord): Promise<ApprovalVerdict> => {
-    const decided = await records.decide(record.id, 'timed-out', 'timeout');
+    const decided = await records.decide(record.id, 'timed-out', 'timeout', clock());
     if (decided.kind === 'ok' && record.promptMessageId) {
       await channel.settleApprovalPrompt?.(latest.conversation, record.promptMessageId, promptOf(record), decisionText('timed-out')).catch((error: unknown) =>
         logger.warn({ err: error, approvalId: record.id }, 'could not mark the approval request as timed out'),

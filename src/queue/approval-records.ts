@@ -17,6 +17,8 @@ export interface ApprovalRecord {
   conversation: string;
   status: ApprovalStatus;
   deadlineMs: number;
+  createdAtMs: number;
+  decidedAtMs?: number;
   /** The platform message carrying the buttons, once posted. */
   promptMessageId?: string;
   decidedBy?: string;
@@ -28,14 +30,14 @@ const KEEP_AFTER_DEADLINE_SECONDS = 24 * 60 * 60;
 const SESSION_ALLOW_TTL_SECONDS = 30 * 24 * 60 * 60;
 
 /**
- * KEYS[1] the record; ARGV: new status, decided by → {'ok'} | {'settled', current status} | {'missing'}.
+ * KEYS[1] the record; ARGV: new status, decided by, now ms → {'ok'} | {'settled', current status} | {'missing'}.
  * The compare-and-set that makes each button work once, whichever gateway process receives the click.
  */
 const DECIDE = `
 local current = redis.call('HGET', KEYS[1], 'status')
 if not current then return {'missing'} end
 if current ~= 'pending' then return {'settled', current} end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'decidedBy', ARGV[2])
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'decidedBy', ARGV[2], 'decidedAtMs', ARGV[3])
 return {'ok'}
 `;
 
@@ -91,8 +93,8 @@ export class ApprovalRecords {
   }
 
   /** Creates the request unless it exists (a resumed turn finds the one it made before). */
-  async open(record: Omit<ApprovalRecord, 'status' | 'promptMessageId' | 'decidedBy'>, nowMs: number): Promise<'created' | 'exists'> {
-    const fields = Object.entries({ ...record, status: 'pending', deadlineMs: String(record.deadlineMs) }).flat();
+  async open(record: Omit<ApprovalRecord, 'status' | 'promptMessageId' | 'decidedBy' | 'decidedAtMs' | 'createdAtMs'>, nowMs: number): Promise<'created' | 'exists'> {
+    const fields = Object.entries({ ...record, status: 'pending', deadlineMs: String(record.deadlineMs), createdAtMs: String(nowMs) }).flat();
     const ttl = Math.max(60, Math.ceil((record.deadlineMs - nowMs) / 1000) + KEEP_AFTER_DEADLINE_SECONDS);
     return (await this.#open(this.key(record.id), this.turnKey(record.sessionKey, record.turnId), record.id, ...fields, String(ttl))) as 'created' | 'exists';
   }
@@ -118,6 +120,8 @@ export class ApprovalRecords {
       conversation: raw.conversation!,
       status: raw.status as ApprovalStatus,
       deadlineMs: Number(raw.deadlineMs),
+      createdAtMs: Number(raw.createdAtMs),
+      ...(raw.decidedAtMs ? { decidedAtMs: Number(raw.decidedAtMs) } : {}),
       ...(raw.promptMessageId ? { promptMessageId: raw.promptMessageId } : {}),
       ...(raw.decidedBy ? { decidedBy: raw.decidedBy } : {}),
     };
@@ -128,8 +132,8 @@ export class ApprovalRecords {
   }
 
   /** Settles a pending request; a second answer learns the first one's status. */
-  async decide(id: string, status: Exclude<ApprovalStatus, 'pending'>, decidedBy: string): Promise<{ kind: 'ok' } | { kind: 'settled'; status: ApprovalStatus } | { kind: 'missing' }> {
-    const [kind, current] = (await this.#decide(this.key(id), status, decidedBy)) as [string, string?];
+  async decide(id: string, status: Exclude<ApprovalStatus, 'pending'>, decidedBy: string, nowMs = Date.now()): Promise<{ kind: 'ok' } | { kind: 'settled'; status: ApprovalStatus } | { kind: 'missing' }> {
+    const [kind, current] = (await this.#decide(this.key(id), status, decidedBy, String(nowMs))) as [string, string?];
     if (kind === 'ok') return { kind: 'ok' };
     if (kind === 'settled') return { kind: 'settled', status: current as ApprovalStatus };
     return { kind: 'missing' };

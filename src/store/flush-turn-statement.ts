@@ -132,6 +132,7 @@ function spanRow(span: TraceSpan, position: number) {
         input: span.input ?? null,
       };
     case 'tool':
+    case 'approval':
       return {
         ...common,
         iteration: null,

@@ -127,6 +127,7 @@ function recordSpans(deps: TurnDependencies, spans: TraceSpan[]): void {
   const { metrics } = deps;
   if (!metrics) return;
   for (const span of spans) {
+    if (span.kind === 'approval') continue;
     if (span.kind === 'tool') {
       metrics.toolCalls.inc({ tool: span.name, outcome: span.isError ? 'error' : 'ok' });
       continue;

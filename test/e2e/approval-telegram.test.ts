@@ -98,6 +98,10 @@ describe('approval in chat (Telegram)', () => {
     expect(again.params).toMatchObject({ show_alert: true, text: 'This request was already answered.' });
     await waitFor(async () => (await environment.sql`SELECT status FROM runs`).some((run) => run.status === 'completed'));
     expect(notesOf(chatId)).toBe('buy milk\n');
+    // the decision is stored with the run, between the model's call and the tool's run
+    const spans = await environment.sql`SELECT kind, name, is_error, output_preview FROM run_spans ORDER BY position`;
+    expect(spans.map((span) => span.kind)).toEqual(['llm', 'approval', 'tool', 'llm']);
+    expect(spans[1]).toMatchObject({ name: 'write_file', is_error: false, output_preview: `allowed-once by ${chatId}` });
   });
 
   it('Deny gives the model a result saying so; Allow for this session skips the question next time', async () => {

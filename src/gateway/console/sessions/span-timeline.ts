@@ -13,7 +13,7 @@ function kindClass(kind: string): string {
 }
 
 export function kindLabel(kind: string): string {
-  return kind === 'llm' ? 'LLM call' : kind === 'tool' ? 'Tool call' : kind;
+  return kind === 'llm' ? 'LLM call' : kind === 'tool' ? 'Tool call' : kind === 'approval' ? 'Approval' : kind;
 }
 
 /**
