@@ -14,6 +14,7 @@
  *   :seq      counter of arrivals
  *   :rounds:<turnId>  rounds of attempts a failing turn has used (turn-worker.ts, TURN_RETRY)
  *   :ckpt:<turnId>    LIST of the turn's completed steps, JSON (turn-checkpoints.ts)
+ *   :resume:<turnId>  an approval answer came while the turn was not parked yet: PARK hands it straight back
  * Entry ids of requeued turns are `turn:<turnId>`, so a turn keeps its id (and its idempotency) across takeovers.
  */
 
@@ -156,7 +157,7 @@ local turn_id, token = ARGV[2], ARGV[3]
 if not holds(turn_id, token) then return {'lost'} end
 redis.call('ZREM', base .. ':leases', turn_id)
 redis.call('HDEL', base .. ':holders', turn_id)
-redis.call('DEL', base .. ':turn:' .. turn_id)
+redis.call('DEL', base .. ':turn:' .. turn_id, base .. ':resume:' .. turn_id)
 redis.call('SREM', base .. ':aborted', turn_id)
 if redis.call('ZCARD', base .. ':pending') == 0 then
   local parked = redis.call('ZRANGE', base .. ':waiters', 0, -1)
@@ -212,7 +213,7 @@ return result
 `;
 
 /**
- * ARGV: base, turnId, holderToken, untilMs → 'parked' | 'aborted' (stopped meanwhile) | 'lost'
+ * ARGV: base, turnId, holderToken, untilMs → 'parked' | 'resume' (answered meanwhile: requeued at the head) | 'aborted' (stopped meanwhile) | 'lost'
  * The turn keeps its slot and its claimed messages (the session's order holds) but no worker: its lease
  * lasts until the approval deadline and nobody renews it; UNPARK (an answer) or the deadline hands it to a
  * worker again, through the same path as a takeover.
@@ -221,15 +222,27 @@ export const PARK = `${COMMON}
 local turn_id, token, until_ms = ARGV[2], ARGV[3], tonumber(ARGV[4])
 if not holds(turn_id, token) then return 'lost' end
 if redis.call('SISMEMBER', base .. ':aborted', turn_id) == 1 then return 'aborted' end
+if redis.call('DEL', base .. ':resume:' .. turn_id) == 1 then
+  -- the answer came between the question and this call: expire the lease now, the next acquire resumes it
+  redis.call('ZADD', base .. ':leases', 'XX', 0, turn_id)
+  redis.call('HSET', base .. ':holders', turn_id, 'parked:' .. turn_id)
+  return 'resume'
+end
 redis.call('ZADD', base .. ':leases', 'XX', until_ms, turn_id)
 redis.call('HSET', base .. ':holders', turn_id, 'parked:' .. turn_id)
 return 'parked'
 `;
 
-/** ARGV: base, turnId → 'unparked' (its lease expires now: the next acquire resumes it) | 'not-parked' */
+/**
+ * ARGV: base, turnId → 'unparked' (its lease expires now: the next acquire resumes it) | 'not-parked' (still
+ * running toward PARK, or its holder died: PARK, or the takeover, finds the answer)
+ */
 export const UNPARK = `${COMMON}
 local turn_id = ARGV[2]
-if not is_parked(turn_id) then return 'not-parked' end
+if not is_parked(turn_id) then
+  redis.call('SET', base .. ':resume:' .. turn_id, '1', 'PX', 86400000)
+  return 'not-parked'
+end
 redis.call('ZADD', base .. ':leases', 'XX', 0, turn_id)
 return 'unparked'
 `;

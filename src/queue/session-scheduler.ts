@@ -163,8 +163,8 @@ export class SessionScheduler {
   }
 
   /** The turn waits for a person: it keeps its slot until `untilMs` without a worker (see PARK). */
-  async park(sessionKey: string, turnId: string, holder: string, untilMs: number): Promise<'parked' | 'aborted' | 'lost'> {
-    return (await this.scripts.PARK!(this.base(sessionKey), turnId, holder, String(Math.round(untilMs)))) as 'parked' | 'aborted' | 'lost';
+  async park(sessionKey: string, turnId: string, holder: string, untilMs: number): Promise<'parked' | 'resume' | 'aborted' | 'lost'> {
+    return (await this.scripts.PARK!(this.base(sessionKey), turnId, holder, String(Math.round(untilMs)))) as 'parked' | 'resume' | 'aborted' | 'lost';
   }
 
   /** An answer came: the parked turn goes back to a worker at the next acquire (same turn id, resumed). */

@@ -177,6 +177,10 @@ export class TurnWorker {
       logger.info({ turnId, sessionKey, untilMs }, 'turn parked until a person answers');
       return 'parked';
     }
+    if (parked === 'resume') {
+      await inbound.addWakeJob(sessionKey);
+      return 'parked';
+    }
     // stopped while it was asking: the turn ends here; lost: another worker has it
     if (parked === 'aborted') await this.afterRelease(sessionKey, await scheduler.release(sessionKey, turnId, holder));
     return parked;

@@ -125,15 +125,19 @@ describe('approval in chat (Telegram)', () => {
     expect(messagesIn(chatId).filter((message) => buttonsOf(message.replyMarkup).length > 0 || message.text.startsWith('Approval needed'))).toHaveLength(2);
   });
 
-  it('survives a restart while it waits; unanswered it is denied after APPROVAL_TIMEOUT_MS', async () => {
-    await start({ APPROVAL_TIMEOUT_MS: '60000' });
+  it('survives every process killed while it waits (the tool runs once after a click on a fresh process); unanswered it is denied after APPROVAL_TIMEOUT_MS', async () => {
+    // a short lease: a turn whose holder died is taken over within seconds
+    await start({ APPROVAL_TIMEOUT_MS: '60000', TURN_LEASE_MS: '3000' });
     const chatId = 5103;
     const prompt = await askForApproval(chatId, 'after restart');
-    await service!.stop();
-    await start({ APPROVAL_TIMEOUT_MS: '60000' });
+    // every process dies at once, without a chance to clean up
+    await service!.kill('SIGKILL');
+    await start({ APPROVAL_TIMEOUT_MS: '60000', TURN_LEASE_MS: '3000' });
     await click(chatId, chatId, buttonsOf(prompt.replyMarkup)[0]!.callback_data, prompt.messageId);
     await answerAfter(chatId, prompt.messageId);
     expect(notesOf(chatId)).toBe('after restart\n');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(messagesIn(chatId).filter((message) => message.text.startsWith('Tool said:'))).toHaveLength(1);
     await service!.stop();
 
     await start({ APPROVAL_TIMEOUT_MS: '1500' });

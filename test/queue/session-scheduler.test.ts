@@ -170,6 +170,18 @@ describe('SessionScheduler', () => {
     expect(resumed).toMatchObject({ kind: 'acquired', turnId: claim.turnId, resumed: true, messages: [first] });
   });
 
+  it('an answer that comes before the worker parks the turn is not lost: park hands the turn straight back', async () => {
+    const s = scheduler();
+    const message = inboundMessage();
+    const key = sessionKeyOf(message);
+    await s.enqueue(key, message);
+    const claim = await s.acquire(key, 'job1');
+    if (claim.kind !== 'acquired') throw new Error('expected a turn');
+    expect(await s.unpark(key, claim.turnId)).toBe('not-parked');
+    expect(await s.park(key, claim.turnId, claim.holder, Date.now() + 60_000)).toBe('resume');
+    expect(await s.acquire(key, 'job2')).toMatchObject({ kind: 'acquired', turnId: claim.turnId, resumed: true });
+  });
+
   it('stop marks running turns aborted and drops what waits', async () => {
     const s = scheduler();
     const [first, second, third] = [inboundMessage(), inboundMessage(), inboundMessage()];
