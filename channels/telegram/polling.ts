@@ -1,12 +1,15 @@
-import { ALLOWED_UPDATES } from './allowed-updates.js';
-import { run, sequentialize, type RunnerHandle } from '@grammyjs/runner';
 import type { Bot } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Logger } from '../../src/observability/logger.js';
+import { ALLOWED_UPDATES } from './allowed-updates.js';
+import { toPlatformError } from './errors.js';
 import type { UpdateHandler } from './update-handler.js';
 
 const DELIVERY_ATTEMPTS = 5;
 const FIRST_RETRY_DELAY_MS = 1000;
+const POLL_TIMEOUT_SECONDS = 30;
+const BATCH_LIMIT = 100;
+const MAX_BACKOFF_MS = 30_000;
 
 export interface Polling {
   start(handleUpdate: UpdateHandler): Promise<void>;
@@ -14,31 +17,19 @@ export interface Polling {
 }
 
 /**
- * Long polling through `@grammyjs/runner`: updates are fetched concurrently but handled in order per
- * chat (`sequentialize`). Install once per bot; start/stop may repeat.
+ * Long polling that confirms an update only once it is handled (CONTRACT §16): `getUpdates` is called with
+ * the offset past a batch only after every update of that batch was enqueued (or deliberately dropped), so a
+ * process killed at any moment leaves the unconfirmed batch to the next poller, and the queue's dedupe keeps
+ * a re-fetched update from being answered twice. Within a batch, chats are handled in parallel, each chat's
+ * updates in order. (`@grammyjs/runner` fetches ahead of its handlers, confirming updates still in flight.)
  */
 export function createPolling(bot: Bot, logger: Logger): Polling {
-  let handler: UpdateHandler | undefined;
-  let runner: RunnerHandle | undefined;
-  let stopping = false;
-  const inFlight = new Set<Promise<void>>();
+  let loop: Promise<void> | undefined;
+  let controller: AbortController | undefined;
 
-  // an id of the wrong type must not throw here: the handler refuses that update with a warning
-  bot.use(sequentialize((context) => context.chat?.id?.toString()));
-  bot.use(async (context) => {
-    const delivery = deliver(context.update);
-    inFlight.add(delivery);
-    try {
-      await delivery;
-    } finally {
-      inFlight.delete(delivery);
-    }
-  });
-  bot.catch((error) => logger.error({ error: error.error, updateId: error.ctx.update.update_id }, 'telegram update handling failed'));
-
-  /** Unlike a webhook, Telegram can't be asked to redeliver: the offset moves on, so a refused message is retried here. */
-  async function deliver(update: Update): Promise<void> {
-    for (let attempt = 1; attempt <= DELIVERY_ATTEMPTS && handler !== undefined; attempt += 1) {
+  /** Unlike a webhook, Telegram can't be asked to redeliver: a refused message is retried here. */
+  async function deliver(handler: UpdateHandler, update: Update, signal: AbortSignal): Promise<void> {
+    for (let attempt = 1; attempt <= DELIVERY_ATTEMPTS; attempt += 1) {
       let reason: string;
       try {
         const outcome = await handler(update);
@@ -51,7 +42,9 @@ export function createPolling(bot: Bot, logger: Logger): Polling {
       } catch (error) {
         reason = String(error);
       }
-      if (stopping || attempt === DELIVERY_ATTEMPTS) {
+      // stopping: left unconfirmed, the next poller (this process or another) fetches it again
+      if (signal.aborted) throw new Error('polling stopped before the update was handled');
+      if (attempt === DELIVERY_ATTEMPTS) {
         logger.error({ updateId: update.update_id, reason }, 'telegram update dropped: the sink kept refusing it');
         return;
       }
@@ -60,23 +53,69 @@ export function createPolling(bot: Bot, logger: Logger): Polling {
     }
   }
 
+  async function handleBatch(handler: UpdateHandler, updates: Update[], signal: AbortSignal): Promise<void> {
+    const byChat = new Map<string, Update[]>();
+    for (const update of updates) {
+      const chat = chatOf(update);
+      byChat.set(chat, [...(byChat.get(chat) ?? []), update]);
+    }
+    await Promise.all(
+      [...byChat.values()].map(async (inOrder) => {
+        for (const update of inOrder) await deliver(handler, update, signal);
+      }),
+    );
+  }
+
+  async function poll(handler: UpdateHandler, signal: AbortSignal): Promise<void> {
+    let offset: number | undefined;
+    let failures = 0;
+    while (!signal.aborted) {
+      let updates: Update[];
+      try {
+        updates = await bot.api.getUpdates(
+          { ...(offset !== undefined ? { offset } : {}), limit: BATCH_LIMIT, timeout: POLL_TIMEOUT_SECONDS, allowed_updates: [...ALLOWED_UPDATES] },
+          // grammY types its signal with the abort-controller polyfill's type; the runtime takes the standard one
+          signal as Parameters<Bot['api']['getUpdates']>[1],
+        );
+        failures = 0;
+      } catch (error) {
+        if (signal.aborted) return;
+        failures += 1;
+        const delayMs = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(failures - 1, 5));
+        logger.warn({ err: toPlatformError(error, 'getUpdates'), delayMs }, 'telegram getUpdates failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        continue;
+      }
+      if (updates.length === 0) continue;
+      await handleBatch(handler, updates, signal);
+      // the next getUpdates confirms this batch
+      offset = updates.at(-1)!.update_id + 1;
+    }
+  }
+
   return {
     async start(handleUpdate) {
-      if (runner?.isRunning()) return;
-      handler = handleUpdate;
-      stopping = false;
+      if (loop) return;
+      controller = new AbortController();
       await bot.api.deleteWebhook({ drop_pending_updates: false });
-      runner = run(bot, { runner: { fetch: { allowed_updates: [...ALLOWED_UPDATES], timeout: 30 }, silent: true } });
-      runner.task()?.catch((error: unknown) => logger.error({ error }, 'telegram long polling stopped'));
+      const signal = controller.signal;
+      loop = poll(handleUpdate, signal).catch((error: unknown) => {
+        if (!signal.aborted) logger.error({ err: error }, 'telegram long polling stopped');
+      });
       logger.info('telegram long polling started');
     },
     async stop() {
-      stopping = true;
-      // a runner that already failed has been logged by start()
-      await Promise.resolve(runner?.stop()).catch(() => undefined);
-      runner = undefined;
-      await Promise.allSettled([...inFlight]);
+      controller?.abort();
+      await loop;
+      loop = undefined;
+      controller = undefined;
       logger.info('telegram long polling stopped');
     },
   };
+}
+
+/** Updates of one chat keep their order; an update without a chat (or a malformed one) is its own lane. */
+function chatOf(update: Update): string {
+  const chat = (update as { message?: { chat?: { id?: unknown } } }).message?.chat?.id ?? (update as { callback_query?: { from?: { id?: unknown } } }).callback_query?.from?.id;
+  return typeof chat === 'number' || typeof chat === 'string' ? `chat:${chat}` : `update:${update.update_id}`;
 }

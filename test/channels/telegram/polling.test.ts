@@ -71,6 +71,35 @@ describe('telegram long polling', () => {
     expect(received).toHaveLength(0);
   });
 
+  it('confirms an update only after the sink took it: stopped while it was being handled, the next poller fetches it again', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const { sink, received } = recordingSink(async (message) => {
+      if (message.text !== 'slow') return { kind: 'queued', sessionKey: 's' };
+      await held;
+      return { kind: 'rejected', reason: 'the process is going away' };
+    });
+    await channel.startInbound(sink);
+    const slow = double.pushUpdate(double.makeUpdate.privateText(7, 'slow'));
+    await waitFor(() => received.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // nothing asked Telegram for the updates after it while it was being handled
+    expect(double.callsOf('getUpdates').every((call) => call.params.offset === undefined || Number(call.params.offset) <= slow.update_id)).toBe(true);
+    const stopped = channel.stopInbound();
+    release();
+    await stopped;
+
+    const next = await startChannel(double, { mode: 'polling' });
+    const again = recordingSink();
+    await next.startInbound(again.sink);
+    try {
+      await waitFor(() => again.received.length === 1);
+      expect(again.received[0]!.text).toBe('slow');
+    } finally {
+      await next.stopInbound();
+    }
+  });
+
   it('can start again after a stop without delivering twice', async () => {
     const { sink, received } = recordingSink();
     await channel.startInbound(sink);
