@@ -6,6 +6,8 @@ import { createAccountChannels } from '../channels/index.js';
 import { createAccessControl, PairingService, UserRateLimiter } from './access/index.js';
 import { AgentRuntimes } from './agent-runtimes.js';
 import { createApprovalAnswerHandler, stopWaitingTurn } from './approvals/index.js';
+import { holdConnection } from './gateway/connection-leader.js';
+import { LeaderLease } from './queue/leader-lease.js';
 import { createCommandHandler } from './commands/index.js';
 import type { AppConfig } from './config/app-config.js';
 import { ChatSettingsResolver } from './config/chat-settings.js';
@@ -262,8 +264,20 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     onStop('http server', () => server.close());
     if (runsGateway) {
       for (const channel of channels.all()) {
-        await channel.startInbound(sink);
-        onStop(`${channel.name} inbound`, () => channel.stopInbound());
+        if (!channel.inboundConnection) {
+          await channel.startInbound(sink);
+          onStop(`${channel.name} inbound`, () => channel.stopInbound());
+          continue;
+        }
+        const name = `${channel.name}:${channel.accountId}`;
+        const held = await holdConnection({
+          lease: LeaderLease.named(redis, config.queuePrefix, `connection:${name}`, config.connectionLeaseMs),
+          name,
+          open: () => channel.startInbound(sink),
+          close: () => channel.stopInbound(),
+          logger: moduleLogger('connections'),
+        });
+        onStop(`${channel.name} inbound`, () => held.stop());
       }
     }
     if (channels.all().length === 0) {

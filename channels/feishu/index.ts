@@ -66,6 +66,7 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
   return {
     name: 'feishu',
     accountId: config.appId,
+    inboundConnection: longConnection !== undefined,
     webhookRoutes(sink) {
       if (config.mode !== 'webhook') return [];
       const clock = options.now ? { now: options.now } : {};

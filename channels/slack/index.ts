@@ -66,6 +66,7 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
   return {
     name: 'slack',
     accountId: identity.teamId,
+    inboundConnection: socketMode !== undefined,
     webhookRoutes(sink) {
       if (socketMode) return [];
       return createSlackRoutes({ signingSecret: config.signingSecret, dispatcher, sink, onInteraction, logger });

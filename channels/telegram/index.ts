@@ -68,6 +68,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   return {
     name: 'telegram',
     accountId,
+    inboundConnection: polling !== undefined,
     webhookRoutes(sink) {
       if (config.mode !== 'webhook') return [];
       return [createWebhookRoute({ secret: config.webhookSecret, handleUpdate: updateHandler(sink), logger })];

@@ -114,6 +114,8 @@ export interface AppConfig {
   shutdownGraceMs: number;
   /** A tool call waiting for approval counts as denied after this long (CONTRACT §11). */
   approvalTimeoutMs: number;
+  /** How long a dead process's long polling / socket connection stays unclaimed at most (CONTRACT §16). */
+  connectionLeaseMs: number;
   turnLeaseMs: number;
   /** The default agent's model (`agents[0].llm`). */
   llm: LlmConfig;

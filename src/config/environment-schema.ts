@@ -22,6 +22,7 @@ export const EnvironmentSchema = Type.Object({
   INBOUND_DEBOUNCE_MS: Optional(Type.Integer({ minimum: 0 })),
   SHUTDOWN_GRACE_MS: Optional(Type.Integer({ minimum: 0 })),
   APPROVAL_TIMEOUT_MS: Optional(Type.Integer({ minimum: 1000 })),
+  CONNECTION_LEASE_MS: Optional(Type.Integer({ minimum: 1000 })),
   TURN_LEASE_MS: Optional(Type.Integer({ minimum: 1000 })),
   LLM_PROVIDER: Optional(Type.Union([Type.Literal('openai'), Type.Literal('anthropic')])),
   LLM_MODEL: Optional(Type.String({ minLength: 1 })),

@@ -80,6 +80,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: Loa
     inboundDebounceMs: env.INBOUND_DEBOUNCE_MS ?? 0,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 25_000,
     approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS ?? 600_000,
+    connectionLeaseMs: env.CONNECTION_LEASE_MS ?? 20_000,
     turnLeaseMs: env.TURN_LEASE_MS ?? 15_000,
     llm: defaultAgent.llm,
     systemPrompt: defaultAgent.systemPrompt,

@@ -75,6 +75,11 @@ export interface Channel {
   readonly accountId: string;
   /** Webhook routes to mount on the gateway (empty in polling / socket modes). */
   webhookRoutes(sink: InboundSink): WebhookRoute[];
+  /**
+   * True when `startInbound` opens a connection that one process at a time may hold (long polling, Socket
+   * Mode, the Feishu long connection): the service runs it under a lease in Redis (CONTRACT §16).
+   */
+  readonly inboundConnection?: boolean;
   /** Start non-HTTP inbound transports (long polling, Socket Mode, long connection) and one-time registration. */
   startInbound(sink: InboundSink): Promise<void>;
   stopInbound(): Promise<void>;

@@ -37,7 +37,7 @@ export interface TelegramStoredMessage {
 }
 
 type ApiAnswer = { ok: true; result: unknown } | { ok: false; error_code: number; description: string; parameters?: { retry_after: number } };
-type Waiter = { offset: number; limit: number; answer: (updates: Update[]) => void };
+type Waiter = { offset: number; limit: number; answer: (updates: Update[] | 'conflict') => void };
 
 const ALLOWED_TAGS = new Set(['b', 'strong', 'i', 'em', 'u', 'ins', 's', 'strike', 'del', 'span', 'tg-spoiler', 'a', 'code', 'pre', 'blockquote', 'tg-emoji']);
 const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
@@ -52,6 +52,7 @@ export async function startTelegramDouble(options: { token?: string; botUsername
   const failures = new Map<string, TelegramFailure[]>();
   const queuedUpdates: Update[] = [];
   const waiters = new Set<Waiter>();
+  let conflicts = 0;
   let commands: unknown[] = [];
   let nextMessageId = 1;
   let nextUpdateId = 1;
@@ -127,9 +128,15 @@ export async function startTelegramDouble(options: { token?: string; botUsername
         const offset = Number(params.offset ?? 0);
         const limit = Number(params.limit ?? 100);
         queuedUpdates.splice(0, queuedUpdates.length, ...queuedUpdates.filter((update) => update.update_id >= offset));
+        // as Telegram does: a new getUpdates ends the one still waiting with 409 (two pollers on one token)
+        for (const waiter of [...waiters]) {
+          conflicts += 1;
+          waiter.answer('conflict');
+        }
         const ready = pendingUpdates(offset, limit);
         if (ready.length > 0 || !params.timeout) return success(ready);
-        return success(await longPoll(offset, limit, Number(params.timeout) * 1000, clientGone));
+        const polled = await longPoll(offset, limit, Number(params.timeout) * 1000, clientGone);
+        return polled === 'conflict' ? failure(409, 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running') : success(polled);
       }
       case 'setMyCommands':
         commands = Array.isArray(params.commands) ? params.commands : [];
@@ -142,7 +149,7 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     }
   }
 
-  function longPoll(offset: number, limit: number, timeoutMs: number, clientGone: AbortSignal): Promise<Update[]> {
+  function longPoll(offset: number, limit: number, timeoutMs: number, clientGone: AbortSignal): Promise<Update[] | 'conflict'> {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         offset,
@@ -208,6 +215,10 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     botUsername,
     calls,
     callsOf: (method: string) => calls.filter((call) => call.method === method),
+    /** getUpdates calls ended with 409 because another one came in meanwhile (two pollers on one token). */
+    get conflicts() {
+      return conflicts;
+    },
     messages,
     /** The messages a reader of the chat sees now (not deleted), oldest first. */
     visibleMessages: (chatId: number | string) =>
