@@ -7,7 +7,9 @@ import { createAccessControl, PairingService, UserRateLimiter } from './access/i
 import { AgentRuntimes } from './agent-runtimes.js';
 import { createCommandHandler } from './commands/index.js';
 import type { AppConfig } from './config/app-config.js';
-import { ChatSettingsResolver } from './config/chat-settings.js';
+import { ChatSettingsResolver, type ChatLocation } from './config/chat-settings.js';
+import type { InboundMessage } from './core/inbound-message.js';
+import { BudgetLedger, BudgetSettings, TurnBudgets } from './budgets/index.js';
 import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
 import { createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
@@ -135,6 +137,15 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         lock: new SessionLock(workerRedis, config.queuePrefix),
         logger: moduleLogger('compaction'),
       });
+      const budgets = new TurnBudgets({
+        ledger: new BudgetLedger(workerRedis, config.queuePrefix),
+        defaults: config.budgets,
+        settings: new BudgetSettings(workerRedis, config.queuePrefix),
+        levelsFor: (message) => [agents.runtime(message.agentId).config.budgets, chats.resolve(chatLocationOf(message)).budgets],
+        prices: config.llmPrices,
+        metrics,
+        logger: moduleLogger('budgets'),
+      });
       const turnDependencies: TurnDependencies = {
         store: createTurnStore(database.db),
         channels,
@@ -154,7 +165,9 @@ export async function startService(config: AppConfig): Promise<RunningService> {
           traceVerbose: config.traceVerbose,
           dataDir: config.dataDir,
           liveReplies: config.llm.stream ? 'dm' : 'off',
+          llmPrices: config.llmPrices,
         },
+        budgets,
         logger: moduleLogger('turn'),
         metrics,
       };
@@ -189,8 +202,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         groupAllowlist: config.groupAllowlist,
         pairing: config.dmPolicy === 'pairing' ? new PairingService(database.db, { metrics }) : undefined,
       }),
-      chatSettings: ({ conversation }) =>
-        chats.resolve({ channel: conversation.channel, accountId: conversation.accountId, chatType: conversation.chatType, chatId: conversation.chatId }),
+      chatSettings: (message) => chats.resolve(chatLocationOf(message)),
       rateLimiter: config.userRateLimit > 0 ? new UserRateLimiter(redis, { prefix: config.queuePrefix, limit: config.userRateLimit }) : undefined,
       notify: async (message, text) => {
         await channels.for(message.conversation).sendNotice(message.conversation, text);
@@ -278,6 +290,10 @@ function claimEmbeddedDatabase(dataDir: string, onStop: (name: string, stop: () 
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(file, String(process.pid));
   onStop('embedded database owner file', async () => rmSync(file, { force: true }));
+}
+
+function chatLocationOf({ conversation }: InboundMessage): ChatLocation {
+  return { channel: conversation.channel, accountId: conversation.accountId, chatType: conversation.chatType, chatId: conversation.chatId };
 }
 
 function track(name: string, redis: Redis, onStop: (name: string, stop: () => Promise<unknown>) => void): Redis {

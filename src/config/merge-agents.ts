@@ -48,6 +48,7 @@ export function mergeAgents(env: Environment, file: LoadedConfigFile | undefined
       tools: entry.tools ?? {},
       toolPolicy: { allowAdminTools: entry.toolPolicy?.allowAdminTools ?? entry.tools?.allow_admin_tools ?? false },
       mcpServers: parseMcpServers(entry.mcpServers),
+      budgets: entry.budgets ?? {},
     };
   });
 }

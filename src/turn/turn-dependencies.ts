@@ -5,6 +5,7 @@ import type { ChannelRegistry } from '../core/channel-registry.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
+import type { ModelPrice } from '../llm/pricing.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { GroupContext } from '../queue/group-context.js';
@@ -45,6 +46,8 @@ export interface TurnSettings {
   liveReplies: 'off' | 'dm' | 'all';
   /** The chat's own instructions (config file: channel, account, group), appended to the system prompt. */
   chatPrompt?: string | undefined;
+  /** LLM_PRICES: added to / overriding the built-in price table for the runs' and spans' cost. */
+  llmPrices?: Record<string, ModelPrice>;
 }
 
 /** The agent that answers one message, with its chat's settings applied (config file agents and overrides). */
@@ -80,6 +83,8 @@ export interface TurnDependencies {
    * scheduled task's firing outcome.
    */
   afterTurn?: (finished: { messages: InboundMessage[]; record: TurnRecord; outcome: TurnOutcome }) => Promise<void>;
+  /** Daily budgets: wraps a turn's model so each call is reserved and settled (src/budgets); absent: no limits. */
+  budgets?: { guard(model: ChatModel, message: InboundMessage): Promise<ChatModel> };
   /** The message's agent and chat settings; absent: `model`, `tools` and `settings` serve every message. */
   agentFor?: (message: InboundMessage) => TurnAgent;
 }

@@ -1,0 +1,67 @@
+import type { ChatModel, ChatRequest, ModelStreamEvent } from '../llm/chat-model.js';
+import { costOf, type ModelPrice } from '../llm/pricing.js';
+import type { BudgetLedger, BudgetSubject } from './budget-ledger.js';
+import type { BudgetLimits } from './budget-limits.js';
+import { BudgetExceededError } from './budget-exceeded-error.js';
+import { expectedCostUsd } from './expected-cost.js';
+
+export interface BudgetedCall {
+  ledger: BudgetLedger;
+  subject: BudgetSubject;
+  limits: BudgetLimits;
+  /** The model's price; undefined: tokens are counted elsewhere, USD limits do not apply. */
+  price: ModelPrice | undefined;
+  clock: () => number;
+  /** The real cost of each finished call (metrics). */
+  onSpend?: (usd: number) => void;
+  onRefused?: (error: BudgetExceededError) => void;
+  onSettleError?: (error: unknown) => void;
+}
+
+/**
+ * A ChatModel that asks the budget before every call: the expected cost is reserved first (a refusal throws
+ * BudgetExceededError without calling the model) and replaced by the real cost when the call ends. Wrapping
+ * the model keeps the agent loop unaware of budgets, and catches every call made with it (the loop's, and
+ * mid-turn summaries), which a hook in the loop would not.
+ */
+export class BudgetedChatModel implements ChatModel {
+  readonly provider: ChatModel['provider'];
+  readonly model: string;
+  readonly contextWindow: number;
+
+  constructor(
+    private readonly inner: ChatModel,
+    private readonly call: BudgetedCall,
+  ) {
+    this.provider = inner.provider;
+    this.model = inner.model;
+    this.contextWindow = inner.contextWindow;
+  }
+
+  async *stream(request: ChatRequest): AsyncIterable<ModelStreamEvent> {
+    const { price, ledger, clock } = this.call;
+    if (!price) {
+      yield* this.inner.stream(request);
+      return;
+    }
+    const outcome = await ledger.reserve(this.call.subject, this.call.limits, expectedCostUsd(price, request), clock());
+    if (!outcome.reserved) {
+      const error = new BudgetExceededError(outcome.scope, outcome.limitUsd, outcome.resetsAt, outcome.notify);
+      this.call.onRefused?.(error);
+      throw error;
+    }
+    let actualUsd = 0;
+    try {
+      for await (const event of this.inner.stream(request)) {
+        if (event.type === 'finish') {
+          actualUsd = costOf(this.model, event.usage, { [this.model]: price });
+          this.call.onSpend?.(actualUsd);
+        }
+        yield event;
+      }
+    } finally {
+      // A failed call settles at 0: what the provider charged for it, if anything, is not known.
+      await ledger.settle(outcome.reservation, actualUsd, clock()).catch((error: unknown) => this.call.onSettleError?.(error));
+    }
+  }
+}
