@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BudgetLedger, TurnBudgets } from '../../src/budgets/index.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { Metrics } from '../../src/observability/metrics.js';
+import { uniqueName } from '../support/services.js';
+import { createTurnFixture, type TurnFixture } from '../turn/turn-fixture.js';
+
+let fixture: TurnFixture;
+let prefix: string;
+
+beforeAll(async () => {
+  fixture = await createTurnFixture();
+  prefix = uniqueName('budget-turns');
+});
+
+afterAll(async () => {
+  const keys = await fixture.redis.keys(`{${prefix}:*`);
+  if (keys.length) await fixture.redis.del(...keys);
+  await fixture?.close();
+});
+
+const USER = 7101;
+const sentTo = (chatId: number) => fixture.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === chatId && !call.failed);
+
+async function runRow(turnId: string) {
+  const rows = await fixture.database.db.execute(`SELECT status, error, input_tokens FROM runs WHERE id = '${turnId}'`);
+  return ((Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as Array<{ status: string; error: string | null }>)[0];
+}
+
+describe('a turn against a used-up daily budget', () => {
+  it('is not sent to the model, is stored as budget_exceeded, tells the chat once, and runs again the next UTC day', async () => {
+    let now = Date.parse('2026-05-04T21:30:00Z');
+    const clock = () => now;
+    const metrics = new Metrics();
+    const budgets = new TurnBudgets({
+      ledger: new BudgetLedger(fixture.redis, prefix),
+      // one answered turn uses this chat's budget up (a few hundred tokens at $100 per million)
+      defaults: { chatDailyUsd: 0.00001 },
+      levelsFor: () => [],
+      prices: { 'gpt-4o-mini': { input: 100, output: 100 } },
+      clock,
+      metrics,
+      logger: createLogger({ level: 'silent' }),
+    });
+    const runTurn = fixture.runTurnWith(fixture.store, { budgets, clock, metrics });
+    const turn = async (text: string) => {
+      const turnId = randomUUID();
+      const outcome = await runTurn(await fixture.request(turnId, [fixture.dmFrom(USER, text, fixture.telegram.botId)]));
+      return { turnId, outcome };
+    };
+
+    const callsBefore = fixture.openai.modelCalls.length;
+    const first = await turn('first question');
+    expect(first.outcome.kind).toBe('completed');
+    expect(fixture.openai.modelCalls.length).toBe(callsBefore + 1);
+    expect(sentTo(USER).at(-1)?.params.text).toContain('You said: first question');
+
+    const second = await turn('second question');
+    expect(fixture.openai.modelCalls.length).toBe(callsBefore + 1);
+    expect(await runRow(second.turnId)).toMatchObject({ status: 'budget_exceeded' });
+    const notices = sentTo(USER).slice(1);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.params.text).toBe("Sorry, this chat's daily usage limit has been reached. It resets at midnight UTC (2026-05-05 00:00 UTC).");
+
+    const third = await turn('third question');
+    expect(await runRow(third.turnId)).toMatchObject({ status: 'budget_exceeded' });
+    expect(sentTo(USER)).toHaveLength(2);
+    expect(fixture.openai.modelCalls.length).toBe(callsBefore + 1);
+    expect(await metrics.registry.getSingleMetricAsString('bot_budget_refusals_total')).toContain('bot_budget_refusals_total{agent="main",channel="telegram",scope="chat"} 2');
+
+    now = Date.parse('2026-05-05T00:00:01Z');
+    const nextDay = await turn('a new day');
+    expect(nextDay.outcome.kind).toBe('completed');
+    expect(fixture.openai.modelCalls.length).toBe(callsBefore + 2);
+    expect(sentTo(USER).at(-1)?.params.text).toContain('You said: a new day');
+    expect(await runRow(nextDay.turnId)).toMatchObject({ status: 'completed' });
+  });
+});
