@@ -9,7 +9,7 @@ import { createCommandHandler } from './commands/index.js';
 import type { AppConfig } from './config/app-config.js';
 import { ChatSettingsResolver, type ChatLocation } from './config/chat-settings.js';
 import type { InboundMessage } from './core/inbound-message.js';
-import { BudgetLedger, BudgetSettings, TurnBudgets } from './budgets/index.js';
+import { BudgetLedger, BudgetSettings, createUsageReport, TurnBudgets } from './budgets/index.js';
 import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
 import { createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
@@ -113,6 +113,12 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       chats.registerAccount(account.platform, account.channel.accountId, account.accountName);
     }
 
+    const budgetLevelsFor = (message: InboundMessage) => [
+      (config.agents.find((agent) => agent.id === message.agentId) ?? config.agents[0]!).budgets,
+      chats.resolve(chatLocationOf(message)).budgets,
+    ];
+    const budgetOptions = { defaults: config.budgets, levelsFor: budgetLevelsFor, prices: config.llmPrices, metrics, logger: moduleLogger('budgets') };
+
     if (runsWorker) {
       const workerRedis = track('worker redis', createRedis(redisUrl, 'worker'), onStop);
       const subscriber = track('abort subscriber', createRedis(redisUrl, 'subscriber'), onStop);
@@ -138,13 +144,9 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         logger: moduleLogger('compaction'),
       });
       const budgets = new TurnBudgets({
+        ...budgetOptions,
         ledger: new BudgetLedger(workerRedis, config.queuePrefix),
-        defaults: config.budgets,
         settings: new BudgetSettings(workerRedis, config.queuePrefix),
-        levelsFor: (message) => [agents.runtime(message.agentId).config.budgets, chats.resolve(chatLocationOf(message)).budgets],
-        prices: config.llmPrices,
-        metrics,
-        logger: moduleLogger('budgets'),
       });
       const turnDependencies: TurnDependencies = {
         store: createTurnStore(database.db),
@@ -191,6 +193,9 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       onStop('workers', () => worker.close(config.shutdownGraceMs));
     }
 
+    const budgetSettings = new BudgetSettings(redis, config.queuePrefix);
+    const gatewayLedger = new BudgetLedger(redis, config.queuePrefix);
+    const gatewayBudgets = new TurnBudgets({ ...budgetOptions, ledger: gatewayLedger, settings: budgetSettings });
     const agentConfigOf = (sessionKey: string) => config.agents.find((agent) => agent.id === sessionKey.split(':')[1]) ?? config.agents[0]!;
     const sink = createInboundHandler({
       queue: inbound,
@@ -228,6 +233,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         reply: async (message, text) => {
           await channels.for(message.conversation).sendNotice(message.conversation, text);
         },
+        usageReport: createUsageReport({ db: database.db, ledger: gatewayLedger, limitsFor: (message) => gatewayBudgets.limitsFor(message) }),
       }),
     });
 
