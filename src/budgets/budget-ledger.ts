@@ -22,10 +22,13 @@ export interface Reservation {
 }
 
 export type ReserveOutcome =
-  | { reserved: true; reservation: Reservation }
-  | { reserved: false; scope: BudgetScope; limitUsd: number; notify: boolean; resetsAt: Date };
+  | { kind: 'reserved'; reservation: Reservation }
+  /** The settled spend reached the limit. `notify`: the first refusal in this chat today. */
+  | { kind: 'refused'; scope: BudgetScope; limitUsd: number; notify: boolean; resetsAt: Date }
+  /** The limit is reached only counting calls still running: ask again when they have settled. */
+  | { kind: 'busy'; scope: BudgetScope };
 
-type ReserveResult = [number] | [number, number];
+type ReserveResult = [0] | [1, number, number] | [2, number];
 
 interface BudgetCommands {
   reserveBudget(user: string, chat: string, agent: string, notice: string, ...argv: Array<string | number>): Promise<ReserveResult>;
@@ -34,7 +37,7 @@ interface BudgetCommands {
 
 /**
  * Today's spend per user, chat and agent in Redis, shared by every process. Keys:
- *   {<prefix>:budget:<day>}:user:<channel>:<userId>            nano-USD spent + reserved (reserve-budget.lua)
+ *   {<prefix>:budget:<day>}:user:<channel>:<userId>            HASH spent, reserved in nano-USD (reserve-budget.lua)
  *   {<prefix>:budget:<day>}:chat:<channel>:<accountId>:<chatId>
  *   {<prefix>:budget:<day>}:agent:<agentId>
  *   {<prefix>:budget:<day>}:notice:<channel>:<accountId>:<chatId>  the chat was told today
@@ -61,29 +64,45 @@ export class BudgetLedger {
     return [`${base}:user:${subject.user}`, `${base}:chat:${subject.chat}`, `${base}:agent:${subject.agent}`];
   }
 
-  /** One round trip: reserves `expectedUsd` on all three budgets, or refuses when one of them is used up. */
-  async reserve(subject: BudgetSubject, limits: BudgetLimits, expectedUsd: number, now: number): Promise<ReserveOutcome> {
+  /**
+   * One round trip: reserves `expectedUsd` on all three budgets, or refuses when one of them is used up, or says
+   * it is busy when only calls in flight hold it up (`final`: refuse then as well).
+   */
+  async reserve(subject: BudgetSubject, limits: BudgetLimits, expectedUsd: number, now: number, final = false): Promise<ReserveOutcome> {
     const keys = this.spendKeys(subject, now);
     const limitArgs = BUDGET_SCOPES.map((scope) => {
       const limit = limits[LIMIT_FIELDS[scope]];
       return limit === undefined ? -1 : toNanos(limit);
     });
     const nanos = toNanos(expectedUsd);
-    const result = await this.#redis.reserveBudget(...keys, `${this.#base(now)}:notice:${subject.chat}`, ...limitArgs, nanos, dayKeyTtlSeconds(now));
-    if (result[0] === 0) return { reserved: true, reservation: { keys, nanos } };
-    const scope = BUDGET_SCOPES[result[0] - 1]!;
-    return { reserved: false, scope, limitUsd: limits[LIMIT_FIELDS[scope]]!, notify: result[1] === 1, resetsAt: nextUtcMidnight(now) };
+    const notice = `${this.#base(now)}:notice:${subject.chat}`;
+    const result = await this.#redis.reserveBudget(...keys, notice, ...limitArgs, nanos, dayKeyTtlSeconds(now), final ? 1 : 0);
+    if (result[0] === 0) return { kind: 'reserved', reservation: { keys, nanos } };
+    const scope = BUDGET_SCOPES[result[1] - 1]!;
+    if (result[0] === 2) return { kind: 'busy', scope };
+    return { kind: 'refused', scope, limitUsd: limits[LIMIT_FIELDS[scope]]!, notify: result[2] === 1, resetsAt: nextUtcMidnight(now) };
   }
 
   /** One round trip: the reservation becomes the real cost. */
   async settle(reservation: Reservation, actualUsd: number, now: number): Promise<void> {
-    await this.#redis.settleBudget(...reservation.keys, toNanos(actualUsd) - reservation.nanos, dayKeyTtlSeconds(now));
+    await this.#redis.settleBudget(...reservation.keys, reservation.nanos, toNanos(actualUsd), dayKeyTtlSeconds(now));
   }
 
-  /** Today's spend (settled and reserved) of each scope of a subject, in USD. */
+  /** Today's spend of each scope of a subject in USD, counting what calls in flight have reserved. */
   async spentToday(subject: BudgetSubject, now: number): Promise<Record<BudgetScope, number>> {
-    const values = await this.#redis.mget(...this.spendKeys(subject, now));
-    const usd = (value: string | null | undefined) => Math.max(0, Number(value ?? 0)) / NANOS_PER_USD;
-    return { user: usd(values[0]), chat: usd(values[1]), agent: usd(values[2]) };
+    const [user, chat, agent] = await this.#spends(this.spendKeys(subject, now));
+    return { user: user!, chat: chat!, agent: agent! };
+  }
+
+  /** Spend (settled + reserved) in USD of budget keys. */
+  async #spends(keys: string[]): Promise<number[]> {
+    const pipeline = this.#redis.pipeline();
+    for (const key of keys) pipeline.hmget(key, 'spent', 'reserved');
+    const results = (await pipeline.exec()) ?? [];
+    return results.map(([error, values]) => {
+      if (error) throw error;
+      const [spent, reserved] = values as Array<string | null>;
+      return Math.max(0, Number(spent ?? 0) + Number(reserved ?? 0)) / NANOS_PER_USD;
+    });
   }
 }

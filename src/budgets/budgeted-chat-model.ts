@@ -1,6 +1,7 @@
 import type { ChatModel, ChatRequest, ModelStreamEvent } from '../llm/chat-model.js';
 import { costOf, type ModelPrice } from '../llm/pricing.js';
-import type { BudgetLedger, BudgetSubject } from './budget-ledger.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { BudgetLedger, BudgetSubject, ReserveOutcome } from './budget-ledger.js';
 import type { BudgetLimits } from './budget-limits.js';
 import { BudgetExceededError } from './budget-exceeded-error.js';
 import { expectedCostUsd } from './expected-cost.js';
@@ -16,7 +17,12 @@ export interface BudgetedCall {
   onSpend?: (usd: number) => void;
   onRefused?: (error: BudgetExceededError) => void;
   onSettleError?: (error: unknown) => void;
+  /** How long a call waits for calls in flight to settle when only their reservations hold the limit. */
+  busyWaitMs?: number;
 }
+
+const BUSY_POLL_MS = 200;
+const DEFAULT_BUSY_WAIT_MS = 60_000;
 
 /**
  * A ChatModel that asks the budget before every call: the expected cost is reserved first (a refusal throws
@@ -44,8 +50,8 @@ export class BudgetedChatModel implements ChatModel {
       yield* this.inner.stream(request);
       return;
     }
-    const outcome = await ledger.reserve(this.call.subject, this.call.limits, expectedCostUsd(price, request), clock());
-    if (!outcome.reserved) {
+    const outcome = await this.#reserve(expectedCostUsd(price, request), request.signal);
+    if (outcome.kind !== 'reserved') {
       const error = new BudgetExceededError(outcome.scope, outcome.limitUsd, outcome.resetsAt, outcome.notify);
       this.call.onRefused?.(error);
       throw error;
@@ -62,6 +68,18 @@ export class BudgetedChatModel implements ChatModel {
     } finally {
       // A failed call settles at 0: what the provider charged for it, if anything, is not known.
       await ledger.settle(outcome.reservation, actualUsd, clock()).catch((error: unknown) => this.call.onSettleError?.(error));
+    }
+  }
+
+  /** Reserves; while only calls in flight hold the limit, waits for them to settle (bounded), then decides for good. */
+  async #reserve(expectedUsd: number, signal: AbortSignal | undefined): Promise<Exclude<ReserveOutcome, { kind: 'busy' }>> {
+    const { ledger, subject, limits, clock } = this.call;
+    const deadline = Date.now() + (this.call.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS);
+    for (;;) {
+      const final = Date.now() >= deadline;
+      const outcome = await ledger.reserve(subject, limits, expectedUsd, clock(), final);
+      if (outcome.kind !== 'busy') return outcome;
+      await delay(BUSY_POLL_MS, undefined, signal ? { signal } : {});
     }
   }
 }

@@ -1,21 +1,24 @@
 --[[
   Replaces a reservation with the real cost of the call once it is known (0 when the call failed).
-  The keys are the reservation's own, so a call that ends after midnight settles the day it reserved on.
+  The keys are the reservation's own, so a call that ends after midnight settles on the day it reserved on.
 
-  KEYS[1] user spend    STRING  nano-USD, as in reserve-budget.lua
-  KEYS[2] chat spend    STRING
-  KEYS[3] agent spend   STRING
+  KEYS[1] user budget   HASH  spent, reserved (nano-USD), as in reserve-budget.lua
+  KEYS[2] chat budget   HASH
+  KEYS[3] agent budget  HASH
 
-  ARGV[1] correction    nano-USD: real cost minus the reservation (negative when the call cost less)
-  ARGV[2] ttl           seconds, as in reserve-budget.lua
+  ARGV[1] reservation   nano-USD the call reserved
+  ARGV[2] cost          nano-USD the call really cost
+  ARGV[3] ttl           seconds, as in reserve-budget.lua
 
-  Returns the three spends after the correction.
+  Returns the settled spend of the three scopes afterwards.
 ]]
-local correction = tonumber(ARGV[1])
-local ttl = tonumber(ARGV[2])
-local spends = {}
+local reservation = tonumber(ARGV[1])
+local cost = tonumber(ARGV[2])
+local ttl = tonumber(ARGV[3])
+local spent = {}
 for index = 1, 3 do
-  spends[index] = redis.call('INCRBY', KEYS[index], correction)
+  redis.call('HINCRBY', KEYS[index], 'reserved', -reservation)
+  spent[index] = redis.call('HINCRBY', KEYS[index], 'spent', cost)
   redis.call('EXPIRE', KEYS[index], ttl)
 end
-return spends
+return spent
