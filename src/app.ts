@@ -9,7 +9,7 @@ import { createCommandHandler } from './commands/index.js';
 import type { AppConfig } from './config/app-config.js';
 import { ChatSettingsResolver, type ChatLocation } from './config/chat-settings.js';
 import type { InboundMessage } from './core/inbound-message.js';
-import { BudgetLedger, BudgetSettings, createUsageReport, TurnBudgets } from './budgets/index.js';
+import { BudgetLedger, BudgetSettings, BudgetsOverview, createUsageReport, TurnBudgets } from './budgets/index.js';
 import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
 import { createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
@@ -258,6 +258,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
           credentials: admin,
           publicUrl: config.publicUrl,
           logger: moduleLogger('console'),
+          budgets: new BudgetsOverview({ ledger: gatewayLedger, settings: budgetSettings, defaults: config.budgets, agents: config.agents }),
         });
       });
     }

@@ -94,6 +94,28 @@ export class BudgetLedger {
     return { user: user!, chat: chat!, agent: agent! };
   }
 
+  /** Every user, chat and agent with spend today (settled + reserved), most first (then user, chat, agent): SCAN over the day's keys. */
+  async spendOfDay(now: number): Promise<Array<{ scope: BudgetScope; id: string; spentUsd: number }>> {
+    const base = this.#base(now);
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await this.#redis.scan(cursor, 'MATCH', `${base.replace(/[*?[\]\\]/g, '\\$&')}:*`, 'COUNT', 1000);
+      cursor = next;
+      keys.push(...found.filter((key) => !key.startsWith(`${base}:notice:`)));
+    } while (cursor !== '0');
+    if (keys.length === 0) return [];
+    const spends = await this.#spends(keys);
+    return keys
+      .map((key, index) => {
+        const rest = key.slice(base.length + 1);
+        const colon = rest.indexOf(':');
+        return { scope: rest.slice(0, colon) as BudgetScope, id: rest.slice(colon + 1), spentUsd: spends[index]! };
+      })
+      .filter((entry) => BUDGET_SCOPES.includes(entry.scope))
+      .sort((a, b) => b.spentUsd - a.spentUsd || BUDGET_SCOPES.indexOf(a.scope) - BUDGET_SCOPES.indexOf(b.scope) || a.id.localeCompare(b.id));
+  }
+
   /** Spend (settled + reserved) in USD of budget keys. */
   async #spends(keys: string[]): Promise<number[]> {
     const pipeline = this.#redis.pipeline();

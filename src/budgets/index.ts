@@ -7,3 +7,4 @@ export { BudgetLimitsSchema, mergeLimits, BUDGET_SCOPES, LIMIT_FIELDS, type Budg
 export { expectedCostUsd } from './expected-cost.js';
 export { utcDay, nextUtcMidnight } from './budget-day.js';
 export { createUsageReport, formatTotals, formatUsd, usageOwnerOf, type UsageReport, type UsageReportOptions } from './usage-report.js';
+export { BudgetsOverview, type BudgetLimitLevels, type BudgetSpend, type BudgetsOverviewOptions } from './budgets-overview.js';
