@@ -68,6 +68,10 @@ describe('a turn against a used-up daily budget', () => {
     expect(sentTo(USER)).toHaveLength(2);
     expect(fixture.openai.modelCalls.length).toBe(callsBefore + 1);
     expect(await metrics.registry.getSingleMetricAsString('bot_budget_refusals_total')).toContain('bot_budget_refusals_total{agent="main",channel="telegram",scope="chat"} 2');
+    const spend = (await metrics.registry.getSingleMetric('bot_llm_spend_usd_total')!.get()).values;
+    const [firstRun] = await fixture.database.db.execute(`SELECT r.input_tokens, r.output_tokens FROM runs r WHERE r.id = '${first.turnId}'`).then((rows) => (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as Array<{ input_tokens: number; output_tokens: number }>);
+    // charged at the budget's price table ($100 per million tokens either way)
+    expect(spend).toEqual([{ labels: { agent: 'main', channel: 'telegram' }, value: expect.closeTo(((Number(firstRun!.input_tokens) + Number(firstRun!.output_tokens)) * 100) / 1e6, 12) }]);
 
     now = Date.parse('2026-05-05T00:00:01Z');
     const nextDay = await turn('a new day');

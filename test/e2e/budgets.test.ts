@@ -12,8 +12,6 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await Promise.all(services.splice(0).map((service) => service.stop()));
-  const keys = await environment.redis.keys(`{${environment.prefix}:*`);
-  if (keys.length > 0) await environment.redis.del(...keys);
   await environment.close();
 });
 
