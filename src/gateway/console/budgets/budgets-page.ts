@@ -27,7 +27,7 @@ function limitsTable(input: BudgetsPageInput): Html {
   const { limits } = input;
   return html`<div class="table-scroll"><table>
 <caption>Daily limits in US dollars (UTC days)</caption>
-<thead><tr><th scope="col">Budget</th><th scope="col">Environment (BUDGET_*)</th><th scope="col">Set here</th><th scope="col">Applies</th></tr></thead>
+<thead><tr><th scope="col">Budget</th><th scope="col" class="number">Environment (BUDGET_*)</th><th scope="col" class="number">Set here</th><th scope="col" class="number">Applies</th></tr></thead>
 <tbody>!${SCOPES.map(
     (scope) => html`<tr><th scope="row">${SCOPE_TITLES[scope]}</th><td class="number">${limitText(limits.environment, scope)}</td><td class="number">${
       limits.console[LIMIT_FIELDS[scope]] === undefined ? '—' : limitText(limits.console, scope)
