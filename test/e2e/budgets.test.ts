@@ -43,7 +43,8 @@ describe('daily budgets across processes', () => {
     environment.openai.settings.latencyMs = 300;
     environment.openai.script.respondWith((_request, text) => ({ parts: [{ type: 'text', text: `Answer to ${text}` }], usage: { inputTokens: 200, outputTokens: 1000 } }));
     const gateway = await start({ ROLE: 'gateway' });
-    await Promise.all([start({ ROLE: 'worker' }), start({ ROLE: 'worker' })]);
+    // four turns at a time per worker: the twenty turns have to be shared by both
+    const workers = await Promise.all([start({ ROLE: 'worker', WORKER_CONCURRENCY: '4' }), start({ ROLE: 'worker', WORKER_CONCURRENCY: '4' })]);
 
     await Promise.all(USERS.map((user) => postTelegramUpdate(gateway.url, environment.telegram.makeUpdate.privateText(user, `question from ${user}`))));
     await waitFor(async () => (await environment.sql`SELECT count(*)::int AS count FROM runs`)[0]!.count === USERS.length, { timeoutMs: 90_000, what: 'all 20 turns stored' });
@@ -60,6 +61,15 @@ describe('daily budgets across processes', () => {
     expect(spent).toBeGreaterThanOrEqual(AGENT_LIMIT_USD);
     expect(spent).toBeLessThanOrEqual(AGENT_LIMIT_USD + RESERVATION_USD + 1e-9);
     expect(environment.openai.modelCalls).toHaveLength(completed.length);
+
+    // both workers ran turns, and their spend metrics add up to the stored cost
+    const metricsOf = async (worker: ServiceProcess) => (await fetch(`${worker.url}/metrics`)).text();
+    const sumOf = (text: string, name: string) =>
+      [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce((sum, match) => sum + Number(match[1]), 0);
+    const texts = await Promise.all(workers.map(metricsOf));
+    for (const text of texts) expect(sumOf(text, 'bot_turns_total')).toBeGreaterThan(0);
+    expect(texts.reduce((sum, text) => sum + sumOf(text, 'bot_llm_spend_usd_total'), 0)).toBeCloseTo(spent, 9);
+    expect(texts.reduce((sum, text) => sum + sumOf(text, 'bot_budget_refusals_total'), 0)).toBe(refused.length);
 
     // every chat got exactly one message: its answer, or (refused) the notice
     await waitFor(() => USERS.every((user) => sentTo(user).length === 1), { timeoutMs: 15_000, what: 'one message in every chat' });
