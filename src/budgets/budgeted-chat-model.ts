@@ -50,7 +50,11 @@ export class BudgetedChatModel implements ChatModel {
       yield* this.inner.stream(request);
       return;
     }
-    const outcome = await this.#reserve(expectedCostUsd(price, request), request.signal);
+    // With no limit to enforce nothing is reserved (one round trip saved): the cost is only counted afterwards.
+    const limited = Object.values(this.call.limits).some((limit) => limit !== undefined);
+    const outcome = limited
+      ? await this.#reserve(expectedCostUsd(price, request), request.signal)
+      : ({ kind: 'reserved', reservation: { keys: ledger.spendKeys(this.call.subject, clock()), nanos: 0 } } as const);
     if (outcome.kind !== 'reserved') {
       const error = new BudgetExceededError(outcome.scope, outcome.limitUsd, outcome.resetsAt, outcome.notify);
       this.call.onRefused?.(error);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BudgetLedger, TurnBudgets } from '../../src/budgets/index.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
+import { waitFor } from '../support/service-process.js';
 import { uniqueName } from '../support/services.js';
 import { createTurnFixture, type TurnFixture } from '../turn/turn-fixture.js';
 
@@ -79,5 +80,27 @@ describe('a turn against a used-up daily budget', () => {
     expect(fixture.openai.modelCalls.length).toBe(callsBefore + 2);
     expect(sentTo(USER).at(-1)?.params.text).toContain('You said: a new day');
     expect(await runRow(nextDay.turnId)).toMatchObject({ status: 'completed' });
+  });
+
+  it('without limits reserves nothing but still counts what each call cost', async () => {
+    const ledger = new BudgetLedger(fixture.redis, prefix);
+    const now = Date.parse('2026-05-06T10:00:00Z');
+    const budgets = new TurnBudgets({ ledger, defaults: {}, levelsFor: () => [], prices: { 'gpt-4o-mini': { input: 100, output: 100 } }, clock: () => now, logger: createLogger({ level: 'silent' }) });
+    const user = 7102;
+    const turnId = randomUUID();
+    const outcome = await fixture.runTurnWith(fixture.store, { budgets, clock: () => now })(await fixture.request(turnId, [fixture.dmFrom(user, 'count me', fixture.telegram.botId)]));
+    expect(outcome.kind).toBe('completed');
+    const rows = await fixture.database.db.execute(`SELECT input_tokens, output_tokens FROM runs WHERE id = '${turnId}'`);
+    const [run] = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as Array<{ input_tokens: number; output_tokens: number }>;
+    const cost = ((Number(run!.input_tokens) + Number(run!.output_tokens)) * 100) / 1e6;
+    // settled as the model's stream is closed, which the loop does not wait for
+    const subject = { user: `telegram:${user}`, chat: `telegram:${fixture.telegram.botId}:${user}`, agent: 'main' };
+    const spent = await waitFor(async () => {
+      const today = await ledger.spentToday(subject, now);
+      return today.user > 0 ? today : undefined;
+    });
+    expect(spent.user).toBeCloseTo(cost, 9);
+    expect(spent.chat).toBeCloseTo(cost, 9);
+    expect(cost).toBeGreaterThan(0);
   });
 });

@@ -17,7 +17,8 @@ local cost = tonumber(ARGV[2])
 local ttl = tonumber(ARGV[3])
 local spent = {}
 for index = 1, 3 do
-  redis.call('HINCRBY', KEYS[index], 'reserved', -reservation)
+  -- (Lua's -0 would reach Redis as "-0", which HINCRBY refuses)
+  if reservation ~= 0 then redis.call('HINCRBY', KEYS[index], 'reserved', -reservation) end
   spent[index] = redis.call('HINCRBY', KEYS[index], 'spent', cost)
   redis.call('EXPIRE', KEYS[index], ttl)
 end
