@@ -27,8 +27,8 @@ const DEFAULT_BUSY_WAIT_MS = 60_000;
 /**
  * A ChatModel that asks the budget before every call: the expected cost is reserved first (a refusal throws
  * BudgetExceededError without calling the model) and replaced by the real cost when the call ends. Wrapping
- * the model keeps the agent loop unaware of budgets, and catches every call made with it (the loop's, and
- * mid-turn summaries), which a hook in the loop would not.
+ * the model (rather than a hook in agent/model-call.ts) keeps the agent loop unaware of budgets, and charges any
+ * other caller handed the same model. Summaries are not charged: the compactor uses the agent's own model.
  */
 export class BudgetedChatModel implements ChatModel {
   readonly provider: ChatModel['provider'];
