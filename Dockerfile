@@ -21,6 +21,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY drizzle ./drizzle
+# Redis Lua scripts stay .lua files (tsc does not copy them); src/budgets/lua-scripts.ts finds them here
+COPY src/budgets/lua ./src/budgets/lua
 USER node
 EXPOSE 8080
 CMD ["node", "dist/src/cli.js", "start"]

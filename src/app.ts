@@ -10,7 +10,9 @@ import { holdConnection } from './gateway/connection-leader.js';
 import { LeaderLease } from './queue/leader-lease.js';
 import { createCommandHandler } from './commands/index.js';
 import type { AppConfig } from './config/app-config.js';
-import { ChatSettingsResolver } from './config/chat-settings.js';
+import { ChatSettingsResolver, type ChatLocation } from './config/chat-settings.js';
+import type { InboundMessage } from './core/inbound-message.js';
+import { BudgetLedger, BudgetSettings, BudgetsOverview, createUsageReport, TurnBudgets } from './budgets/index.js';
 import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
 import { createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
@@ -116,6 +118,12 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       chats.registerAccount(account.platform, account.channel.accountId, account.accountName);
     }
 
+    const budgetLevelsFor = (message: InboundMessage) => [
+      (config.agents.find((agent) => agent.id === message.agentId) ?? config.agents[0]!).budgets,
+      chats.resolve(chatLocationOf(message)).budgets,
+    ];
+    const budgetOptions = { defaults: config.budgets, levelsFor: budgetLevelsFor, prices: config.llmPrices, metrics, logger: moduleLogger('budgets') };
+
     if (runsWorker) {
       const workerRedis = track('worker redis', createRedis(redisUrl, 'worker'), onStop);
       const subscriber = track('abort subscriber', createRedis(redisUrl, 'subscriber'), onStop);
@@ -140,6 +148,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         lock: new SessionLock(workerRedis, config.queuePrefix),
         logger: moduleLogger('compaction'),
       });
+      const budgets = new TurnBudgets({
+        ...budgetOptions,
+        ledger: new BudgetLedger(workerRedis, config.queuePrefix),
+        settings: new BudgetSettings(workerRedis, config.queuePrefix),
+      });
       const turnDependencies: TurnDependencies = {
         store: createTurnStore(database.db),
         channels,
@@ -161,7 +174,9 @@ export async function startService(config: AppConfig): Promise<RunningService> {
           dataDir: config.dataDir,
           liveReplies: config.llm.stream ? 'dm' : 'off',
           approvalTimeoutMs: config.approvalTimeoutMs,
+          llmPrices: config.llmPrices,
         },
+        budgets,
         logger: moduleLogger('turn'),
         metrics,
       };
@@ -190,6 +205,10 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     const answerApproval = createApprovalAnswerHandler(approvalAnswers);
     for (const channel of channels.all()) channel.onApprovalAnswer?.(answerApproval);
 
+
+    const budgetSettings = new BudgetSettings(redis, config.queuePrefix);
+    const gatewayLedger = new BudgetLedger(redis, config.queuePrefix);
+    const gatewayBudgets = new TurnBudgets({ ...budgetOptions, ledger: gatewayLedger, settings: budgetSettings });
     const agentConfigOf = (sessionKey: string) => config.agents.find((agent) => agent.id === sessionKey.split(':')[1]) ?? config.agents[0]!;
     const sink = createInboundHandler({
       queue: inbound,
@@ -201,8 +220,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         groupAllowlist: config.groupAllowlist,
         pairing: config.dmPolicy === 'pairing' ? new PairingService(database.db, { metrics }) : undefined,
       }),
-      chatSettings: ({ conversation }) =>
-        chats.resolve({ channel: conversation.channel, accountId: conversation.accountId, chatType: conversation.chatType, chatId: conversation.chatId }),
+      chatSettings: (message) => chats.resolve(chatLocationOf(message)),
       rateLimiter: config.userRateLimit > 0 ? new UserRateLimiter(redis, { prefix: config.queuePrefix, limit: config.userRateLimit }) : undefined,
       notify: async (message, text) => {
         await channels.for(message.conversation).sendNotice(message.conversation, text);
@@ -233,6 +251,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         reply: async (message, text) => {
           await channels.for(message.conversation).sendNotice(message.conversation, text);
         },
+        usageReport: createUsageReport({ db: database.db, ledger: gatewayLedger, limitsFor: (message) => gatewayBudgets.limitsFor(message) }),
       }),
     });
 
@@ -257,6 +276,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
           credentials: admin,
           publicUrl: config.publicUrl,
           logger: moduleLogger('console'),
+          budgets: new BudgetsOverview({ ledger: gatewayLedger, settings: budgetSettings, defaults: config.budgets, agents: config.agents }),
         });
       });
     }
@@ -307,6 +327,10 @@ function claimEmbeddedDatabase(dataDir: string, onStop: (name: string, stop: () 
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(file, String(process.pid));
   onStop('embedded database owner file', async () => rmSync(file, { force: true }));
+}
+
+function chatLocationOf({ conversation }: InboundMessage): ChatLocation {
+  return { channel: conversation.channel, accountId: conversation.accountId, chatType: conversation.chatType, chatId: conversation.chatId };
 }
 
 function track(name: string, redis: Redis, onStop: (name: string, stop: () => Promise<unknown>) => void): Redis {

@@ -28,6 +28,8 @@ export interface CommandDependencies {
   /** The model /status names: one for all, or the session's agent's (config file agents). */
   model: ModelInfo | ((sessionKey: string) => ModelInfo);
   reply(message: InboundMessage, text: string): Promise<void>;
+  /** `/usage` (src/budgets/usage-report.ts); absent: the command says usage is not available. */
+  usageReport?(message: InboundMessage): Promise<string>;
 }
 
 const number = new Intl.NumberFormat('en-US');
@@ -36,7 +38,7 @@ const number = new Intl.NumberFormat('en-US');
 export function createCommandHandler(deps: CommandDependencies) {
   return async function handleCommand(command: ChatCommand, message: InboundMessage): Promise<string> {
     const sessionKey = sessionKeyOf(message);
-    const text = await answer(command, sessionKey);
+    const text = command.name === 'usage' ? await usage(message) : await answer(command, sessionKey);
     await deps.reply(message, text);
     return text;
   };
@@ -58,9 +60,15 @@ export function createCommandHandler(deps: CommandDependencies) {
           : 'Nothing to summarize yet.';
       case 'status':
         return status(sessionKey);
+      case 'usage':
+        return 'Usage is not available here.';
       case 'help':
         return ['Commands:', ...COMMAND_DESCRIPTIONS.map(({ command: name, description }) => `/${name} — ${description}`)].join('\n');
     }
+  }
+
+  async function usage(message: InboundMessage): Promise<string> {
+    return deps.usageReport ? deps.usageReport(message) : 'Usage is not available here.';
   }
 
   async function status(sessionKey: string): Promise<string> {

@@ -1,4 +1,4 @@
-export type CommandName = 'stop' | 'new' | 'status' | 'compact' | 'help';
+export type CommandName = 'stop' | 'new' | 'status' | 'compact' | 'usage' | 'help';
 
 export interface ChatCommand {
   name: CommandName;
@@ -11,6 +11,7 @@ const ALIASES: Record<string, CommandName> = {
   reset: 'new',
   status: 'status',
   compact: 'compact',
+  usage: 'usage',
   help: 'help',
   start: 'help', // Telegram sends /start when someone opens the bot
 };
@@ -20,6 +21,7 @@ export const COMMAND_DESCRIPTIONS: Array<{ command: string; description: string 
   { command: 'new', description: 'Start a fresh conversation' },
   { command: 'status', description: 'Model, tokens used, context fill and queue' },
   { command: 'compact', description: 'Summarize the conversation now' },
+  { command: 'usage', description: "Today's and this month's tokens and cost, and the budget left" },
   { command: 'help', description: 'List the commands' },
 ];
 

@@ -2,6 +2,8 @@ import type { ToolsConfig } from '../agent/tools/tools-config.js';
 import type { ToolPolicy } from '../agent/tools/tool-registry.js';
 import type { HttpLimits } from '../gateway/http-limits.js';
 import type { McpServerConfig } from '../mcp/mcp-config.js';
+import type { BudgetLimits } from '../budgets/budget-limits.js';
+import type { ModelPrice } from '../llm/pricing.js';
 
 export type Role = 'all' | 'gateway' | 'worker';
 export type QueueMode = 'collect' | 'followup' | 'interrupt';
@@ -57,6 +59,8 @@ export interface AgentConfig {
   toolPolicy: ToolPolicy;
   /** MCP servers (config file `mcpServers`), in file order. */
   mcpServers: McpServerConfig[];
+  /** The agent's daily USD limits (config file `budgets`); they override the BUDGET_* defaults. */
+  budgets: BudgetLimits;
 }
 
 /** Settings a channel, an account or a group may override (unset: inherited from the level above). */
@@ -66,6 +70,8 @@ export interface ChatOverrides {
   queueMode?: QueueMode;
   /** Appended to the assembled system prompt (channel, then account, then group). */
   systemPrompt?: string;
+  /** Daily USD limits; each field overrides the agent's and the level above's. */
+  budgets?: BudgetLimits;
 }
 
 /** One bot account of a platform. The first account of a platform is its default: it keeps the contract's webhook routes. */
@@ -153,6 +159,10 @@ export interface AppConfig {
   userRateLimit: number;
   inputGuard: InputGuardMode;
   traceVerbose: boolean;
+  /** BUDGET_*_DAILY_USD: the default daily limits (agents, accounts and groups may override them). */
+  budgets: BudgetLimits;
+  /** LLM_PRICES: adds to or overrides the built-in price table (src/llm/pricing.ts). */
+  llmPrices: Record<string, ModelPrice>;
   logLevel: string;
   logFormat: 'json' | 'pretty';
 }

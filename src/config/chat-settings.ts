@@ -1,3 +1,4 @@
+import { mergeLimits, type BudgetLimits } from '../budgets/budget-limits.js';
 import type { AppConfig, ChatOverrides, PlatformName, QueueMode, StreamingMode } from './app-config.js';
 
 /** Where a message was written: what bindings and overrides are matched against. */
@@ -19,6 +20,8 @@ export interface ChatSettings {
   queueMode: QueueMode;
   /** The chat-level prompts (channel, account, group), joined; appended to the agent's prompt. */
   systemPrompt: string | undefined;
+  /** Daily USD limits set for this chat's channel, account and group, merged field by field. */
+  budgets: BudgetLimits;
 }
 
 /**
@@ -56,6 +59,7 @@ export class ChatSettingsResolver {
       streaming: config.llm.stream ? (pick('streaming') ?? 'dm') : 'off',
       queueMode: pick('queueMode') ?? config.queueMode,
       systemPrompt: prompts.length > 0 ? prompts.join('\n\n') : undefined,
+      budgets: mergeLimits(...levels.map((level) => level.budgets)),
     };
   }
 

@@ -71,6 +71,10 @@ export const EnvironmentSchema = Type.Object({
     Type.Union([Type.Literal('off'), Type.Literal('log'), Type.Literal('warn'), Type.Literal('block')]),
   ),
   TRACE_VERBOSE: Optional(Bool),
+  BUDGET_USER_DAILY_USD: Optional(Type.Number({ minimum: 0 })),
+  BUDGET_CHAT_DAILY_USD: Optional(Type.Number({ minimum: 0 })),
+  BUDGET_AGENT_DAILY_USD: Optional(Type.Number({ minimum: 0 })),
+  LLM_PRICES: Optional(Type.String()),
   LOG_LEVEL: Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
   ),

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ToolsConfigSchema } from '../agent/tools/tools-config.js';
 import { McpServersSchema } from '../mcp/mcp-config.js';
+import { BudgetLimitsSchema } from '../budgets/budget-limits.js';
 
 /**
  * The config file (`bot.config.yaml`, or the file CONFIG_FILE names): agents, bot accounts per
@@ -29,6 +30,8 @@ const overrideFields = {
   queueMode: Optional(QueueModeSchema),
   /** Appended to the agent's system prompt for chats at this level. */
   systemPrompt: Optional(Type.String()),
+  /** Daily USD limits for chats at this level (CONTRACT §14). */
+  budgets: Optional(BudgetLimitsSchema),
 };
 
 export const ChatOverridesSchema = Type.Object(overrideFields, Strict);
@@ -98,6 +101,8 @@ export const AgentSchema = Type.Object(
     contextWindow: Optional(PositiveInt),
     systemPrompt: Optional(Type.String()),
     maxIterations: Optional(PositiveInt),
+    /** Daily USD limits for this agent's users, chats and the agent as a whole (CONTRACT §14). */
+    budgets: Optional(BudgetLimitsSchema),
     tools: Optional(ToolsConfigSchema),
     /** MCP servers whose tools this agent gets, as `<server>__<tool>` (CONTRACT §11). */
     mcpServers: Optional(McpServersSchema),

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { BotError } from '../core/errors.js';
 import { DEFAULT_HTTP_LIMITS } from '../gateway/http-limits.js';
+import { parsePriceOverrides } from '../llm/price-overrides.js';
 import type { AppConfig, PlatformName } from './app-config.js';
 import { describeError, locateConfigFile, readConfigFile, type LoadedConfigFile } from './config-file.js';
 import { EnvironmentSchema, type Environment } from './environment-schema.js';
@@ -103,11 +104,24 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: Loa
     userRateLimit: env.USER_RATE_LIMIT ?? access?.userRateLimit ?? 0,
     inputGuard: env.INPUT_GUARD ?? 'warn',
     traceVerbose: env.TRACE_VERBOSE ?? false,
+    budgets: {
+      ...(env.BUDGET_USER_DAILY_USD !== undefined ? { userDailyUsd: env.BUDGET_USER_DAILY_USD } : {}),
+      ...(env.BUDGET_CHAT_DAILY_USD !== undefined ? { chatDailyUsd: env.BUDGET_CHAT_DAILY_USD } : {}),
+      ...(env.BUDGET_AGENT_DAILY_USD !== undefined ? { agentDailyUsd: env.BUDGET_AGENT_DAILY_USD } : {}),
+    },
+    llmPrices: llmPricesOf(env.LLM_PRICES),
     logLevel: env.LOG_LEVEL ?? 'info',
     logFormat: env.LOG_FORMAT ?? 'json',
   };
   checkContradictions(env, file, config);
   return config;
+}
+
+function llmPricesOf(json: string | undefined): AppConfig['llmPrices'] {
+  if (json === undefined) return {};
+  const prices = parsePriceOverrides(json);
+  if (typeof prices === 'string') throw new BotError('config', `LLM_PRICES: ${prices}`);
+  return prices;
 }
 
 function httpLimits(env: Environment): AppConfig['http'] {

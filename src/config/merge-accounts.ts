@@ -24,12 +24,13 @@ export type Accounts = {
 };
 
 function overridesOf(entry: ChatOverridesEntry): ChatOverrides {
-  const { requireMention, streaming, queueMode, systemPrompt } = entry;
+  const { requireMention, streaming, queueMode, systemPrompt, budgets } = entry;
   return {
     ...(requireMention !== undefined ? { requireMention } : {}),
     ...(streaming !== undefined ? { streaming } : {}),
     ...(queueMode !== undefined ? { queueMode } : {}),
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+    ...(budgets !== undefined ? { budgets } : {}),
   };
 }
 

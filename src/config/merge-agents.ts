@@ -51,6 +51,7 @@ export function mergeAgents(env: Environment, file: LoadedConfigFile | undefined
         requireApproval: entry.toolPolicy?.requireApproval ?? [],
       },
       mcpServers: parseMcpServers(entry.mcpServers),
+      budgets: entry.budgets ?? {},
     };
   });
 }

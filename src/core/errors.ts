@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'aborted'
   | 'platform'
   | 'storage'
+  /** A daily budget is used up: the model is not called (src/budgets). */
+  | 'budget-exceeded'
   | 'internal';
 
 /** The one base error: a code, a retry verdict, and the cause kept for the logs. */

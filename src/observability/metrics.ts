@@ -76,6 +76,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly llmSpendUsd = new Counter({
+    name: 'bot_llm_spend_usd_total',
+    help: 'LLM spend in US dollars by agent and channel (as charged against the daily budgets)',
+    labelNames: ['agent', 'channel'] as const,
+    registers: [this.registry],
+  });
+
+  readonly budgetRefusals = new Counter({
+    name: 'bot_budget_refusals_total',
+    help: 'Model calls refused because a daily budget (user, chat or agent) was used up',
+    labelNames: ['scope', 'agent', 'channel'] as const,
+    registers: [this.registry],
+  });
+
   readonly toolCalls = new Counter({
     name: 'bot_tool_calls_total',
     help: 'Tool calls by tool and outcome',

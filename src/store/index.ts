@@ -6,6 +6,7 @@ export { flushTurn, findRun, runSpansOf } from './turn-repository.js';
 export type { TurnMessage, TurnRecord, TurnRun } from './turn-record.js';
 export { saveSummary, latestSummary } from './summary-repository.js';
 export { sessionStats, type SessionStats } from './session-stats.js';
+export { usageTotals, type UsageOwner, type UsageTotals } from './usage-totals.js';
 export * from './schema/index.js';
 export {
   approvePairing,

@@ -1,7 +1,9 @@
 import type { TraceSpan } from '../agent/agent-events.js';
+import { BudgetExceededError, budgetNotice } from '../budgets/index.js';
 import { BotError, errorMessage, isAbortError } from '../core/errors.js';
 import { contextKeyOf } from '../core/session-key.js';
 import { abortReasonOf } from '../core/turn-abort.js';
+import type { InboundMessage } from '../core/inbound-message.js';
 import type { TurnOutcome, TurnRequest } from '../core/turn-contract.js';
 import type { TurnRecord } from '../store/turn-record.js';
 import { finishTurn, newDelivery } from './finish-turn.js';
@@ -38,7 +40,7 @@ export function createTurnRunner(deps: TurnDependencies) {
 
     const latest = messages.at(-1)!;
     // the model, tools and prompt of the message's agent, with its chat's overrides
-    const agentDeps = forAgent(deps, latest);
+    const agentDeps = await withBudget(forAgent(deps, latest), latest);
     const channel = deps.channels.for(latest.conversation);
     const session = await deps.store.ensureSession(sessionInfoOf(sessionKey, latest));
     const startedAt = new Date(clock());
@@ -100,6 +102,13 @@ export function createTurnRunner(deps: TurnDependencies) {
         log.info('turn cancelled');
         return await finishTurn(deps, request, newDelivery(record({ status: 'cancelled' }, terminal), '', false, groupLines.length));
       }
+      if (terminal.type === 'run-error' && terminal.error instanceof BudgetExceededError) {
+        const refusal = terminal.error;
+        log.info({ scope: refusal.scope, limitUsd: refusal.limitUsd, notify: refusal.notify }, 'daily budget used up: the model was not called');
+        // one notice per chat per day (decided in the same Redis round trip as the refusal); later refusals are silent
+        const notice = refusal.notify ? budgetNotice(refusal) : '';
+        return await finishTurn(deps, request, newDelivery(record({ status: 'budget_exceeded', error: refusal.message }, terminal), notice, true, groupLines.length));
+      }
       if (terminal.type === 'run-error') {
         const error = terminal.error;
         const retryable = error instanceof BotError ? error.isRetryable : true;
@@ -121,6 +130,12 @@ export function createTurnRunner(deps: TurnDependencies) {
       await working.stop().catch(() => undefined);
     }
   };
+}
+
+/** The turn's model, charging every call to the message's user, chat and agent budgets (when budgets are on). */
+async function withBudget(deps: TurnDependencies, message: InboundMessage): Promise<TurnDependencies> {
+  if (!deps.budgets) return deps;
+  return { ...deps, model: await deps.budgets.guard(deps.model, message) };
 }
 
 function recordSpans(deps: TurnDependencies, spans: TraceSpan[]): void {

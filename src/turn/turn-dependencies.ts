@@ -5,6 +5,7 @@ import type { ChannelRegistry } from '../core/channel-registry.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
+import type { ModelPrice } from '../llm/pricing.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ApprovalRecords } from '../queue/approval-records.js';
@@ -50,6 +51,8 @@ export interface TurnSettings {
   approvalTimeoutMs?: number;
   /** The agent's `toolPolicy.requireApproval` patterns. */
   requireApproval?: string[];
+  /** LLM_PRICES: added to / overriding the built-in price table for the runs' and spans' cost. */
+  llmPrices?: Record<string, ModelPrice>;
 }
 
 /** The agent that answers one message, with its chat's settings applied (config file agents and overrides). */
@@ -88,6 +91,8 @@ export interface TurnDependencies {
   afterTurn?: (finished: { messages: InboundMessage[]; record: TurnRecord; outcome: TurnOutcome }) => Promise<void>;
   /** Approval requests in Redis; absent: tools that need approval are refused (nobody can be asked). */
   approvals?: ApprovalRecords;
+  /** Daily budgets: wraps a turn's model so each call is reserved and settled (src/budgets); absent: no limits. */
+  budgets?: { guard(model: ChatModel, message: InboundMessage): Promise<ChatModel> };
   /** The message's agent and chat settings; absent: `model`, `tools` and `settings` serve every message. */
   agentFor?: (message: InboundMessage) => TurnAgent;
 }

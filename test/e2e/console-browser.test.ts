@@ -138,6 +138,18 @@ describe('the operator console in Chromium', () => {
     await post(environment.telegram.makeUpdate.privateText(STRANGER, 'am I in now?'));
     await waitFor(() => textsTo(STRANGER).length === 2, { what: 'the answer to the approved stranger' });
     expect(textsTo(STRANGER)[1]).toBe('You said: am I in now?');
+
+    // budgets: today's spend of the friend's chat, and a limit set with the form
+    await navigation.getByRole('link', { name: 'Budgets' }).click();
+    expect(await heading(page)).toBe('Budgets');
+    expect(await page.getByRole('table', { name: /^Per chat: spent today/ }).getByRole('row', { name: new RegExp(`telegram:\\d+:${FRIEND}`) }).count()).toBe(1);
+    await page.getByLabel('Per chat (USD a day)').fill('1.5');
+    await page.getByRole('button', { name: 'Save limits' }).click();
+    await page.waitForURL(/\/admin\/budgets\?saved=1$/);
+    expect(await page.getByRole('status').textContent()).toBe('Saved: the new limits apply to the next model call in every process.');
+    expect(await page.getByLabel('Per chat (USD a day)').inputValue()).toBe('1.5');
+    expect(await page.getByRole('row', { name: /^Per chat/ }).first().textContent()).toContain('$1.50');
+    await shoot(page, 'budgets');
     expect(scriptErrors).toEqual([]);
     await page.context().close();
   }, 90_000);

@@ -121,7 +121,8 @@ export async function createE2eEnvironment(options: E2eEnvironmentOptions = {}):
           FROM messages m JOIN sessions s ON s.id = m.session_id ORDER BY s.key, m.seq`,
     close: async () => {
       await queue.close();
-      const keys = await redis.keys(`${prefix}:*`);
+      // daily budget keys carry the prefix inside their hash tag: `{<prefix>:budget:<day>}:…`
+      const keys = [...(await redis.keys(`${prefix}:*`)), ...(await redis.keys(`{${prefix}:*`))];
       if (keys.length > 0) await redis.del(...keys);
       await redis.quit();
       await sql.end();

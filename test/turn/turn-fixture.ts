@@ -16,7 +16,7 @@ import { migrateDatabase, openDatabase, type Database } from '../../src/store/in
 import { DeliveryRecords } from '../../src/turn/delivery-records.js';
 import { createTurnRunner } from '../../src/turn/run-turn.js';
 import { createTurnStore } from '../../src/turn/store-adapter.js';
-import type { TurnStore } from '../../src/turn/turn-dependencies.js';
+import type { TurnDependencies, TurnStore } from '../../src/turn/turn-dependencies.js';
 import { startOpenAiDouble, type OpenAiDouble } from '../doubles/openai-double.js';
 import { startTelegramDouble, type TelegramDouble } from '../doubles/telegram-double.js';
 import { createTestDatabase, TEST_REDIS_URL, uniqueName } from '../support/services.js';
@@ -27,7 +27,8 @@ export interface TurnFixture {
   database: Database;
   redis: Redis;
   store: TurnStore;
-  runTurnWith(store: TurnStore): ReturnType<typeof createTurnRunner>;
+  /** `extra` adds or replaces dependencies (budgets, a clock…). */
+  runTurnWith(store: TurnStore, extra?: Partial<TurnDependencies>): ReturnType<typeof createTurnRunner>;
   dmFrom(userId: number, text: string, botId: number): InboundMessage;
   /** A request as the worker makes it; the holder is registered in Redis as the scheduler would. */
   request(turnId: string, messages: InboundMessage[], overrides?: Partial<TurnRequest>): Promise<TurnRequest>;
@@ -53,7 +54,7 @@ export async function createTurnFixture(): Promise<TurnFixture> {
   const store = createTurnStore(database.db);
   // as the scheduler does: a turn id claimed again is a resumed turn
   const claimedBefore = new Set<string>();
-  const runTurnWith = (turnStore: TurnStore) =>
+  const runTurnWith = (turnStore: TurnStore, extra: Partial<TurnDependencies> = {}) =>
     createTurnRunner({
       store: turnStore,
       channels,
@@ -76,6 +77,7 @@ export async function createTurnFixture(): Promise<TurnFixture> {
       logger,
       // fail fast here: these tests exercise what happens when the flush does not come through at all
       flushRetry: { maxWaitMs: 0, firstDelayMs: 1, maxDelayMs: 1 },
+      ...extra,
     });
   return {
     telegram,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { PairingService } from '../../access/index.js';
 import type { DmPolicy } from '../../config/app-config.js';
+import type { BudgetsOverview } from '../../budgets/index.js';
 import type { Logger } from '../../observability/logger.js';
 import type { StoreDatabase } from '../../store/index.js';
 import type { Html } from './html.js';
@@ -14,6 +15,8 @@ export interface ConsoleDependencies {
   readOnly: boolean;
   logger: Logger;
   clock?: () => number;
+  /** Daily budgets: limits and today's spend (absent: the Budgets section says they are not available). */
+  budgets?: BudgetsOverview;
 }
 
 export interface PageOptions {
@@ -48,6 +51,8 @@ export interface ConsoleContext {
    * action route only does its job.
    */
   actionForm(reply: FastifyReply, form: ActionForm): Html;
+  /** The hidden CSRF field for a section's own POST form (with inputs of its own); nothing in read-only mode. */
+  csrfField(reply: FastifyReply): Html;
 }
 
 /**

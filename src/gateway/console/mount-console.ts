@@ -31,6 +31,7 @@ export async function mountConsole(scope: FastifyInstance, options: ConsoleOptio
       readOnly: options.readOnly,
       now: () => new Date(clock()),
       page: (reply, page) => sendPage(reply, sections, options.readOnly, page),
+      csrfField: (reply) => (options.readOnly ? EMPTY_HTML : html`<input type="hidden" name="_csrf" value="${tokens.tokenFor(reply)}">`),
       actionForm: (reply, form) => {
         if (options.readOnly) return EMPTY_HTML;
         const fields = Object.entries(form.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);

@@ -1,3 +1,4 @@
+import { budgetsSection } from './budgets/budgets-section.js';
 import type { ConsoleSection } from './console-section.js';
 import { pairingsSection } from './pairings/pairings-section.js';
 import { sessionsSection } from './sessions/sessions-section.js';
@@ -7,4 +8,4 @@ import { usageSection } from './usage/usage-section.js';
  * The console's sections, in navigation order. A new section (scheduled tasks, budgets) is one more
  * entry here; its file registers its pages, JSON routes and POST actions (which the console guards).
  */
-export const consoleSections: readonly ConsoleSection[] = [sessionsSection, usageSection, pairingsSection];
+export const consoleSections: readonly ConsoleSection[] = [sessionsSection, usageSection, pairingsSection, budgetsSection];

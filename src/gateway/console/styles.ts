@@ -40,7 +40,7 @@ td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; wh
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85em; overflow-wrap: anywhere; }
 form.search, form.range { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; margin: 0 0 1rem; }
 form.search label, form.range label { display: flex; flex-direction: column; font-size: .9rem; color: var(--muted); }
-input[type="search"], input[type="date"] { font: inherit; padding: .4rem .5rem; border: 1px solid var(--line); border-radius: .4rem; min-width: 12rem; }
+input[type="search"], input[type="date"], input[type="number"] { font: inherit; padding: .4rem .5rem; border: 1px solid var(--line); border-radius: .4rem; min-width: 12rem; }
 button, .button { font: inherit; padding: .4rem .9rem; border-radius: .4rem; border: 1px solid #1f883d; background: #1f883d; color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: #fff; color: var(--ink); border-color: var(--line); }
 form.action { margin: 0; }
@@ -78,7 +78,7 @@ footer.site { max-width: 75rem; margin: 2rem auto; padding: 0 1rem; color: var(-
   body { font-size: 15px; }
   main { padding: .75rem; }
   section.turn { padding: .5rem .6rem .75rem; }
-  input[type="search"], input[type="date"] { min-width: 0; width: 100%; }
+  input[type="search"], input[type="date"], input[type="number"] { min-width: 0; width: 100%; }
   form.search label, form.range label { flex: 1 1 100%; }
   th, td { padding: .35rem .4rem; }
 }

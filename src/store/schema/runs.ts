@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { sessions } from './sessions.js';
 
-export type RunStatus = 'completed' | 'failed' | 'cancelled';
+/** `budget_exceeded`: a daily budget was reached, so the model was not (or no longer) called (CONTRACT §14). */
+export type RunStatus = 'completed' | 'failed' | 'cancelled' | 'budget_exceeded';
 
 export const runs = pgTable(
   'runs',
@@ -32,7 +33,7 @@ export const runs = pgTable(
     deliveredMessageIds: jsonb('delivered_message_ids').$type<string[]>().notNull().default([]),
   },
   (table) => [
-    check('runs_status_check', sql`${table.status} in ('completed', 'failed', 'cancelled')`),
+    check('runs_status_check', sql`${table.status} in ('completed', 'failed', 'cancelled', 'budget_exceeded')`),
     // the operator console: a session's turns and transcript runs, and usage by day
     index('runs_session_id_started_at_index').on(table.sessionId, table.startedAt),
     index('runs_started_at_index').on(table.startedAt),

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { PairingService } from '../../../src/access/index.js';
+import type { BudgetsOverview } from '../../../src/budgets/index.js';
 import { createHttpServer, registerAdminScope } from '../../../src/gateway/index.js';
 import { mountConsole, type ConsoleSection } from '../../../src/gateway/console/index.js';
 import { createLogger } from '../../../src/observability/logger.js';
@@ -21,7 +22,7 @@ export interface ConsoleFixture {
   dm: SessionRow;
   group: SessionRow;
   /** Mounts the console (with the built-in sections, or `sections`) in a fresh server. */
-  app(options?: { readOnly?: boolean; sections?: readonly ConsoleSection[]; publicUrl?: string }): Promise<FastifyInstance>;
+  app(options?: { readOnly?: boolean; sections?: readonly ConsoleSection[]; publicUrl?: string; budgets?: BudgetsOverview }): Promise<FastifyInstance>;
   close(): Promise<void>;
 }
 
@@ -78,6 +79,7 @@ export async function createConsoleFixture(): Promise<ConsoleFixture> {
             publicUrl: options.publicUrl,
             logger: createLogger({ level: 'silent' }),
             clock: () => NOW,
+            ...(options.budgets ? { budgets: options.budgets } : {}),
           },
           options.sections,
         ),

@@ -1,0 +1,18 @@
+const DAY_MS = 86_400_000;
+/** Keys outlive their day by this much, so a call running across midnight settles on the day it reserved on. */
+const GRACE_SECONDS = 3_600;
+
+/** The UTC day of a moment, `YYYY-MM-DD`. */
+export function utcDay(now: number): string {
+  return new Date(now).toISOString().slice(0, 10);
+}
+
+/** The next UTC midnight after a moment: when today's budgets reset. */
+export function nextUtcMidnight(now: number): Date {
+  return new Date(Math.floor(now / DAY_MS) * DAY_MS + DAY_MS);
+}
+
+/** Seconds a key of this day lives. */
+export function dayKeyTtlSeconds(now: number): number {
+  return Math.ceil((nextUtcMidnight(now).getTime() - now) / 1000) + GRACE_SECONDS;
+}

@@ -1,0 +1,59 @@
+import type { InboundMessage } from '../core/inbound-message.js';
+import type { ChatModel } from '../llm/chat-model.js';
+import { priceOf, type ModelPrice } from '../llm/pricing.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { BudgetLedger, BudgetSubject } from './budget-ledger.js';
+import { mergeLimits, type BudgetLimits } from './budget-limits.js';
+import type { BudgetSettings } from './budget-settings.js';
+import { BudgetedChatModel } from './budgeted-chat-model.js';
+
+export interface TurnBudgetsOptions {
+  ledger: BudgetLedger;
+  /** BUDGET_*_DAILY_USD */
+  defaults: BudgetLimits;
+  /** The console's edits of the defaults. */
+  settings?: BudgetSettings;
+  /** The config file's levels for a message: its agent's, then its chat's (channel < account < group). */
+  levelsFor: (message: InboundMessage) => BudgetLimits[];
+  /** LLM_PRICES */
+  prices: Record<string, ModelPrice>;
+  clock?: () => number;
+  metrics?: Metrics;
+  logger: Logger;
+}
+
+export function subjectOf(message: InboundMessage): BudgetSubject {
+  const { conversation } = message;
+  return {
+    user: `${conversation.channel}:${message.sender.id}`,
+    chat: `${conversation.channel}:${conversation.accountId}:${conversation.chatId}`,
+    agent: message.agentId,
+  };
+}
+
+/** Builds, for each turn, the model that charges its calls to the turn's user, chat and agent. */
+export class TurnBudgets {
+  constructor(private readonly options: TurnBudgetsOptions) {}
+
+  /** The limits that apply to a message: defaults < console < agent < account/group levels, field by field. */
+  async limitsFor(message: InboundMessage): Promise<BudgetLimits> {
+    const console = (await this.options.settings?.overrides()) ?? {};
+    return mergeLimits(this.options.defaults, console, ...this.options.levelsFor(message));
+  }
+
+  async guard(model: ChatModel, message: InboundMessage): Promise<ChatModel> {
+    const { ledger, metrics, logger } = this.options;
+    const labels = { agent: message.agentId, channel: message.conversation.channel };
+    return new BudgetedChatModel(model, {
+      ledger,
+      subject: subjectOf(message),
+      limits: await this.limitsFor(message),
+      price: priceOf(model.model, this.options.prices),
+      clock: this.options.clock ?? Date.now,
+      onSpend: (usd) => metrics?.llmSpendUsd.inc(labels, usd),
+      onRefused: (error) => metrics?.budgetRefusals.inc({ ...labels, scope: error.scope }),
+      onSettleError: (error) => logger.warn({ err: error, ...labels }, 'a model call could not be settled against the budget'),
+    });
+  }
+}
