@@ -92,6 +92,7 @@ export async function normalizeEvent(event: SlackMessageEvent, identity: SlackId
     // a message that is only the mention still reaches the model as written
     text: readableText(rawText, identity.botUserId) || readableText(rawText, ''),
     sentAt: sentAtOf(ts),
+    ...orderOf(ts),
     ...(chatTitle ? { chatTitle } : {}),
     ...(threadId !== undefined ? { threadKind: 'thread' as const } : {}),
     addressed: chatType === 'dm' || mentioned || inBotThread,
@@ -120,6 +121,12 @@ export function normalizeSlashCommand(fields: SlashCommandFields, identity: Slac
 function chatTypeOf(channel: string, channelType: string | undefined): ChatType {
   if (channelType !== undefined) return channelType === 'im' ? 'dm' : 'group';
   return channel.startsWith('D') ? 'dm' : 'group';
+}
+
+/** `1712345678.000200` → 1712345678000200, Slack's order of messages in a channel (exact: below 2^53). */
+function orderOf(ts: string): { platformOrder?: number } {
+  const match = /^(\d{1,10})\.(\d{6})$/.exec(ts);
+  return match ? { platformOrder: Number(match[1]) * 1_000_000 + Number(match[2]) } : {};
 }
 
 /** `1712345678.000200` → epoch milliseconds. */

@@ -47,6 +47,7 @@ export function normalizeUpdate(update: Update, identity: BotIdentity): InboundM
     sender: { id: String(from.id), ...(name ? { name } : {}), ...(from.username ? { username: from.username } : {}) },
     text,
     sentAt: message.date * 1000,
+    platformOrder: message.message_id,
     ...(isGroup && 'title' in message.chat ? { chatTitle: message.chat.title } : {}),
     ...(threadId !== undefined ? { threadKind: 'topic' as const } : {}),
     addressed: !isGroup || mentioned || isReplyToBot(message, identity.botId) || command !== undefined,

@@ -30,6 +30,11 @@ export interface InboundMessage {
   text: string;
   /** Unix epoch milliseconds when the platform says the message was sent. */
   sentAt: number;
+  /**
+   * The platform's own order of messages within a chat (Telegram message_id, Slack ts in microseconds,
+   * Feishu create_time): messages answered together are put in this order, not in order of arrival.
+   */
+  platformOrder?: number;
   chatTitle?: string;
   threadKind?: 'thread' | 'topic';
   /** Mentioned, replied to, or a command; always true in a DM. */

@@ -119,7 +119,7 @@ export class SessionScheduler {
           kind: 'acquired',
           turnId: reply[1]!,
           holder,
-          messages: JSON.parse(reply[2]!) as InboundMessage[],
+          messages: inPlatformOrder(JSON.parse(reply[2]!) as InboundMessage[]),
           wakeJobId: reply[3] || undefined,
           resumed: reply[4] === '1',
         };
@@ -203,4 +203,13 @@ export class SessionScheduler {
     const [pending, active] = (await this.scripts.DEPTH!(this.base(sessionKey))) as [number, number];
     return { pending, active };
   }
+}
+
+/**
+ * Messages answered together, in the platform's order (they may have reached us in another: two webhook
+ * deliveries racing, a redelivery). Arrival order stays where the platform gives none.
+ */
+export function inPlatformOrder(messages: InboundMessage[]): InboundMessage[] {
+  if (messages.length < 2 || messages.some((message) => typeof message.platformOrder !== 'number')) return messages;
+  return [...messages].sort((a, b) => a.platformOrder! - b.platformOrder!);
 }

@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { sessionKeyOf } from '../../src/core/session-key.js';
-import { SessionScheduler, type SchedulerOptions } from '../../src/queue/session-scheduler.js';
+import { inPlatformOrder, SessionScheduler, type SchedulerOptions } from '../../src/queue/session-scheduler.js';
+import type { InboundMessage } from '../../src/core/inbound-message.js';
 import { inboundMessage } from '../support/messages.js';
 import { TEST_REDIS_URL, uniqueName } from '../support/services.js';
 
@@ -211,5 +212,15 @@ describe('SessionScheduler', () => {
     const claim = await s.acquire(key, 'job1');
     if (claim.kind !== 'acquired') throw new Error('expected a turn');
     expect(claim.messages.map((m) => m.text)).toEqual([first.text, second.text]);
+  });
+});
+
+describe('inPlatformOrder', () => {
+  const message = (text: string, platformOrder?: number): InboundMessage => ({ ...inboundMessage(), text, ...(platformOrder === undefined ? {} : { platformOrder }) });
+  it('orders messages answered together by the platform’s order, not by arrival', () => {
+    expect(inPlatformOrder([message('second', 11), message('first', 10), message('third', 12)]).map((entry) => entry.text)).toEqual(['first', 'second', 'third']);
+  });
+  it('keeps arrival order when a message has no platform order', () => {
+    expect(inPlatformOrder([message('b', 11), message('a')]).map((entry) => entry.text)).toEqual(['b', 'a']);
   });
 });

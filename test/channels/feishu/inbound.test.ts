@@ -28,6 +28,7 @@ describe('feishu inbound normalization', () => {
         sender: { id: 'ou_carol' },
         text: 'hello there',
         sentAt: Number(envelope.event.message.create_time),
+        platformOrder: Number(envelope.event.message.create_time),
         addressed: true,
         agentId: 'main',
       },

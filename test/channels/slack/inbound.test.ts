@@ -24,6 +24,7 @@ describe('slack event normalization', () => {
       sender: { id: 'U0ALICE01' },
       text: 'hello there',
       sentAt: 1700000100000,
+      platformOrder: 1700000100000200,
       addressed: true,
       agentId: 'main',
     });

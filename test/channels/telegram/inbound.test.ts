@@ -17,6 +17,7 @@ describe('normalizeUpdate', () => {
       sender: { id: '77', name: 'User 77', username: 'user77' },
       text: 'hello there',
       sentAt: (update.message?.date ?? 0) * 1000,
+      platformOrder: update.message?.message_id,
       addressed: true,
       agentId: 'main',
     });
