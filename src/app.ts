@@ -40,6 +40,7 @@ import { createTurnRunner } from './turn/run-turn.js';
 import type { TurnDependencies } from './turn/turn-dependencies.js';
 import { DeliveryRecords } from './turn/delivery-records.js';
 import { createTurnStore } from './turn/store-adapter.js';
+import { createMemoryFlush, createMemoryTools, forgetCommand, memoryCommand, MemoryService } from './memory/index.js';
 
 export { DEFAULT_AGENT_ID } from './config/merge-agents.js';
 
@@ -103,6 +104,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       return Object.entries(counts).map(([state, count]) => ({ queue: inbound.queue.name, state, count }));
     });
 
+    const memory = new MemoryService(database.db, moduleLogger('memory'));
     const channels = new ChannelRegistry();
     const channelState = new RedisChannelState(redis, config.queuePrefix);
     const recordPlatformCall = (platform: string) => (_method: string, result: string) => metrics.platformCalls.inc({ channel: platform, result });
@@ -127,13 +129,14 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         onStop('mcp servers', () => manager.close());
         mcp = manager;
       }
-      const agents = new AgentRuntimes(config, chats, moduleLogger('agents'), mcp);
+      const agents = new AgentRuntimes(config, chats, moduleLogger('agents'), mcp, [...createMemoryTools(memory)]);
       const compactor = createCompactor({
         db: database.db,
         model: agents.defaultModel,
         modelFor: (sessionKey) => agents.modelForSession(sessionKey),
         lock: new SessionLock(workerRedis, config.queuePrefix),
         logger: moduleLogger('compaction'),
+        flushMemory: createMemoryFlush(memory, moduleLogger('memory')),
       });
       const turnDependencies: TurnDependencies = {
         store: createTurnStore(database.db),
@@ -157,6 +160,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         },
         logger: moduleLogger('turn'),
         metrics,
+        memoryLines: (message, query) => memory.promptLines(memory.scopeOf(message.conversation, message.sender.id), query),
       };
       const worker = new TurnWorker({
         connection: workerRedis,
@@ -216,6 +220,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         reply: async (message, text) => {
           await channels.for(message.conversation).sendNotice(message.conversation, text);
         },
+        memory: { list: (message) => memoryCommand(memory, message), forget: (message, args) => forgetCommand(memory, message, args) },
       }),
     });
 

@@ -28,6 +28,10 @@ export interface CommandDependencies {
   /** The model /status names: one for all, or the session's agent's (config file agents). */
   model: ModelInfo | ((sessionKey: string) => ModelInfo);
   reply(message: InboundMessage, text: string): Promise<void>;
+  /** `/tasks [cancel <id>]` (src/schedules); absent: schedules are off. */
+  tasks?: (message: InboundMessage, args: string) => Promise<string>;
+  /** `/memory` and `/forget <id>` (src/memory); absent: memory is off. */
+  memory?: { list(message: InboundMessage): Promise<string>; forget(message: InboundMessage, args: string): Promise<string> };
 }
 
 const number = new Intl.NumberFormat('en-US');
@@ -36,12 +40,12 @@ const number = new Intl.NumberFormat('en-US');
 export function createCommandHandler(deps: CommandDependencies) {
   return async function handleCommand(command: ChatCommand, message: InboundMessage): Promise<string> {
     const sessionKey = sessionKeyOf(message);
-    const text = await answer(command, sessionKey);
+    const text = await answer(command, sessionKey, message);
     await deps.reply(message, text);
     return text;
   };
 
-  async function answer(command: ChatCommand, sessionKey: string): Promise<string> {
+  async function answer(command: ChatCommand, sessionKey: string, message: InboundMessage): Promise<string> {
     switch (command.name) {
       case 'stop': {
         const { abortedTurns, droppedMessages } = await deps.stopSession(sessionKey);
@@ -58,6 +62,12 @@ export function createCommandHandler(deps: CommandDependencies) {
           : 'Nothing to summarize yet.';
       case 'status':
         return status(sessionKey);
+      case 'tasks':
+        return deps.tasks ? deps.tasks(message, command.args) : 'Scheduled tasks are not available here.';
+      case 'memory':
+        return deps.memory ? deps.memory.list(message) : 'Memory is not available here.';
+      case 'forget':
+        return deps.memory ? deps.memory.forget(message, command.args) : 'Memory is not available here.';
       case 'help':
         return ['Commands:', ...COMMAND_DESCRIPTIONS.map(({ command: name, description }) => `/${name} — ${description}`)].join('\n');
     }

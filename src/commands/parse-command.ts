@@ -1,4 +1,4 @@
-export type CommandName = 'stop' | 'new' | 'status' | 'compact' | 'help';
+export type CommandName = 'stop' | 'new' | 'status' | 'compact' | 'help' | 'tasks' | 'memory' | 'forget';
 
 export interface ChatCommand {
   name: CommandName;
@@ -12,6 +12,9 @@ const ALIASES: Record<string, CommandName> = {
   status: 'status',
   compact: 'compact',
   help: 'help',
+  tasks: 'tasks',
+  memory: 'memory',
+  forget: 'forget',
   start: 'help', // Telegram sends /start when someone opens the bot
 };
 
@@ -20,6 +23,9 @@ export const COMMAND_DESCRIPTIONS: Array<{ command: string; description: string 
   { command: 'new', description: 'Start a fresh conversation' },
   { command: 'status', description: 'Model, tokens used, context fill and queue' },
   { command: 'compact', description: 'Summarize the conversation now' },
+  { command: 'tasks', description: "List this chat's scheduled tasks; /tasks cancel <id> cancels one" },
+  { command: 'memory', description: "List this chat's saved memories with their ids" },
+  { command: 'forget', description: 'Delete a saved memory: /forget <id>' },
   { command: 'help', description: 'List the commands' },
 ];
 

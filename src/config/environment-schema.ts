@@ -69,6 +69,9 @@ export const EnvironmentSchema = Type.Object({
     Type.Union([Type.Literal('off'), Type.Literal('log'), Type.Literal('warn'), Type.Literal('block')]),
   ),
   TRACE_VERBOSE: Optional(Bool),
+  SCHEDULE_MIN_INTERVAL_S: Optional(PositiveInt),
+  SCHEDULE_MAX_PER_CHAT: Optional(Type.Integer({ minimum: 0 })),
+  EMBEDDING_MODEL: Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
   ),

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   buildSystemPrompt,
   contextBudget,
+  memorySection,
   runAgent,
   summaryDue,
   summaryPreamble,
@@ -29,6 +30,8 @@ export interface ModelTurnInput {
   /** The turn ran before: continue after its saved steps. */
   resumed: boolean;
   latest: InboundMessage;
+  /** What the memory section is chosen by (the turn's new messages); default: the latest message's text. */
+  latestText?: string;
   user: TurnInput;
   signal: AbortSignal;
   clock: () => number;
@@ -57,10 +60,11 @@ export function workspaceOwnerOf(message: InboundMessage): string {
 export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput): Promise<{ terminal: TerminalEvent; summarizeDue: boolean }> {
   const { latest, sessionKey, turnId } = input;
   const channel = deps.channels.for(latest.conversation);
-  const [{ summary, history }, workspace, steps] = await Promise.all([
+  const [{ summary, history }, workspace, steps, memories] = await Promise.all([
     deps.store.loadContext(input.sessionId),
     workspaceFor(deps.settings.dataDir, workspaceOwnerOf(latest)),
     input.resumed ? deps.checkpoints.load(sessionKey, turnId) : Promise.resolve([] as TurnStep[]),
+    deps.memoryLines ? deps.memoryLines(latest, input.latestText ?? latest.text) : Promise.resolve([] as string[]),
   ]);
   const assembled = buildSystemPrompt({
     identity: deps.settings.systemPrompt,
@@ -75,7 +79,10 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
   });
   // the chat's own instructions (config file overrides) come last, below everything they may refine
   const chatPrompt = deps.settings.chatPrompt?.trim();
-  const system = chatPrompt ? `${assembled}\n\n## Instructions for this chat\n${chatPrompt}` : assembled;
+  const withChat = chatPrompt ? `${assembled}\n\n## Instructions for this chat\n${chatPrompt}` : assembled;
+  // memory last: it is the part that changes between turns (see memorySection)
+  const memory = memorySection(memories);
+  const system = memory ? `${withChat}\n\n${memory}` : withChat;
   const prior = priorMessages(summary, history, latest.conversation.chatType === 'dm');
   if (steps.length > 0) deps.logger.info({ runId: turnId, sessionKey, steps: steps.length }, 'resuming the turn after its saved steps');
 

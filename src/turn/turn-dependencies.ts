@@ -80,6 +80,8 @@ export interface TurnDependencies {
    * scheduled task's firing outcome.
    */
   afterTurn?: (finished: { messages: InboundMessage[]; record: TurnRecord; outcome: TurnOutcome }) => Promise<void>;
+  /** The system prompt's memory lines for a turn (src/memory), chosen by the new messages' text; absent: no memory section. */
+  memoryLines?: (message: InboundMessage, query: string) => Promise<string[]>;
   /** The message's agent and chat settings; absent: `model`, `tools` and `settings` serve every message. */
   agentFor?: (message: InboundMessage) => TurnAgent;
 }
