@@ -24,13 +24,17 @@ function transcriptOf(messages: ChatMessage[]): string {
     .join('\n');
 }
 
-/** The facts of a flush answer: its `- ` lines (or plain lines), without NO_REPLY, bounded in count and length. */
+/**
+ * The facts of a flush answer: only its `- ` lines (the format asked for), without NO_REPLY, bounded in count and
+ * length. An answer that quotes the request back (the conversation block or the prompt) holds no facts.
+ */
 export function parseFlushedFacts(answer: string): string[] {
   const text = sanitizeAssistantContent(answer).trim();
-  if (text === '' || text === SILENT_TOKEN) return [];
+  if (text === '' || text === SILENT_TOKEN || text.includes('<conversation>') || text.includes(MEMORY_FLUSH_PROMPT)) return [];
   return text
     .split('\n')
-    .map((line) => line.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').trim())
+    .filter((line) => /^\s*[-*•]\s+/.test(line))
+    .map((line) => line.replace(/^\s*[-*•]\s+/, '').trim())
     .filter((line) => line !== '' && line !== SILENT_TOKEN && line.length <= 500)
     .slice(0, MEMORY_FLUSH_MAX_FACTS);
 }

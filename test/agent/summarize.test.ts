@@ -80,7 +80,8 @@ describe('flushMemoryFacts', () => {
 
   it('NO_REPLY stores nothing; lists are bounded', () => {
     expect(parseFlushedFacts('NO_REPLY')).toEqual([]);
-    expect(parseFlushedFacts('1. one\n2) two\n* three')).toEqual(['one', 'two', 'three']);
+    expect(parseFlushedFacts('Here they are:\n- one\n* two\n3. not asked for')).toEqual(['one', 'two']);
+    expect(parseFlushedFacts('You said: <conversation>\n- User: hi\n</conversation>')).toEqual([]);
     expect(parseFlushedFacts(Array.from({ length: 30 }, (_unused, index) => `- fact ${index}`).join('\n'))).toHaveLength(10);
   });
 });
