@@ -170,4 +170,40 @@ describe('scheduled tasks', () => {
     expect(listed).toContain(`${task.id}: every 2 s · paused`);
     expect(listed).toContain('delivery failed (delivery failed: ');
   }, 90_000);
+
+  it('a firing whose turn was running on a process that died is answered once by another', async () => {
+    const first = await start();
+    const chatId = 7107;
+    const at = new Date(Date.now() + 4_000).toISOString();
+    await callTool(first.url, chatId, 'schedule_task', { prompt: 'survive PING-E', at });
+    environment.openai.settings.latencyMs = 60_000;
+    await environment.openai.waitFor(() => environment.openai.inFlight > 0, 20_000);
+    await start({ ROLE: 'worker' });
+    await first.kill('SIGKILL');
+    environment.openai.settings.latencyMs = 0;
+    await waitFor(() => answersWith(chatId, 'PING-E').length > 0, { timeoutMs: 30_000, what: 'the answer after takeover' });
+    await sleep(2_500); // a second answer would arrive within a lease
+    expect(answersWith(chatId, 'PING-E')).toHaveLength(1);
+    const fired = await environment.sql`SELECT inbound_key FROM messages WHERE inbound_key LIKE 'schedule.%'`;
+    expect(fired).toHaveLength(1);
+    await waitFor(async () => (await taskOf(chatId)).last_outcome === 'completed', { what: 'the outcome recorded' });
+    expect((await taskOf(chatId)).status).toBe('done');
+  }, 90_000);
+
+  it("a firing in a group waits for the group's slot like any message (GROUP_MAX_CONCURRENT=1) and answers into the group", async () => {
+    const service = await start({ GROUP_MAX_CONCURRENT: '1' });
+    const groupId = -7108;
+    const at = new Date(Date.now() + 5_000).toISOString();
+    await callTool(service.url, groupId, 'schedule_task', { prompt: 'group PING-F', at }, 7108);
+    await sleep(Math.max(0, Date.parse(at) - Date.now() - 2_500));
+    environment.openai.script.push({ parts: [{ type: 'text', text: 'slow member answer' }], latencyMs: 5_000 });
+    await postTelegramUpdate(service.url, updates().mention(groupId, 7109, 'a slow question'));
+    await waitFor(() => answersWith(groupId, 'PING-F').length > 0, { timeoutMs: 30_000, what: 'the firing answer' });
+    const memberAnswer = answersWith(groupId, 'slow member answer')[0]!;
+    const firingCall = environment.openai.modelCalls.find((call) => JSON.stringify(call.body.messages.at(-1)).includes('PING-F'))!;
+    // the firing was due while the member's turn held the group's only slot: its model call came after that answer
+    expect(firingCall.receivedAt).toBeGreaterThanOrEqual(memberAnswer.at);
+    expect(JSON.stringify(firingCall.body.messages.at(-1))).toContain('[Scheduled task ');
+    expect((await taskOf(groupId)).last_run_at.getTime()).toBeLessThan(memberAnswer.at);
+  }, 90_000);
 });
