@@ -41,7 +41,7 @@ import type { TurnDependencies } from './turn/turn-dependencies.js';
 import { DeliveryRecords } from './turn/delivery-records.js';
 import { createTurnStore } from './turn/store-adapter.js';
 import { createFiringOutcomeRecorder, createScheduleTools, FiringWorker, ScheduleQueue, ScheduleService, tasksCommand } from './schedules/index.js';
-import { createMemoryFlush, createMemoryTools, forgetCommand, memoryCommand, MemoryService } from './memory/index.js';
+import { createMemoryFlush, createMemoryTools, createOpenAiEmbedder, forgetCommand, memoryCommand, MemoryService } from './memory/index.js';
 
 export { DEFAULT_AGENT_ID } from './config/merge-agents.js';
 
@@ -106,6 +106,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     });
 
     const memory = new MemoryService(database.db, moduleLogger('memory'));
+    if (config.embedding) await memory.enableEmbeddings(createOpenAiEmbedder(config.embedding));
     const scheduleQueue = new ScheduleQueue(redis, config.queuePrefix);
     onStop('schedule queue', () => scheduleQueue.close());
     const schedules = new ScheduleService(database.db, scheduleQueue, config.schedules, moduleLogger('schedules'));

@@ -140,8 +140,8 @@ export interface AppConfig {
   adminReadOnly: boolean;
   /** SCHEDULE_MIN_INTERVAL_S and SCHEDULE_MAX_PER_CHAT (src/schedules). */
   schedules: { minIntervalSeconds: number; maxPerChat: number };
-  /** EMBEDDING_MODEL: memories are also searched by embeddings (src/memory); unset: full text only. */
-  embeddingModel: string | undefined;
+  /** EMBEDDING_MODEL (with OPENAI_API_KEY / OPENAI_BASE_URL): memories are also searched by embeddings (src/memory); unset: full text only. */
+  embedding: { model: string; apiKey: string; baseUrl: string | undefined } | undefined;
   dmPolicy: DmPolicy;
   /** `channel:userId` entries always allowed to DM the bot (allowlist and pairing policies). */
   allowFrom: string[];

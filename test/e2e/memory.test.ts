@@ -114,3 +114,26 @@ describe('memory', () => {
     expect(systemOf(callWith('what is my cat called?')!)).toContain("The user's cat is called Turing.");
   });
 });
+
+describe('memory with EMBEDDING_MODEL on a PostgreSQL without pgvector', () => {
+  it('says once that search is full text only, and memory works by full text', async () => {
+    const embedded = await startServiceProcess(environment.env({ EMBEDDING_MODEL: 'text-embedding-3-small' }));
+    try {
+      const chatId = 9104;
+      const before = sentTo(chatId).length;
+      environment.openai.script.push(reply.toolCall('remember', { text: 'The wifi password hint is the cat name' }), 'Saved.');
+      await postTelegramUpdate(embedded.url, updates().privateText(chatId, 'remember the wifi hint'));
+      await waitFor(() => sentTo(chatId).length > before, { timeoutMs: 30_000, what: 'the answer' });
+      environment.openai.script.push(reply.toolCall('recall', { query: 'wifi' }), 'Found it.');
+      await postTelegramUpdate(embedded.url, updates().privateText(chatId, 'what was the wifi hint?'));
+      await waitFor(() => sentTo(chatId).length > before + 1, { timeoutMs: 30_000, what: 'the second answer' });
+      expect(environment.openai.modelCalls.at(-1)!.body.messages.at(-1).content).toContain('The wifi password hint is the cat name');
+      const notices = embedded.output().split('\n').filter((line) => line.includes('pgvector is not available'));
+      expect(notices).toHaveLength(1);
+      expect(environment.openai.embeddingCalls).toHaveLength(0);
+    } finally {
+      await embedded.stop();
+    }
+  });
+});
+
