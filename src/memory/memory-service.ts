@@ -4,7 +4,7 @@ import type { StoreDatabase } from '../store/database.js';
 import { forgetMemory, listMemories, rememberMemory, searchMemories, type Memory, type RememberResult } from './memory-repository.js';
 import { memoryScopeOf } from './memory-scope.js';
 import { MEMORY_MAX_CHARS } from './memory-text.js';
-import { memoryLine, selectPromptMemories } from './prompt-memories.js';
+import { allFit, memoryLine, selectPromptMemories } from './prompt-memories.js';
 import { ToolError } from '../agent/tools/agent-tool.js';
 import type { Embedder } from './embedder.js';
 import { detectVectorStore, type VectorStore } from './vector-store.js';
@@ -88,6 +88,7 @@ export class MemoryService {
   async promptLines(scope: string, query: string): Promise<string[]> {
     const all = await listMemories(this.db, scope);
     if (all.length === 0) return [];
+    if (allFit(all)) return all.map(memoryLine);
     const relevant = await this.#search(scope, query, 20);
     return selectPromptMemories(all, relevant).map(memoryLine);
   }

@@ -15,6 +15,7 @@ import { BotError } from '../core/errors.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { TurnAbortError } from '../core/turn-abort.js';
 import { costOf, priceOf } from '../llm/pricing.js';
+import { contextFilesSection } from '../memory/context-files.js';
 import { createContextController } from './context-controller.js';
 import { withDmEnvelope, type TurnInput } from './turn-input.js';
 import type { TurnDependencies } from './turn-dependencies.js';
@@ -80,9 +81,10 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
   // the chat's own instructions (config file overrides) come last, below everything they may refine
   const chatPrompt = deps.settings.chatPrompt?.trim();
   const withChat = chatPrompt ? `${assembled}\n\n## Instructions for this chat\n${chatPrompt}` : assembled;
-  // memory last: it is the part that changes between turns (see memorySection)
+  // context files and memory last: they are the parts that change between turns (see memorySection)
+  const contextFiles = await contextFilesSection(workspace);
   const memory = memorySection(memories);
-  const system = memory ? `${withChat}\n\n${memory}` : withChat;
+  const system = [withChat, contextFiles, memory].filter((section) => section !== '').join('\n\n');
   const prior = priorMessages(summary, history, latest.conversation.chatType === 'dm');
   if (steps.length > 0) deps.logger.info({ runId: turnId, sessionKey, steps: steps.length }, 'resuming the turn after its saved steps');
 
