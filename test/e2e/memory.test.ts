@@ -117,6 +117,23 @@ describe('memory', () => {
   });
 });
 
+describe('memory over the prompt budget', () => {
+  it('shows the memories most relevant to the new message, bounded', async () => {
+    const chatId = 9107;
+    const scope = `dm:telegram:${chatId}`;
+    const filler = Array.from({ length: 120 }, (_unused, index) => `Note ${index}: the user mentioned a detail about their week number ${index}`);
+    const texts = [...filler.slice(0, 60), 'The user plays the saxophone in a jazz band', ...filler.slice(60)];
+    for (const text of texts) await environment.sql`INSERT INTO memories (scope, text, normalized) VALUES (${scope}, ${text}, ${text.toLowerCase()})`;
+    await say(chatId, updates().privateText(chatId, 'which instrument, the saxophone?'));
+    const system = systemOf(callWith('which instrument, the saxophone?')!);
+    const section = system.slice(system.indexOf('## Memory'));
+    expect(section).toContain('The user plays the saxophone in a jazz band');
+    const shown = section.split('\n').filter((line) => line.startsWith('- ['));
+    expect(shown.length).toBeGreaterThan(10);
+    expect(shown.length).toBeLessThan(texts.length);
+  });
+});
+
 describe('workspace context files', () => {
   it("reads the user's USER.md into the system prompt, before the memory section", async () => {
     const chatId = 9105;
