@@ -9,7 +9,7 @@ import type { StoreDatabase } from '../store/database.js';
 import { firingIdOf, firingMessage } from './firing-message.js';
 import { SCHEDULES_QUEUE, type FiringJobData, type ScheduleQueue } from './schedule-queue.js';
 import { nextRunAfter } from './schedule-spec.js';
-import { findTask, listActiveTasks, recordFiring } from './task-repository.js';
+import { findTask, listActiveTasks, markDone, recordFiring } from './task-repository.js';
 
 export interface FiringWorkerOptions {
   connection: Redis;
@@ -61,12 +61,15 @@ export class FiringWorker {
       return 'skipped';
     }
     const now = this.#clock();
+    // the slot's time (the same on every retry of this job): BullMQ delays each firing's job until it
+    const slotAt = new Date(job.timestamp + (job.opts.delay ?? 0));
     const firingId = firingIdOf(job.id!);
     const message = firingMessage(task, firingId, now);
     if (sessionKeyOf(message) !== task.sessionKey) logger.warn({ taskId: task.id, sessionKey: task.sessionKey }, 'a firing maps to another session than its task');
-    const submitted = await inbound.submit(message);
     const next = task.kind === 'at' ? undefined : await this.#nextRun(task, now);
-    await recordFiring(db, task.id, new Date(now), next, task.kind === 'at');
+    await recordFiring(db, task.id, slotAt, next);
+    const submitted = await inbound.submit(message);
+    if (task.kind === 'at') await markDone(db, task.id);
     metrics?.scheduledFirings.inc({ result: submitted.kind });
     logger.info({ taskId: task.id, firingId, sessionKey: submitted.sessionKey, result: submitted.kind }, 'scheduled task fired');
     return submitted.kind;

@@ -19,7 +19,7 @@ export function describeTask(task: ScheduledTask): string {
   if (task.status === 'paused') parts.push('paused');
   if (task.nextRunAt) parts.push(`next ${task.nextRunAt.toISOString().replace('.000Z', 'Z')}`);
   if (task.lastRunAt) {
-    const outcome = task.lastOutcome ?? 'running';
+    const outcome = task.lastOutcome ?? 'queued';
     parts.push(`last ${task.lastRunAt.toISOString().replace('.000Z', 'Z')} ${outcome}${task.lastError ? ` (${clip(task.lastError, 120)})` : ''}`);
   }
   return `${parts.join(' · ')}\n  ${clip(task.prompt.replace(/\s+/g, ' '), 200)}`;

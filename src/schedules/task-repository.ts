@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { StoreDatabase } from '../store/database.js';
 import { scheduledTasks, type NewScheduledTaskRow, type ScheduledTaskRow, type ScheduledTaskStatus } from '../store/schema/scheduled-tasks.js';
 
@@ -54,12 +54,24 @@ export async function cancelChatTask(db: StoreDatabase, chatKey: string, id: str
   return row;
 }
 
-/** A firing was handed to the session: when it ran, when the next one is, and a one-shot is done. */
-export async function recordFiring(db: StoreDatabase, id: string, firedAt: Date, nextRunAt: Date | undefined, done: boolean): Promise<void> {
+/**
+ * A firing of the slot `slotAt` is being handed to the session: its time, the next run, and an outcome of
+ * `queued` until the turn reports. Written once per slot: a retried firing does not overwrite the outcome its
+ * first attempt's turn may already have recorded.
+ */
+export async function recordFiring(db: StoreDatabase, id: string, slotAt: Date, nextRunAt: Date | undefined): Promise<void> {
   await db
     .update(scheduledTasks)
-    .set({ lastRunAt: firedAt, nextRunAt: nextRunAt ?? null, updatedAt: new Date(), ...(done ? { status: 'done' as const } : {}) })
-    .where(eq(scheduledTasks.id, id));
+    .set({ lastRunAt: slotAt, nextRunAt: nextRunAt ?? null, lastOutcome: 'queued', lastError: null, updatedAt: new Date() })
+    .where(and(eq(scheduledTasks.id, id), or(isNull(scheduledTasks.lastRunAt), lt(scheduledTasks.lastRunAt, slotAt))));
+}
+
+/** A one-shot's firing was handed to its session: nothing more to run. */
+export async function markDone(db: StoreDatabase, id: string): Promise<void> {
+  await db
+    .update(scheduledTasks)
+    .set({ status: 'done', nextRunAt: null, updatedAt: new Date() })
+    .where(and(eq(scheduledTasks.id, id), eq(scheduledTasks.status, 'active')));
 }
 
 /** What the firing's turn came to; a failed delivery keeps its error for `/tasks`. */
