@@ -117,6 +117,10 @@ describe('scheduled tasks', () => {
     const caughtUpAt = Date.now();
     await sleep(Math.max(0, caughtUpAt + 3_000 - Date.now()));
     expect(answersWith(chatId, 'PING-C').length - before).toBe(1);
+    // the task shows the slot it ran for and a next run after it, in the future of that catch-up
+    const task = await taskOf(chatId);
+    expect(task.next_run_at.getTime()).toBeGreaterThan(task.last_run_at.getTime());
+    expect(task.next_run_at.getTime()).toBeGreaterThan(caughtUpAt - 1_000);
   }, 90_000);
 
   it('refuses what the limits forbid as tool errors, and /tasks lists the chat tasks', async () => {
