@@ -65,7 +65,13 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     deps.store.loadContext(input.sessionId),
     workspaceFor(deps.settings.dataDir, workspaceOwnerOf(latest)),
     input.resumed ? deps.checkpoints.load(sessionKey, turnId) : Promise.resolve([] as TurnStep[]),
-    deps.memoryLines ? deps.memoryLines(latest, input.latestText ?? latest.text) : Promise.resolve([] as string[]),
+    // memory is an aid, not a precondition: a failing read answers without it
+    deps.memoryLines
+      ? deps.memoryLines(latest, input.latestText ?? latest.text).catch((error: unknown) => {
+          deps.logger.warn({ err: error, sessionKey }, 'could not read memories; answering without the memory section');
+          return [] as string[];
+        })
+      : Promise.resolve([] as string[]),
   ]);
   const assembled = buildSystemPrompt({
     identity: deps.settings.systemPrompt,
