@@ -73,12 +73,14 @@ describe('scheduled tasks', () => {
     expect(answersWith(chatId, 'PING-A')).toHaveLength(settled);
 
     // exactly once: every stored firing is distinct and was answered once, with one completed run each
-    const fired = await environment.sql`SELECT inbound_key FROM messages WHERE inbound_key LIKE 'schedule.%' ORDER BY seq`;
+    const fired = await environment.sql`SELECT inbound_key, created_at FROM messages WHERE inbound_key LIKE 'schedule.%' ORDER BY seq`;
     expect(fired.length).toBe(settled);
     expect(new Set(fired.map((row) => row.inbound_key)).size).toBe(fired.length);
     // one firing per slot of the schedule (its time is in the firing id), and one model turn per firing
     const slots = fired.map((row) => Number(/\.(\d+)$/.exec(row.inbound_key)![1]));
     for (let index = 1; index < slots.length; index++) expect(slots[index]! - slots[index - 1]!).toBeGreaterThanOrEqual(2_000);
+    // on time: each firing entered its session within moments of its slot
+    fired.forEach((row, index) => expect(new Date(row.created_at).getTime() - slots[index]!).toBeLessThan(1_500));
     const firingTurns = environment.openai.modelCalls.filter((call) => JSON.stringify(call.body.messages.at(-1)).includes('PING-A'));
     expect(firingTurns).toHaveLength(settled);
     const [stored] = await environment.sql`SELECT status, last_outcome, last_run_at FROM scheduled_tasks WHERE id = ${task.id}`;
@@ -210,4 +212,15 @@ describe('scheduled tasks', () => {
     expect(JSON.stringify(firingCall.body.messages.at(-1))).toContain('[Scheduled task ');
     expect((await taskOf(groupId)).last_run_at.getTime()).toBeLessThan(memberAnswer.at);
   }, 90_000);
+
+  it('a firing the model answers with NO_REPLY sends nothing and is recorded as silent', async () => {
+    const service = await start();
+    const chatId = 7110;
+    await callTool(service.url, chatId, 'schedule_task', { prompt: 'quiet PING-G', at: new Date(Date.now() + 3_000).toISOString() });
+    const sentBefore = sentTo(chatId).length;
+    environment.openai.script.respondWith((_request, text) => (text.includes('PING-G') ? 'NO_REPLY' : `You said: ${text}`));
+    await waitFor(async () => (await taskOf(chatId)).last_outcome === 'silent', { timeoutMs: 20_000, what: 'a silent outcome' });
+    expect(sentTo(chatId)).toHaveLength(sentBefore);
+    expect(environment.openai.modelCalls.some((call) => JSON.stringify(call.body.messages.at(-1)).includes('PING-G'))).toBe(true);
+  }, 60_000);
 });
