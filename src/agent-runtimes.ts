@@ -28,12 +28,14 @@ export class AgentRuntimes {
     private readonly logger: Logger,
     /** MCP servers' tools, asked for at each turn's start (a server that is down offers none). */
     private readonly mcp?: McpToolSource,
+    /** Tools every agent has besides its configured ones (memory, schedules). */
+    serviceTools: AgentTool[] = [],
   ) {
     for (const agent of config.agents) {
       this.#runtimes.set(agent.id, {
         config: agent,
         model: createChatModel(agent.llm),
-        tools: toolsOf(agent),
+        tools: [...toolsOf(agent), ...serviceTools],
       });
     }
     this.#default = this.#runtimes.get(config.agents[0]!.id)!;

@@ -46,6 +46,8 @@ import { createTurnRunner } from './turn/run-turn.js';
 import type { TurnDependencies } from './turn/turn-dependencies.js';
 import { DeliveryRecords } from './turn/delivery-records.js';
 import { createTurnStore } from './turn/store-adapter.js';
+import { createFiringOutcomeRecorder, createScheduleTools, FiringWorker, ScheduleQueue, ScheduleService, tasksCommand } from './schedules/index.js';
+import { createMemoryFlush, createMemoryTools, createOpenAiEmbedder, forgetCommand, memoryCommand, MemoryService } from './memory/index.js';
 
 export { DEFAULT_AGENT_ID } from './config/merge-agents.js';
 
@@ -110,6 +112,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       return Object.entries(counts).map(([state, count]) => ({ queue: inbound.queue.name, state, count }));
     });
 
+    const memory = new MemoryService(database.db, moduleLogger('memory'));
+    if (config.embedding) await memory.enableEmbeddings(createOpenAiEmbedder(config.embedding));
+    const scheduleQueue = new ScheduleQueue(redis, config.queuePrefix);
+    onStop('schedule queue', () => scheduleQueue.close());
+    const schedules = new ScheduleService(database.db, scheduleQueue, config.schedules, moduleLogger('schedules'));
     const channels = new ChannelRegistry();
     const channelState = new RedisChannelState(redis, config.queuePrefix);
     const recordPlatformCall = (platform: string) => (_method: string, result: string) => metrics.platformCalls.inc({ channel: platform, result });
@@ -140,13 +147,17 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         onStop('mcp servers', () => manager.close());
         mcp = manager;
       }
-      const agents = new AgentRuntimes(config, chats, moduleLogger('agents'), mcp);
+      const agents = new AgentRuntimes(config, chats, moduleLogger('agents'), mcp, [
+        ...createMemoryTools(memory),
+        ...createScheduleTools(schedules),
+      ]);
       const compactor = createCompactor({
         db: database.db,
         model: agents.defaultModel,
         modelFor: (sessionKey) => agents.modelForSession(sessionKey),
         lock: new SessionLock(workerRedis, config.queuePrefix),
         logger: moduleLogger('compaction'),
+        flushMemory: createMemoryFlush(memory, moduleLogger('memory')),
       });
       const budgets = new TurnBudgets({
         ...budgetOptions,
@@ -179,6 +190,8 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         budgets,
         logger: moduleLogger('turn'),
         metrics,
+        afterTurn: createFiringOutcomeRecorder({ db: database.db, schedules: scheduleQueue, logger: moduleLogger('schedules'), metrics }),
+        memoryLines: (message, query) => memory.promptLines(memory.scopeOf(message.conversation, message.sender.id), query),
       };
       const worker = new TurnWorker({
         connection: workerRedis,
@@ -195,6 +208,10 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         logger: moduleLogger('worker'),
       });
       worker.start();
+      const firings = new FiringWorker({ connection: workerRedis, prefix: config.queuePrefix, db: database.db, schedules: scheduleQueue, inbound, logger: moduleLogger('schedules'), metrics });
+      await firings.rearmMissing().catch((error: unknown) => logger.warn({ err: error }, 'could not check the scheduled tasks against Redis'));
+      firings.start();
+      onStop('schedule firings', () => firings.close());
       onStop('abort bus', () => abortBus.close());
       onStop('summaries in progress', () => compactor.idle());
       onStop('workers', () => worker.close(config.shutdownGraceMs));
@@ -252,6 +269,8 @@ export async function startService(config: AppConfig): Promise<RunningService> {
           await channels.for(message.conversation).sendNotice(message.conversation, text);
         },
         usageReport: createUsageReport({ db: database.db, ledger: gatewayLedger, limitsFor: (message) => gatewayBudgets.limitsFor(message) }),
+        tasks: (message, args) => tasksCommand(schedules, message, args),
+        memory: { list: (message) => memoryCommand(memory, message), forget: (message, args) => forgetCommand(memory, message, args) },
       }),
     });
 

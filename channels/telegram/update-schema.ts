@@ -39,8 +39,8 @@ const UpdateSchema = Type.Object({
       reply_to_message: Droppable(Type.Object({ message_id: Type.Integer(), from: Type.Optional(Type.Object({ id: Type.Integer() })) })),
     }),
   ),
-  /** A click on an inline keyboard button (approval requests). */
-  callback_query: Type.Optional(Type.Object({ id: Type.String(), from: Sender, data: Type.Optional(Type.String()) })),
+  /** A click on an inline keyboard button (approval requests); a malformed one is dropped like an unknown update. */
+  callback_query: Droppable(Type.Object({ id: Type.String(), from: Sender, data: Type.Optional(Type.String()) })),
 });
 
 const check = createPayloadCheck(UpdateSchema);

@@ -42,7 +42,7 @@ export {
   type SummarizeTrigger,
   type ConversationSummary,
 } from './summarize.js';
-export { memoryFlushTurn, MEMORY_FLUSH_PROMPT, type MemoryFlushOptions } from './memory-flush.js';
+export { flushMemoryFacts, parseFlushedFacts, MEMORY_FLUSH_PROMPT, MEMORY_FLUSH_SYSTEM, MEMORY_FLUSH_MAX_FACTS } from './memory-flush.js';
 export * from './prompt/index.js';
 
 // Tools

@@ -30,6 +30,10 @@ export interface CommandDependencies {
   reply(message: InboundMessage, text: string): Promise<void>;
   /** `/usage` (src/budgets/usage-report.ts); absent: the command says usage is not available. */
   usageReport?(message: InboundMessage): Promise<string>;
+  /** `/tasks [cancel <id>]` (src/schedules); absent: schedules are off. */
+  tasks?: (message: InboundMessage, args: string) => Promise<string>;
+  /** `/memory` and `/forget <id>` (src/memory); absent: memory is off. */
+  memory?: { list(message: InboundMessage): Promise<string>; forget(message: InboundMessage, args: string): Promise<string> };
 }
 
 const number = new Intl.NumberFormat('en-US');
@@ -38,12 +42,12 @@ const number = new Intl.NumberFormat('en-US');
 export function createCommandHandler(deps: CommandDependencies) {
   return async function handleCommand(command: ChatCommand, message: InboundMessage): Promise<string> {
     const sessionKey = sessionKeyOf(message);
-    const text = command.name === 'usage' ? await usage(message) : await answer(command, sessionKey);
+    const text = command.name === 'usage' ? await usage(message) : await answer(command, sessionKey, message);
     await deps.reply(message, text);
     return text;
   };
 
-  async function answer(command: ChatCommand, sessionKey: string): Promise<string> {
+  async function answer(command: ChatCommand, sessionKey: string, message: InboundMessage): Promise<string> {
     switch (command.name) {
       case 'stop': {
         const { abortedTurns, droppedMessages } = await deps.stopSession(sessionKey);
@@ -62,6 +66,12 @@ export function createCommandHandler(deps: CommandDependencies) {
         return status(sessionKey);
       case 'usage':
         return 'Usage is not available here.';
+      case 'tasks':
+        return deps.tasks ? deps.tasks(message, command.args) : 'Scheduled tasks are not available here.';
+      case 'memory':
+        return deps.memory ? deps.memory.list(message) : 'Memory is not available here.';
+      case 'forget':
+        return deps.memory ? deps.memory.forget(message, command.args) : 'Memory is not available here.';
       case 'help':
         return ['Commands:', ...COMMAND_DESCRIPTIONS.map(({ command: name, description }) => `/${name} — ${description}`)].join('\n');
     }

@@ -1,4 +1,4 @@
-export type CommandName = 'stop' | 'new' | 'status' | 'compact' | 'usage' | 'help';
+export type CommandName = 'stop' | 'new' | 'status' | 'compact' | 'usage' | 'help' | 'tasks' | 'memory' | 'forget';
 
 export interface ChatCommand {
   name: CommandName;
@@ -13,6 +13,9 @@ const ALIASES: Record<string, CommandName> = {
   compact: 'compact',
   usage: 'usage',
   help: 'help',
+  tasks: 'tasks',
+  memory: 'memory',
+  forget: 'forget',
   start: 'help', // Telegram sends /start when someone opens the bot
 };
 
@@ -22,6 +25,9 @@ export const COMMAND_DESCRIPTIONS: Array<{ command: string; description: string 
   { command: 'status', description: 'Model, tokens used, context fill and queue' },
   { command: 'compact', description: 'Summarize the conversation now' },
   { command: 'usage', description: "Today's and this month's tokens and cost, and the budget left" },
+  { command: 'tasks', description: "List this chat's scheduled tasks; /tasks cancel <id> cancels one" },
+  { command: 'memory', description: "List this chat's saved memories with their ids" },
+  { command: 'forget', description: 'Delete a saved memory: /forget <id>' },
   { command: 'help', description: 'List the commands' },
 ];
 

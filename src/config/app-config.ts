@@ -148,6 +148,10 @@ export interface AppConfig {
   admin: { user: string; password: string } | undefined;
   /** The dashboard shows queues and jobs but offers no actions (retry, clean, pause…). */
   adminReadOnly: boolean;
+  /** SCHEDULE_MIN_INTERVAL_S and SCHEDULE_MAX_PER_CHAT (src/schedules). */
+  schedules: { minIntervalSeconds: number; maxPerChat: number };
+  /** EMBEDDING_MODEL (with OPENAI_API_KEY / OPENAI_BASE_URL): memories are also searched by embeddings (src/memory); unset: full text only. */
+  embedding: { model: string; apiKey: string; baseUrl: string | undefined } | undefined;
   dmPolicy: DmPolicy;
   /** `channel:userId` entries always allowed to DM the bot (allowlist and pairing policies). */
   allowFrom: string[];

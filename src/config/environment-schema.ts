@@ -75,6 +75,9 @@ export const EnvironmentSchema = Type.Object({
   BUDGET_CHAT_DAILY_USD: Optional(Type.Number({ minimum: 0 })),
   BUDGET_AGENT_DAILY_USD: Optional(Type.Number({ minimum: 0 })),
   LLM_PRICES: Optional(Type.String()),
+  SCHEDULE_MIN_INTERVAL_S: Optional(PositiveInt),
+  SCHEDULE_MAX_PER_CHAT: Optional(Type.Integer({ minimum: 0 })),
+  EMBEDDING_MODEL: Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
   ),

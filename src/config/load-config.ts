@@ -97,6 +97,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: Loa
     publicUrl: env.PUBLIC_URL?.replace(/\/+$/, ''),
     admin: env.ADMIN_PASSWORD ? { user: env.ADMIN_USER ?? 'admin', password: env.ADMIN_PASSWORD } : undefined,
     adminReadOnly: env.ADMIN_READONLY ?? false,
+    schedules: { minIntervalSeconds: env.SCHEDULE_MIN_INTERVAL_S ?? 60, maxPerChat: env.SCHEDULE_MAX_PER_CHAT ?? 20 },
+    embedding: env.EMBEDDING_MODEL ? { model: env.EMBEDDING_MODEL, apiKey: env.OPENAI_API_KEY ?? '', baseUrl: env.OPENAI_BASE_URL } : undefined,
     dmPolicy: env.DM_POLICY ?? access?.dmPolicy ?? 'open',
     allowFrom: env.ALLOW_FROM !== undefined ? entriesOf('ALLOW_FROM', env.ALLOW_FROM) : (access?.allowFrom ?? []),
     groupRequireMention: env.GROUP_REQUIRE_MENTION ?? true,

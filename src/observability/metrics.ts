@@ -32,6 +32,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly scheduledFirings = new Counter({
+    name: 'bot_scheduled_firings_total',
+    help: 'Scheduled task firings by result (queued, duplicate, skipped) when handed to the session',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly scheduledDeliveryFailures = new Counter({
+    name: 'bot_scheduled_delivery_failures_total',
+    help: "Scheduled task firings whose answer could not be delivered (the task's last outcome says why)",
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+
   readonly turns = new Counter({
     name: 'bot_turns_total',
     help: 'Finished turns by outcome (completed, silent, failed, cancelled, retry, skipped)',

@@ -1,8 +1,9 @@
-import { contextBudget, DEFAULT_HISTORY_TURNS, summarizeConversation, summaryDue, summaryPreamble } from '../agent/index.js';
+import { contextBudget, DEFAULT_HISTORY_TURNS, summarizeConversation, summaryCutPoint, summaryDue, summaryPreamble } from '../agent/index.js';
+import type { ChatMessage } from '../core/chat-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { Logger } from '../observability/logger.js';
 import type { SessionLock } from '../queue/session-lock.js';
-import { findSession, latestSummary, loadHistory, saveSummary, type StoreDatabase } from '../store/index.js';
+import { findSession, latestSummary, loadHistory, saveSummary, type SessionRow, type StoreDatabase } from '../store/index.js';
 
 export type CompactionResult = 'summarized' | 'locked' | 'not-due' | 'nothing-to-summarize' | 'no-session';
 
@@ -24,6 +25,11 @@ export function createCompactor(deps: {
   modelFor?: (sessionKey: string) => ChatModel;
   lock: SessionLock;
   logger: Logger;
+  /**
+   * The memory flush (src/memory): called once before a summary drops `dropped`, to save durable facts. A failure
+   * is logged and the summary goes ahead (memory is best effort; the messages stay stored).
+   */
+  flushMemory?: (session: SessionRow, dropped: ChatMessage[], model: ChatModel, signal?: AbortSignal) => Promise<void>;
 }): Compactor {
   const running = new Set<Promise<unknown>>();
 
@@ -43,6 +49,12 @@ export function createCompactor(deps: {
         factor: 1,
       });
       if (!due && !options.force) return 'not-due';
+      const dropped = messages.slice(0, summaryCutPoint(messages));
+      if (deps.flushMemory && dropped.length > 0) {
+        await deps.flushMemory(session, dropped, model, options.signal).catch((error: unknown) =>
+          deps.logger.warn({ err: error, sessionKey }, 'memory flush before the summary failed; summarizing anyway'),
+        );
+      }
       const result = await summarizeConversation(model, messages, {
         timeoutMs: SUMMARY_TIMEOUT_MS,
         ...(options.signal ? { signal: options.signal } : {}),

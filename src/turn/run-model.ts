@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   buildSystemPrompt,
   contextBudget,
+  memorySection,
   runAgent,
   summaryDue,
   summaryPreamble,
@@ -17,6 +18,7 @@ import type { InboundMessage } from '../core/inbound-message.js';
 import { TurnAbortError } from '../core/turn-abort.js';
 import { costOf, priceOf, type ModelPrice } from '../llm/pricing.js';
 import { createApprovalGate } from '../approvals/approval-gate.js';
+import { contextFilesSection } from '../memory/context-files.js';
 import { createContextController } from './context-controller.js';
 import { withDmEnvelope, type TurnInput } from './turn-input.js';
 import type { TurnDependencies } from './turn-dependencies.js';
@@ -31,6 +33,8 @@ export interface ModelTurnInput {
   /** The turn ran before: continue after its saved steps. */
   resumed: boolean;
   latest: InboundMessage;
+  /** What the memory section is chosen by (the turn's new messages); default: the latest message's text. */
+  latestText?: string;
   user: TurnInput;
   signal: AbortSignal;
   clock: () => number;
@@ -65,10 +69,17 @@ export function workspaceOwnerOf(message: InboundMessage): string {
 export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput): Promise<{ terminal: TerminalEvent; summarizeDue: boolean }> {
   const { latest, sessionKey, turnId } = input;
   const channel = deps.channels.for(latest.conversation);
-  const [{ summary, history }, workspace, steps] = await Promise.all([
+  const [{ summary, history }, workspace, steps, memories] = await Promise.all([
     deps.store.loadContext(input.sessionId),
     workspaceFor(deps.settings.dataDir, workspaceOwnerOf(latest)),
     input.resumed ? deps.checkpoints.load(sessionKey, turnId) : Promise.resolve([] as TurnStep[]),
+    // memory is an aid, not a precondition: a failing read answers without it
+    deps.memoryLines
+      ? deps.memoryLines(latest, input.latestText ?? latest.text).catch((error: unknown) => {
+          deps.logger.warn({ err: error, sessionKey }, 'could not read memories; answering without the memory section');
+          return [] as string[];
+        })
+      : Promise.resolve([] as string[]),
   ]);
   const assembled = buildSystemPrompt({
     identity: deps.settings.systemPrompt,
@@ -83,7 +94,11 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
   });
   // the chat's own instructions (config file overrides) come last, below everything they may refine
   const chatPrompt = deps.settings.chatPrompt?.trim();
-  const system = chatPrompt ? `${assembled}\n\n## Instructions for this chat\n${chatPrompt}` : assembled;
+  const withChat = chatPrompt ? `${assembled}\n\n## Instructions for this chat\n${chatPrompt}` : assembled;
+  // context files and memory last: they are the parts that change between turns (see memorySection)
+  const contextFiles = await contextFilesSection(workspace);
+  const memory = memorySection(memories);
+  const system = [withChat, contextFiles, memory].filter((section) => section !== '').join('\n\n');
   const prior = priorMessages(summary, history, latest.conversation.chatType === 'dm');
   if (steps.length > 0) deps.logger.info({ runId: turnId, sessionKey, steps: steps.length }, 'resuming the turn after its saved steps');
 

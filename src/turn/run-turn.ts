@@ -83,6 +83,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         holder: request.holder,
         resumed: request.resumed,
         latest,
+        latestText: request.messages.map((message) => message.text).join('\n'),
         user,
         signal: request.signal,
         clock,

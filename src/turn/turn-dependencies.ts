@@ -93,6 +93,8 @@ export interface TurnDependencies {
   approvals?: ApprovalRecords;
   /** Daily budgets: wraps a turn's model so each call is reserved and settled (src/budgets); absent: no limits. */
   budgets?: { guard(model: ChatModel, message: InboundMessage): Promise<ChatModel> };
+  /** The system prompt's memory lines for a turn (src/memory), chosen by the new messages' text; absent: no memory section. */
+  memoryLines?: (message: InboundMessage, query: string) => Promise<string[]>;
   /** The message's agent and chat settings; absent: `model`, `tools` and `settings` serve every message. */
   agentFor?: (message: InboundMessage) => TurnAgent;
 }

@@ -41,6 +41,14 @@ export function withDmEnvelope(message: ChatMessage, createdAt: Date): ChatMessa
   return { ...message, parts: [{ ...first, text: `[${envelopeTime(createdAt.getTime())}]\n${first.text}` }, ...rest] };
 }
 
+/**
+ * A scheduled task's firing is its stored prompt, not something a person just said: the first line says so
+ * (the model may answer NO_REPLY when there is nothing to report).
+ */
+export function scheduledHeader(taskId: string): string {
+  return `[Scheduled task ${taskId}: the prompt saved when the task was set up, not a new message from the user]`;
+}
+
 /** A display name as data: one line, bounded, and replaced when it carries injection patterns. */
 function safeName(name: string, mode: InputGuardMode, fallback: string): string {
   const line = name.replace(/[[\]]/g, '').replace(/\s+/g, ' ').trim().slice(0, NAME_MAX_CHARS);
@@ -116,15 +124,17 @@ export function buildTurnInput(messages: InboundMessage[], groupLines: ContextLi
     const createdAt = new Date(message.sentAt);
     if (message.conversation.chatType === 'group') {
       // the group's own envelope (who, when) and its chatter are part of what was said: stored as sent
-      blocks.push(`[${senderLabel(message, mode)} · ${envelopeTime(message.sentAt)}]\n${guard.text}`);
+      const who = message.scheduled ? `Scheduled task ${message.scheduled.taskId}` : senderLabel(message, mode);
+      blocks.push(`[${who} · ${envelopeTime(message.sentAt)}]\n${message.scheduled ? `${scheduledHeader(message.scheduled.taskId)}\n` : ''}${guard.text}`);
       const parts = [{ type: 'text' as const, text: blocks.join('\n\n') }];
       forModel.push({ role: 'user', parts });
       forStore.push({ role: 'user', parts, inboundKey: message.dedupeKey, createdAt });
       return;
     }
     // a DM stores the user's words as sent; the time envelope is rendered from the stored time (withDmEnvelope)
-    forModel.push(withDmEnvelope({ role: 'user', parts: [{ type: 'text', text: guard.text }] }, createdAt));
-    forStore.push({ role: 'user', parts: [{ type: 'text', text: guard.text }], inboundKey: message.dedupeKey, createdAt });
+    const text = message.scheduled ? `${scheduledHeader(message.scheduled.taskId)}\n${guard.text}` : guard.text;
+    forModel.push(withDmEnvelope({ role: 'user', parts: [{ type: 'text', text }] }, createdAt));
+    forStore.push({ role: 'user', parts: [{ type: 'text', text }], inboundKey: message.dedupeKey, createdAt });
   });
   const latest = messages.at(-1);
   const chatTitle = latest?.conversation.chatType === 'group' ? safeTitle(latest.chatTitle, mode) : undefined;

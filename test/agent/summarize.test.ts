@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { memoryFlushTurn, MEMORY_FLUSH_PROMPT, shouldSummarize, summarizeConversation, summaryCutPoint } from '../../src/agent/index.js';
-import { createFileTools } from '../../src/agent/tools/file-tools.js';
+import { flushMemoryFacts, MEMORY_FLUSH_PROMPT, MEMORY_FLUSH_SYSTEM, parseFlushedFacts, shouldSummarize, summarizeConversation, summaryCutPoint } from '../../src/agent/index.js';
 import { assistantText, textOf, userText, type ChatMessage } from '../../src/core/chat-message.js';
 import { BotError } from '../../src/core/errors.js';
-import { testToolContext } from './support/agent-run.js';
 import { ScriptedModel } from './support/scripted-model.js';
-import { echoTool } from './support/test-tools.js';
 
 const conversation = (pairs: number): ChatMessage[] =>
   Array.from({ length: pairs }, (_unused, index) => [userText(`question ${index}`), assistantText(`answer ${index}`)]).flat();
@@ -69,26 +66,25 @@ describe('summarizeConversation', () => {
   });
 });
 
-describe('memoryFlushTurn', () => {
-  it('builds a short tool turn with only read_file/write_file, recent messages and the flush prompt', () => {
-    const signal = new AbortController().signal;
-    const model = new ScriptedModel([]);
-    const input = memoryFlushTurn({
-      runId: 'flush-1',
-      messages: conversation(8),
-      recentMessages: 9,
-      tools: [...createFileTools(), echoTool()],
-      model,
-      signal,
-      toolContext: testToolContext(signal),
-    });
-    expect(input.tools.map((tool) => tool.name)).toEqual(['read_file', 'write_file']);
-    expect(input.maxIterations).toBe(5);
-    // The last 9 messages start with an assistant answer, which is dropped so the turn starts with the user.
-    expect(input.messages[0]?.role).toBe('user');
-    expect(input.messages).toHaveLength(9);
-    expect(textOf(input.messages.at(-1)!)).toBe(MEMORY_FLUSH_PROMPT);
-    expect(MEMORY_FLUSH_PROMPT).toBe('Store durable memories now, if nothing to store reply NO_REPLY.');
-    expect(input.system).toMatch(/NO_REPLY/);
+describe('flushMemoryFacts', () => {
+  it('asks once, without tools, over the conversation, and keeps the listed facts', async () => {
+    const model = new ScriptedModel([{ text: '- The user is called Grace.\n- Grace prefers tea over coffee.' }]);
+    const facts = await flushMemoryFacts(model, conversation(3));
+    expect(facts).toEqual(['The user is called Grace.', 'Grace prefers tea over coffee.']);
+    expect(model.requests).toHaveLength(1);
+    const request = model.requests[0]!;
+    expect(request.system).toBe(MEMORY_FLUSH_SYSTEM);
+    expect(request.toolChoice).toBe('none');
+    const prompt = textOf(request.messages[0]!);
+    expect(prompt).toContain('User: question 2');
+    expect(prompt).toContain('Assistant: answer 0');
+    expect(prompt.endsWith(MEMORY_FLUSH_PROMPT)).toBe(true);
+  });
+
+  it('NO_REPLY stores nothing; lists are bounded', () => {
+    expect(parseFlushedFacts('NO_REPLY')).toEqual([]);
+    expect(parseFlushedFacts('Here they are:\n- one\n* two\n3. not asked for')).toEqual(['one', 'two']);
+    expect(parseFlushedFacts('You said: <conversation>\n- User: hi\n</conversation>')).toEqual([]);
+    expect(parseFlushedFacts(Array.from({ length: 30 }, (_unused, index) => `- fact ${index}`).join('\n'))).toHaveLength(10);
   });
 });

@@ -42,9 +42,14 @@ export interface OpenAiDouble extends HttpDouble {
   readonly contextLengthErrors: number;
   /** Only the `POST /v1/chat/completions` requests. */
   readonly modelCalls: RecordedRequest[];
+  /** Only the `POST /v1/embeddings` requests. */
+  readonly embeddingCalls: RecordedRequest[];
 }
 
 const COMPLETIONS_PATH = '/v1/chat/completions';
+const EMBEDDINGS_PATH = '/v1/embeddings';
+/** Dimensions of the double's embeddings. */
+export const DOUBLE_EMBEDDING_DIMENSIONS = 64;
 
 /** A local stand-in for the OpenAI Chat Completions API (JSON and SSE), for the real `openai` SDK. */
 export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Promise<OpenAiDouble> {
@@ -67,6 +72,7 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
       const model = options.model ?? 'gpt-4o-mini';
       return exchange.json(200, { object: 'list', data: [{ id: model, object: 'model', created: 0, owned_by: 'double' }] });
     }
+    if (request.method === 'POST' && path === EMBEDDINGS_PATH) return answerEmbeddings(exchange, request.body);
     if (request.method !== 'POST' || path !== COMPLETIONS_PATH) {
       return exchange.json(404, errorBody(`Unknown request URL: ${request.method} ${path}`, 'invalid_request_error'));
     }
@@ -103,9 +109,42 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
     },
   });
   Object.defineProperty(double, 'contextLengthErrors', { get: () => contextLengthErrors });
+  Object.defineProperty(double, 'embeddingCalls', {
+    get: () => http.requests.filter((request) => request.method === 'POST' && request.path.startsWith(EMBEDDINGS_PATH)),
+  });
   return Object.defineProperty(double, 'modelCalls', {
     get: () => http.requests.filter((request) => request.method === 'POST' && request.path.startsWith(COMPLETIONS_PATH)),
-  }) as typeof double & { readonly modelCalls: RecordedRequest[]; readonly contextLengthErrors: number };
+  }) as typeof double & { readonly modelCalls: RecordedRequest[]; readonly embeddingCalls: RecordedRequest[]; readonly contextLengthErrors: number };
+}
+
+/**
+ * A deterministic stand-in for an embedding model: each word (lower case) is hashed into one of 64 dimensions and
+ * the vector is normalized, so texts sharing words are close by cosine distance. Answers `encoding_format`
+ * `float` with numbers and `base64` (the SDK's default) with little-endian float32, as OpenAI does.
+ */
+export function doubleEmbedding(text: string): number[] {
+  const vector = new Array<number>(DOUBLE_EMBEDDING_DIMENSIONS).fill(0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    let hash = 2166136261;
+    for (const character of word) hash = Math.imul(hash ^ character.codePointAt(0)!, 16777619) >>> 0;
+    vector[hash % DOUBLE_EMBEDDING_DIMENSIONS]! += 1;
+  }
+  const norm = Math.hypot(...vector) || 1;
+  return vector.map((value) => value / norm);
+}
+
+function answerEmbeddings(exchange: Exchange, body: any): void {
+  const inputs: unknown[] = Array.isArray(body?.input) ? body.input : [body?.input];
+  if (typeof body?.model !== 'string' || inputs.length === 0 || inputs.some((input) => typeof input !== 'string' || input === '')) {
+    return exchange.json(400, errorBody("'input' must be a non-empty string or array of strings and 'model' is required", 'invalid_request_error'));
+  }
+  const base64 = body.encoding_format === 'base64';
+  const data = (inputs as string[]).map((input, index) => {
+    const embedding = doubleEmbedding(input);
+    return { object: 'embedding', index, embedding: base64 ? Buffer.from(new Float32Array(embedding).buffer).toString('base64') : embedding };
+  });
+  const tokens = (inputs as string[]).reduce((sum, input) => sum + Math.ceil(input.length / 4), 0);
+  exchange.json(200, { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
 }
 
 /** The text of the last user message (string content or text parts). */

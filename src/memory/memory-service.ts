@@ -1,0 +1,108 @@
+import type { ConversationRef } from '../core/inbound-message.js';
+import type { Logger } from '../observability/logger.js';
+import type { StoreDatabase } from '../store/database.js';
+import { forgetMemory, listMemories, rememberMemory, searchMemories, type Memory, type RememberResult } from './memory-repository.js';
+import { memoryScopeOf } from './memory-scope.js';
+import { MEMORY_MAX_CHARS } from './memory-text.js';
+import { allFit, memoryLine, selectPromptMemories } from './prompt-memories.js';
+import { ToolError } from '../agent/tools/agent-tool.js';
+import type { Embedder } from './embedder.js';
+import { detectVectorStore, type VectorStore } from './vector-store.js';
+
+/** Memory as the tools, commands, prompt and flush use it; one per process. */
+export class MemoryService {
+  #semantic: { embedder: Embedder; vectors: VectorStore } | undefined;
+
+  constructor(
+    private readonly db: StoreDatabase,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * EMBEDDING_MODEL: memories are also embedded and searched by vector when pgvector is there; otherwise full text
+   * only, said once here. Returns whether vector search is on.
+   */
+  async enableEmbeddings(embedder: Embedder): Promise<boolean> {
+    const detected = await detectVectorStore(this.db);
+    if ('reason' in detected) {
+      this.logger.warn({ model: embedder.model, reason: detected.reason }, 'EMBEDDING_MODEL is set but pgvector is not available: memory is searched by full text only');
+      return false;
+    }
+    this.#semantic = { embedder, vectors: detected.store };
+    this.logger.info({ model: embedder.model }, 'memory is searched by embeddings (pgvector) and full text');
+    return true;
+  }
+
+  scopeOf(conversation: Pick<ConversationRef, 'channel' | 'accountId' | 'chatId' | 'chatType'>, userId: string): string {
+    return memoryScopeOf(conversation, userId);
+  }
+
+  async remember(scope: string, text: string): Promise<RememberResult> {
+    const trimmed = text.trim();
+    if (trimmed === '') throw new ToolError('Nothing to remember: the text is empty.');
+    if (trimmed.length > MEMORY_MAX_CHARS) throw new ToolError(`A memory is at most ${MEMORY_MAX_CHARS} characters; save a shorter fact.`);
+    const result = await rememberMemory(this.db, scope, trimmed);
+    this.logger.debug({ scope, id: result.memory.id, kind: result.kind }, 'memory stored');
+    if (result.kind !== 'duplicate') await this.#embed(result.memory);
+    return result;
+  }
+
+  recall(scope: string, query: string): Promise<Memory[]> {
+    return this.#search(scope, query, 10);
+  }
+
+  /** Vector matches first (when on), then full-text ones; a failing embedding call leaves full text alone. */
+  async #search(scope: string, query: string, limit: number): Promise<Memory[]> {
+    const byWords = await searchMemories(this.db, scope, query, limit);
+    if (!this.#semantic) return byWords;
+    try {
+      const [embedding] = await this.#semantic.embedder.embed([query]);
+      const byMeaning = await this.#semantic.vectors.nearest(scope, this.#semantic.embedder.model, embedding!, limit);
+      const seen = new Set<number>();
+      return [...byMeaning, ...byWords].filter((memory) => !seen.has(memory.id) && seen.add(memory.id)).slice(0, limit);
+    } catch (error) {
+      this.logger.warn({ err: error, scope }, 'vector search failed; using full text only for this query');
+      return byWords;
+    }
+  }
+
+  async #embed(memory: Memory): Promise<void> {
+    if (!this.#semantic) return;
+    try {
+      const [embedding] = await this.#semantic.embedder.embed([memory.text]);
+      await this.#semantic.vectors.save(memory.id, this.#semantic.embedder.model, embedding!);
+    } catch (error) {
+      this.logger.warn({ err: error, id: memory.id }, 'could not embed a memory; it is found by full text');
+    }
+  }
+
+  list(scope: string): Promise<Memory[]> {
+    return listMemories(this.db, scope);
+  }
+
+  forget(scope: string, id: number): Promise<Memory | undefined> {
+    return forgetMemory(this.db, scope, id);
+  }
+
+  /** The lines of the system prompt's memory section for a turn answering `query` (see prompt-memories.ts). */
+  async promptLines(scope: string, query: string): Promise<string[]> {
+    const all = await listMemories(this.db, scope);
+    if (all.length === 0) return [];
+    if (allFit(all)) return all.map(memoryLine);
+    const relevant = await this.#search(scope, query, 20);
+    return selectPromptMemories(all, relevant).map(memoryLine);
+  }
+
+  /** Facts from the memory flush, each through the same merge-not-pile path as `remember`. */
+  async storeFlushed(scope: string, facts: string[]): Promise<number> {
+    let added = 0;
+    for (const fact of facts) {
+      if (fact.length > MEMORY_MAX_CHARS) continue;
+      const result = await rememberMemory(this.db, scope, fact);
+      if (result.kind === 'duplicate') continue;
+      added++;
+      await this.#embed(result.memory);
+    }
+    return added;
+  }
+}
