@@ -1,4 +1,5 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createMediaProcessor, createTranscriber } from './media/index.js';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -157,6 +158,12 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         },
         logger: moduleLogger('turn'),
         metrics,
+        media: createMediaProcessor({
+          config: config.media,
+          transcriber: config.media.transcribe ? createTranscriber(config.media.transcribe) : undefined,
+          logger: moduleLogger('media'),
+          metrics,
+        }),
       };
       const worker = new TurnWorker({
         connection: workerRedis,

@@ -1,6 +1,7 @@
 import type { FeishuConfig } from '../../src/config/app-config.js';
 import type { Channel, ChannelState, InboundSink, PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
+import { BotError } from '../../src/core/index.js';
 import { createFeishuClient, fetchBotIdentity } from './client.js';
 import { createHttpInstance } from './http-instance.js';
 import type { FeishuIdentity } from './inbound.js';
@@ -82,5 +83,7 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
       return openLiveReply({ api, outbound, memory, to, logger, ...(options.liveEditIntervalMs !== undefined ? { intervalMs: options.liveEditIntervalMs } : {}) });
     },
     promptSection: () => feishuPromptSection(bot.name),
+    downloadAttachment: () => Promise.reject(new BotError('platform', 'WIP')),
+    sendFile: () => Promise.reject(new BotError('platform', 'WIP')),
   };
 }

@@ -76,5 +76,7 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     startWorking: (to) => startWorking(clients, to, logger),
     openLiveReply: (to) => openLiveReply({ clients, outbound, logger, ...(options.liveEditIntervalMs ? { intervalMs: options.liveEditIntervalMs } : {}) }, to),
     promptSection: () => slackPromptSection(identity.botUserId),
+    downloadAttachment: () => Promise.reject(new BotError('platform', 'WIP')),
+    sendFile: () => Promise.reject(new BotError('platform', 'WIP')),
   };
 }

@@ -1,3 +1,4 @@
+import type { Attachment, DownloadedFile, OutboundFile } from './attachment.js';
 import type { ChannelName, ConversationRef, InboundMessage } from './inbound-message.js';
 
 /** What the gateway hands a webhook route: the raw body (signatures are computed over it) and the headers. */
@@ -86,4 +87,11 @@ export interface Channel {
   openLiveReply?(to: ConversationRef): LiveReply | undefined;
   /** Platform-specific formatting rules for the system prompt's messaging section. */
   promptSection(): string;
+  /**
+   * Fetches an attachment this channel produced, refusing (BotError `too-large`) once more than `maxBytes`
+   * arrive. An expired or missing file is a non-retryable BotError.
+   */
+  downloadAttachment(attachment: Attachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<DownloadedFile>;
+  /** Sends one file (a picture shown inline, or a document); returns the platform message id(s). */
+  sendFile(to: ConversationRef, file: OutboundFile): Promise<DeliveryReceipt>;
 }

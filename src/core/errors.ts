@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'aborted'
   | 'platform'
   | 'storage'
+  | 'too-large'
+  | 'not-found'
   | 'internal';
 
 /** The one base error: a code, a retry verdict, and the cause kept for the logs. */

@@ -5,6 +5,7 @@ import type { ChannelRegistry } from '../core/channel-registry.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
+import type { MediaProcessor } from '../media/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { GroupContext } from '../queue/group-context.js';
@@ -80,6 +81,8 @@ export interface TurnDependencies {
    * scheduled task's firing outcome.
    */
   afterTurn?: (finished: { messages: InboundMessage[]; record: TurnRecord; outcome: TurnOutcome }) => Promise<void>;
+  /** Attachments (photos, voice, documents) at turn time; absent: messages are answered from their text only. */
+  media?: MediaProcessor;
   /** The message's agent and chat settings; absent: `model`, `tools` and `settings` serve every message. */
   agentFor?: (message: InboundMessage) => TurnAgent;
 }
