@@ -1,0 +1,140 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TRANSCRIPT } from '../doubles/openai-double.js';
+import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
+import { oggOpusBytes, pdfBytes, PNG_BYTES, zipBytes } from '../support/media-fixtures.js';
+import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
+
+let environment: E2eEnvironment;
+let service: ServiceProcess;
+const MAX_BYTES = 4096;
+
+beforeAll(async () => {
+  environment = await createE2eEnvironment();
+  service = await startServiceProcess(environment.env({ MEDIA_MAX_BYTES: String(MAX_BYTES), MEDIA_TEXT_MAX_CHARS: '200' }));
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await environment?.close();
+});
+
+const sentTo = (chatId: number) => environment.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === chatId && !call.failed);
+const answerTo = (chatId: number) => waitFor(() => sentTo(chatId)[0]?.params.text as string | undefined, { what: `the answer to ${chatId}` });
+const modelCallWith = (needle: string) => waitFor(() => environment.openai.modelCalls.find((call) => JSON.stringify(call.body.messages.at(-1)).includes(needle)), { what: `a model call with ${needle}` });
+const storedUser = (chatId: number) =>
+  waitFor(async () => {
+    const rows = await environment.sql`SELECT m.parts, m.attachments FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE ${`%:dm:${chatId}`} AND m.role = 'user' ORDER BY m.seq`;
+    return rows.length > 0 ? rows : undefined;
+  });
+const document = (fileId: string, fileName: string, mimeType: string, size: number) => ({ file_id: fileId, file_unique_id: `u${fileId}`, file_name: fileName, mime_type: mimeType, file_size: size });
+const workspaceFile = (userId: number, path: string) => join(environment.dataDir, 'workspaces', String(userId), path);
+
+describe('Telegram attachments, end to end', () => {
+  it('sends a photo to the model as image input with its caption, and stores a placeholder instead of the bytes', async () => {
+    const fileId = environment.telegram.addFile(PNG_BYTES, 'jpg');
+    const photo = [{ file_id: fileId, file_unique_id: 'p', width: 1, height: 1, file_size: PNG_BYTES.length }];
+    const update = environment.telegram.makeUpdate.privateText(2001, '', { text: undefined, caption: 'what is in this picture?', photo });
+    expect((await postTelegramUpdate(service.url, update)).status).toBe(200);
+
+    const call = await modelCallWith('what is in this picture?');
+    const content = call.body.messages.at(-1).content;
+    expect(Array.isArray(content)).toBe(true);
+    expect(content).toContainEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BYTES.toString('base64')}` } });
+    expect(content.find((part: any) => part.type === 'text').text).toContain('what is in this picture?');
+    expect(await answerTo(2001)).toContain('what is in this picture?');
+    expect(environment.telegram.callsOf('getFile').some((getFile) => getFile.params.file_id === fileId)).toBe(true);
+
+    const [row] = await storedUser(2001);
+    expect(JSON.stringify(row!.parts)).not.toContain(PNG_BYTES.toString('base64'));
+    expect(JSON.stringify(row!.parts)).toContain('[image:');
+    expect(row!.attachments).toEqual([{ kind: 'image', mimeType: 'image/png', size: PNG_BYTES.length, platformFileId: fileId, outcome: 'used' }]);
+
+    // the next turn carries the placeholder, never the bytes again
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(2001, 'and now?'));
+    const next = await modelCallWith('and now?');
+    expect(JSON.stringify(next.body)).not.toContain(PNG_BYTES.toString('base64'));
+    expect(JSON.stringify(next.body.messages)).toContain('[image:');
+  });
+
+  it('transcribes a voice note: the transcript is the user text in the model request and in the database', async () => {
+    const bytes = oggOpusBytes();
+    const fileId = environment.telegram.addFile(bytes, 'oga');
+    const update = environment.telegram.makeUpdate.privateText(2002, '', { text: undefined, voice: { file_id: fileId, file_unique_id: 'v', duration: 2, mime_type: 'audio/ogg', file_size: bytes.length } });
+    await postTelegramUpdate(service.url, update);
+
+    const call = await modelCallWith(DEFAULT_TRANSCRIPT);
+    expect(call.body.messages.at(-1).content).toContain('[Voice message');
+    const [transcription] = await waitFor(() => (environment.openai.transcriptions.length > 0 ? environment.openai.transcriptions : undefined));
+    expect(transcription!.model).toBe('gpt-4o-mini-transcribe');
+    expect(transcription!.bytes.equals(bytes)).toBe(true);
+    expect(await answerTo(2002)).toContain(DEFAULT_TRANSCRIPT);
+    const [row] = await storedUser(2002);
+    expect(JSON.stringify(row!.parts)).toContain(DEFAULT_TRANSCRIPT);
+    expect(row!.attachments[0]).toMatchObject({ kind: 'audio', platformFileId: fileId, outcome: 'used', transcript: DEFAULT_TRANSCRIPT });
+  });
+
+  it('reads a text document and a PDF into the request and saves both under uploads/', async () => {
+    const text = Buffer.from('Shopping list: apples, pears, and 3 kinds of cheese.');
+    const textId = environment.telegram.addFile(text, 'txt');
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(2003, '', { text: undefined, caption: 'summarize', document: document(textId, 'list.txt', 'text/plain', text.length) }));
+    const textCall = await modelCallWith('3 kinds of cheese');
+    expect(textCall.body.messages.at(-1).content).toContain('uploads/list.txt');
+    await answerTo(2003);
+    expect(readFileSync(workspaceFile(2003, 'uploads/list.txt')).equals(text)).toBe(true);
+
+    const pdf = pdfBytes('Invoice total is 42 euros');
+    const pdfId = environment.telegram.addFile(pdf, 'pdf');
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(2004, '', { text: undefined, document: document(pdfId, '../../evil invoice.pdf', 'application/pdf', pdf.length) }));
+    await modelCallWith('Invoice total is 42 euros');
+    await answerTo(2004);
+    expect(readFileSync(workspaceFile(2004, 'uploads/evil invoice.pdf')).equals(pdf)).toBe(true);
+    const [row] = await storedUser(2004);
+    expect(row!.attachments[0]).toMatchObject({ kind: 'document', fileName: '../../evil invoice.pdf', mimeType: 'application/pdf', savedAs: 'uploads/evil invoice.pdf', outcome: 'used' });
+    expect(row!.attachments[0].extractedText).toContain('Invoice total is 42 euros');
+  });
+
+  it('cuts a long document at MEDIA_TEXT_MAX_CHARS with a note', async () => {
+    const long = Buffer.from(`${'word '.repeat(100)}THE-END-MARKER`);
+    const fileId = environment.telegram.addFile(long, 'md');
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(2005, 'read it', { document: document(fileId, 'long.md', 'text/markdown', long.length) }));
+    const call = await modelCallWith('cut at 200 characters');
+    expect(JSON.stringify(call.body.messages.at(-1))).not.toContain('THE-END-MARKER');
+    await answerTo(2005);
+  });
+
+  it('names an oversized file, a type lie and a failed download in the reply, and still answers the text', async () => {
+    const big = Buffer.alloc(MAX_BYTES + 1, 0x61);
+    const bigId = environment.telegram.addFile(big, 'txt');
+    // declared small, really big: the download itself is cut off at the cap
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(2006, 'here is my log', { document: document(bigId, 'huge.log', 'text/plain', 10) }));
+    const bigAnswer = await answerTo(2006);
+    expect(bigAnswer).toMatch(/"huge\.log" could not be used: it is larger than the 4 KB limit\./);
+    expect(bigAnswer).toContain('You said:');
+    expect(bigAnswer).toContain('here is my log');
+
+    const lieId = environment.telegram.addFile(zipBytes(), 'png');
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(2007, 'my cat', { document: document(lieId, 'cat.png', 'image/png', 300) }));
+    expect(await answerTo(2007)).toMatch(/"cat\.png" could not be used: it is a zip file, not an image\./);
+    const [lieRow] = await storedUser(2007);
+    expect(lieRow!.attachments[0]).toMatchObject({ kind: 'image', mimeType: 'application/zip', outcome: 'unsupported' });
+
+    const goneId = environment.telegram.addFile(PNG_BYTES, 'jpg');
+    environment.telegram.expireFile(goneId);
+    const photo = [{ file_id: goneId, file_unique_id: 'g', width: 1, height: 1 }];
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(2008, '', { text: undefined, caption: 'old photo', photo }));
+    const goneAnswer = await answerTo(2008);
+    expect(goneAnswer).toMatch(/The photo could not be used: the platform no longer offers it for download/);
+    expect(goneAnswer).toContain('old photo');
+    expect(existsSync(workspaceFile(2008, 'uploads'))).toBe(false);
+  });
+
+  it('counts attachments by kind and outcome, and the bytes downloaded', async () => {
+    const text = await (await fetch(`${service.url}/metrics`)).text();
+    expect(text).toMatch(/^bot_attachments_total\{kind="image",outcome="used"\} [1-9]/m);
+    expect(text).toMatch(/^bot_attachments_total\{kind="document",outcome="too-large"\} 1/m);
+    expect(text).toMatch(/^bot_attachment_download_bytes_total\{channel="telegram"\} [1-9]/m);
+    expect(text).toMatch(/^bot_transcription_seconds_count 1/m);
+  });
+});
