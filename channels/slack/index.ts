@@ -3,6 +3,7 @@ import { BotError, type Channel, type ChannelState, type PlatformCallRecorder } 
 import type { Logger } from '../../src/observability/logger.js';
 import { createChannelNames } from './channel-names.js';
 import { slackErrorCode, toPlatformError } from './errors.js';
+import { createSlackFiles } from './files.js';
 import { createInboundDispatcher } from './inbound-dispatch.js';
 import type { SlackIdentity } from './inbound.js';
 import { openLiveReply } from './live-reply.js';
@@ -50,6 +51,8 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
   const identity: SlackIdentity = { botUserId: auth.user_id, teamId: auth.team_id, agentId };
   const threads = createThreadMemory(options.state, identity.teamId, logger);
   const outbound = createOutbound(clients, threads);
+  // uploads are not idempotent (completeUploadExternal posts the message): the client without retries
+  const files = createSlackFiles(clients.posting, config.botToken, config.apiUrl);
   const dispatcher = createInboundDispatcher({
     identity,
     lookups: { isBotThread: threads.isBotThread, channelName: createChannelNames(clients.repeatable, logger) },
@@ -76,7 +79,7 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     startWorking: (to) => startWorking(clients, to, logger),
     openLiveReply: (to) => openLiveReply({ clients, outbound, logger, ...(options.liveEditIntervalMs ? { intervalMs: options.liveEditIntervalMs } : {}) }, to),
     promptSection: () => slackPromptSection(identity.botUserId),
-    downloadAttachment: () => Promise.reject(new BotError('platform', 'WIP')),
-    sendFile: () => Promise.reject(new BotError('platform', 'WIP')),
+    downloadAttachment: (attachment, options) => files.download(attachment, options),
+    sendFile: (to, file) => files.send(to, file),
   };
 }
