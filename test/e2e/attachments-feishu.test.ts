@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FeishuDouble } from '../doubles/feishu-double.js';
+import { DEFAULT_TRANSCRIPT } from '../doubles/openai-double.js';
+import { createE2eEnvironment, postFeishu, type E2eEnvironment } from '../support/e2e-environment.js';
+import { oggOpusBytes, pdfBytes, PNG_BYTES, zipBytes } from '../support/media-fixtures.js';
+import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
+
+let environment: E2eEnvironment;
+let feishu: FeishuDouble;
+let service: ServiceProcess;
+
+beforeAll(async () => {
+  environment = await createE2eEnvironment({ feishu: true });
+  feishu = environment.feishu!;
+  service = await startServiceProcess(environment.env({ TELEGRAM_BOT_TOKEN: '', LLM_STREAM: 'false', ...environment.feishuEnv() }));
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await environment?.close();
+});
+
+const post = (body: unknown) => postFeishu(service.url, feishu.delivery(body));
+/** Everything the bot replied to a message, as JSON text (posts and cards alike). */
+const answerTo = (messageId: string) =>
+  waitFor(() => {
+    const replies = [...feishu.messages.values()].filter((message) => message.parentId === messageId && !message.deleted);
+    return replies.length > 0 ? JSON.stringify(replies.map((reply) => reply.content)) : undefined;
+  }, { what: `the answer to ${messageId}` });
+const modelCallWith = (needle: string) => waitFor(() => environment.openai.modelCalls.find((call) => JSON.stringify(call.body.messages.at(-1)).includes(needle)), { what: `a model call with ${needle}` });
+
+describe('Feishu attachments, end to end', () => {
+  it('downloads an image message through the message resource API and shows it to the model', async () => {
+    feishu.addResource('om_img_1', 'img_v3_user_1', PNG_BYTES, 'image');
+    const event = feishu.events.message('p2p', 'image', { image_key: 'img_v3_user_1' }, { messageId: 'om_img_1', userOpenId: 'ou_img' });
+    expect((await post(event)).status).toBe(200);
+    const call = await modelCallWith('[image:');
+    expect(call.body.messages.at(-1).content).toContainEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BYTES.toString('base64')}` } });
+    await answerTo('om_img_1');
+    const download = feishu.callsOf('/resources/img_v3_user_1')[0]!;
+    expect(download.query).toEqual({ type: 'image' });
+  });
+
+  it('sends the images of a rich-text post with its words', async () => {
+    feishu.addResource('om_post_1', 'img_v3_post_a', PNG_BYTES, 'image');
+    const event = feishu.events.post({ title: 'Look', content: [[{ tag: 'text', text: 'which is nicer?' }], [{ tag: 'img', image_key: 'img_v3_post_a' }]] }, { chatType: 'p2p', messageId: 'om_post_1', userOpenId: 'ou_post' });
+    await post(event);
+    const call = await modelCallWith('which is nicer?');
+    expect(call.body.messages.at(-1).content.filter((part: any) => part.type === 'image_url')).toHaveLength(1);
+    await answerTo('om_post_1');
+  });
+
+  it('reads a file message (PDF) and saves it under uploads/', async () => {
+    const pdf = pdfBytes('Budget approved for March');
+    feishu.addResource('om_file_1', 'file_v3_user_1', pdf, 'file');
+    await post(feishu.events.message('p2p', 'file', { file_key: 'file_v3_user_1', file_name: 'budget.pdf' }, { messageId: 'om_file_1', userOpenId: 'ou_file' }));
+    await modelCallWith('Budget approved for March');
+    await answerTo('om_file_1');
+    expect(readFileSync(join(environment.dataDir, 'workspaces', 'ou_file', 'uploads', 'budget.pdf')).equals(pdf)).toBe(true);
+  });
+
+  it('transcribes an audio message', async () => {
+    feishu.addResource('om_audio_1', 'file_v3_voice_1', oggOpusBytes(), 'file');
+    await post(feishu.events.message('p2p', 'audio', { file_key: 'file_v3_voice_1', duration: 2000 }, { messageId: 'om_audio_1', userOpenId: 'ou_voice' }));
+    await modelCallWith(DEFAULT_TRANSCRIPT);
+    expect(await answerTo('om_audio_1')).toContain(DEFAULT_TRANSCRIPT);
+    const [row] = await environment.sql`SELECT m.attachments FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE '%:dm:ou_voice' AND m.role = 'user'`;
+    expect(row!.attachments[0]).toMatchObject({ kind: 'audio', platformFileId: 'file_v3_voice_1', transcript: DEFAULT_TRANSCRIPT });
+  });
+
+  it('names a file Feishu no longer serves and a type lie, and answers anyway', async () => {
+    await post(feishu.events.message('p2p', 'file', { file_key: 'file_v3_missing', file_name: 'report.docx' }, { messageId: 'om_gone_1', userOpenId: 'ou_gone' }));
+    expect(await answerTo('om_gone_1')).toContain('report.docx\\" could not be used: the platform no longer offers it for download');
+
+    feishu.addResource('om_lie_1', 'img_v3_lie', zipBytes(), 'image');
+    await post(feishu.events.message('p2p', 'image', { image_key: 'img_v3_lie' }, { messageId: 'om_lie_1', userOpenId: 'ou_lie' }));
+    expect(await answerTo('om_lie_1')).toContain('The photo could not be used: it is a zip file, not an image.');
+  });
+});
