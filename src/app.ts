@@ -92,6 +92,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       modeFor: (sessionKey: string) => chats.forSessionKey(sessionKey)?.queueMode ?? config.queueMode,
       leaseMs: config.turnLeaseMs,
       debounceMs: config.inboundDebounceMs,
+      albumWaitMs: config.media.groupWaitMs,
     };
     const scheduler = new SessionScheduler(redis, schedulerOptions);
     const abortChannel = `${config.queuePrefix}:abort`;

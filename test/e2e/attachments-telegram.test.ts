@@ -130,6 +130,29 @@ describe('Telegram attachments, end to end', () => {
     expect(existsSync(workspaceFile(2008, 'uploads'))).toBe(false);
   });
 
+  it('answers an album of three photos, sent as three updates, as one turn with one model request of three images', async () => {
+    const photos = [0, 1, 2].map((index) => {
+      const fileId = environment.telegram.addFile(PNG_BYTES, 'jpg');
+      return [{ file_id: fileId, file_unique_id: `album-${index}`, width: 1, height: 1 }];
+    });
+    const callsBefore = environment.openai.modelCalls.length;
+    for (const [index, photo] of photos.entries()) {
+      const extra = { text: undefined, photo, media_group_id: 'album-900', ...(index === 0 ? { caption: 'our holiday' } : {}) };
+      expect((await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(2009, '', extra))).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    // three user messages in one request: the caption is in the first
+    const call = await waitFor(() => environment.openai.modelCalls.slice(callsBefore).find((modelCall) => JSON.stringify(modelCall.body.messages).includes('our holiday')), { what: 'the album turn' });
+    const images = call.body.messages.filter((message: any) => message.role === 'user').flatMap((message: any) => (Array.isArray(message.content) ? message.content : [])).filter((part: any) => part.type === 'image_url');
+    expect(images).toHaveLength(3);
+    await answerTo(2009);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(sentTo(2009)).toHaveLength(1);
+    expect(environment.openai.modelCalls.slice(callsBefore).filter((modelCall) => JSON.stringify(modelCall.body).includes('image_url'))).toHaveLength(1);
+    const runs = await environment.sql`SELECT r.id FROM runs r JOIN sessions s ON s.id = r.session_id WHERE s.key LIKE '%:dm:2009'`;
+    expect(runs).toHaveLength(1);
+  });
+
   it('counts attachments by kind and outcome, and the bytes downloaded', async () => {
     const text = await (await fetch(`${service.url}/metrics`)).text();
     expect(text).toMatch(/^bot_attachments_total\{kind="image",outcome="used"\} [1-9]/m);
