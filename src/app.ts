@@ -40,6 +40,7 @@ import { turnCheckpointStore } from './turn/checkpoint-store.js';
 import { createTurnRunner } from './turn/run-turn.js';
 import type { TurnDependencies } from './turn/turn-dependencies.js';
 import { DeliveryRecords } from './turn/delivery-records.js';
+import { FileSendRecords } from './turn/file-sends.js';
 import { createTurnStore } from './turn/store-adapter.js';
 
 export { DEFAULT_AGENT_ID } from './config/merge-agents.js';
@@ -146,6 +147,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         agentFor: (message) => agents.turnAgent(message),
         groupContext: new GroupContext(workerRedis, config.queuePrefix),
         deliveries: new DeliveryRecords(workerRedis, config.queuePrefix),
+        fileSends: new FileSendRecords(workerRedis, config.queuePrefix),
         checkpoints: turnCheckpointStore(new TurnCheckpoints(workerRedis, config.queuePrefix)),
         calibration: new TokenCalibration(),
         settings: {

@@ -15,6 +15,7 @@ import type { InboundMessage } from '../core/inbound-message.js';
 import { TurnAbortError } from '../core/turn-abort.js';
 import { costOf, priceOf } from '../llm/pricing.js';
 import { createContextController } from './context-controller.js';
+import { turnFileSender } from './file-sends.js';
 import { withDmEnvelope, type TurnInput } from './turn-input.js';
 import type { TurnDependencies } from './turn-dependencies.js';
 
@@ -106,7 +107,16 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     model: deps.model,
     maxIterations: deps.settings.maxIterations,
     signal: input.signal,
-    toolContext: { signal: input.signal, workspace, sessionKey, userId: latest.sender.id, conversation: latest.conversation, agentId: latest.agentId, turnId },
+    toolContext: {
+      signal: input.signal,
+      workspace,
+      sessionKey,
+      userId: latest.sender.id,
+      conversation: latest.conversation,
+      agentId: latest.agentId,
+      turnId,
+      ...(deps.fileSends ? { sendFile: turnFileSender(deps.fileSends, channel, latest.conversation, turnId) } : {}),
+    },
     clock: input.clock,
     traceVerbose: deps.settings.traceVerbose,
     prices,

@@ -11,6 +11,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { GroupContext } from '../queue/group-context.js';
 import type { Compactor } from './compaction.js';
 import type { DeliveryRecords } from './delivery-records.js';
+import type { FileSendRecords } from './file-sends.js';
 import type { FlushRetryOptions } from './flush-with-retry.js';
 import type { TurnOutcome } from '../core/turn-contract.js';
 import type { TurnRecord } from '../store/turn-record.js';
@@ -81,6 +82,8 @@ export interface TurnDependencies {
    * scheduled task's firing outcome.
    */
   afterTurn?: (finished: { messages: InboundMessage[]; record: TurnRecord; outcome: TurnOutcome }) => Promise<void>;
+  /** `send_file` records (once per turn and tool call); absent: the tool reports that files cannot be sent. */
+  fileSends?: FileSendRecords;
   /** Attachments (photos, voice, documents) at turn time; absent: messages are answered from their text only. */
   media?: MediaProcessor;
   /** The message's agent and chat settings; absent: `model`, `tools` and `settings` serve every message. */

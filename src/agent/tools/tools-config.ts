@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { createSendFileTool } from './send-file-tool.js';
 import { BotError } from '../../core/errors.js';
 import type { AgentTool } from './agent-tool.js';
 import { createBashTool } from './bash-tool.js';
@@ -90,9 +91,8 @@ function runnerFactory(limits: SandboxLimits, hostEnv: HostEnvironment): (reques
  * sandbox is on while bubblewrap cannot run here is a configuration error.
  */
 export function defaultTools(config: ToolsConfig = {}, hostEnv: HostEnvironment = process.env): AgentTool[] {
-  const registry = new ToolRegistry(
-    createFileTools({ allowedPaths: config.allowed_paths ?? [], deniedPaths: [...DEFAULT_DENIED_PATHS, ...(config.denied_paths ?? [])] }),
-  );
+  const fileAccess = { allowedPaths: config.allowed_paths ?? [], deniedPaths: [...DEFAULT_DENIED_PATHS, ...(config.denied_paths ?? [])] };
+  const registry = new ToolRegistry([...createFileTools(fileAccess), createSendFileTool(fileAccess)]);
   const runnerFor = runnerFactory(sandboxLimits(config.sandbox_limits), hostEnv);
   if (config.bash?.enabled) {
     const { bash } = config;
