@@ -214,7 +214,7 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
     response.end(JSON.stringify(reply.body));
   }
 
-  /** Step 2 of the v2 flow: the raw bytes POSTed to the upload URL (Slack answers `OK - <length>`). */
+  /** Step 2 of the v2 flow: the bytes POSTed to the upload URL (Slack answers `OK - <length>`). */
   async function receiveUpload(fileId: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -223,7 +223,16 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
       response.writeHead(404).end('not found');
       return;
     }
-    pending.bytes = Buffer.concat(chunks);
+    const body = Buffer.concat(chunks);
+    const contentType = String(request.headers['content-type'] ?? '');
+    // raw bytes, or (as the WebClient sends them) a multipart form whose file part is the content
+    if (contentType.includes('multipart/form-data')) {
+      const form = await new Response(new Uint8Array(body), { headers: { 'content-type': contentType } }).formData();
+      const file = [...form.values()].find((value): value is File => typeof value !== 'string');
+      pending.bytes = file ? Buffer.from(await file.arrayBuffer()) : Buffer.alloc(0);
+    } else {
+      pending.bytes = body;
+    }
     response.writeHead(200, { 'content-type': 'text/plain' }).end(`OK - ${pending.bytes.length}`);
   }
 

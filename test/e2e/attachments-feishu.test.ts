@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FeishuDouble } from '../doubles/feishu-double.js';
+import { reply } from '../doubles/model-script.js';
 import { DEFAULT_TRANSCRIPT } from '../doubles/openai-double.js';
 import { createE2eEnvironment, postFeishu, type E2eEnvironment } from '../support/e2e-environment.js';
 import { oggOpusBytes, pdfBytes, PNG_BYTES, zipBytes } from '../support/media-fixtures.js';
@@ -77,5 +78,28 @@ describe('Feishu attachments, end to end', () => {
     feishu.addResource('om_lie_1', 'img_v3_lie', zipBytes(), 'image');
     await post(feishu.events.message('p2p', 'image', { image_key: 'img_v3_lie' }, { messageId: 'om_lie_1', userOpenId: 'ou_lie' }));
     expect(await answerTo('om_lie_1')).toContain('The photo could not be used: it is a zip file, not an image.');
+  });
+
+  it('send_file uploads a picture as an image message and a PDF as a file message, replying to the user', async () => {
+    const pdf = pdfBytes('feishu report');
+    const folder = join(environment.dataDir, 'workspaces', 'ou_out');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'chart.png'), PNG_BYTES);
+    writeFileSync(join(folder, 'report.pdf'), pdf);
+    environment.openai.script.respondWith((request) => {
+      const results = request.body.messages.filter((message: any) => message.role === 'tool').length;
+      if (results === 0) return reply.toolCall('send_file', { path: 'chart.png' });
+      if (results === 1) return reply.toolCall('send_file', { path: 'report.pdf' });
+      return 'Both sent.';
+    });
+    await post(feishu.events.p2pText('send both', { messageId: 'om_out_1', userOpenId: 'ou_out' }));
+    await waitFor(async () => (await answerTo('om_out_1')).includes('Both sent.'), { what: 'the final answer' });
+    const replies = [...feishu.messages.values()].filter((message) => message.parentId === 'om_out_1');
+    const image = replies.find((message) => message.msgType === 'image')!;
+    const file = replies.find((message) => message.msgType === 'file')!;
+    expect(feishu.uploads.get(image.content.image_key)!.bytes.equals(PNG_BYTES)).toBe(true);
+    expect(feishu.uploads.get(file.content.file_key)).toMatchObject({ kind: 'file', fileName: 'report.pdf', fileType: 'pdf' });
+    expect(feishu.uploads.get(file.content.file_key)!.bytes.equals(pdf)).toBe(true);
+    expect(feishu.uploads.size).toBe(2);
   });
 });

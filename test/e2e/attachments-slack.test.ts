@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reply } from '../doubles/model-script.js';
 import type { SlackDouble } from '../doubles/slack-double.js';
 import { DEFAULT_TRANSCRIPT } from '../doubles/openai-double.js';
 import { createE2eEnvironment, postSlack, type E2eEnvironment } from '../support/e2e-environment.js';
@@ -68,5 +69,22 @@ describe('Slack attachments, end to end', () => {
     expect(answer).toContain('"photo.png" could not be used: it is a zip file, not an image.');
     expect(answer).toContain('"big.txt" could not be used: it is larger than the 4 KB limit.');
     expect(answer).toContain('three files');
+  });
+
+  it('send_file uploads through the v2 flow (getUploadURLExternal, upload, completeUploadExternal) into the conversation, once', async () => {
+    const pdf = pdfBytes('slack report');
+    const folder = join(environment.dataDir, 'workspaces', 'U0OUT001');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'report.pdf'), pdf);
+    environment.openai.script.respondWith((request) =>
+      request.body.messages.some((message: any) => message.role === 'tool') ? 'Uploaded.' : reply.toolCall('send_file', { path: 'report.pdf', caption: 'your report' }),
+    );
+    await postEvent(slack.makeEvent.dm('U0OUT001', 'send me the report'));
+    await waitFor(() => slack.callsOf('chat.postMessage').some((call) => call.params.channel === 'D0OUT001' && call.params.text === 'Uploaded.'), { what: 'the answer' });
+    expect(slack.uploads).toHaveLength(1);
+    expect(slack.uploads[0]).toMatchObject({ fileName: 'report.pdf', channel: 'D0OUT001', initialComment: 'your report' });
+    expect(slack.uploads[0]!.bytes.equals(pdf)).toBe(true);
+    expect(slack.callsOf('files.getUploadURLExternal')).toHaveLength(1);
+    expect(slack.callsOf('files.completeUploadExternal')).toHaveLength(1);
   });
 });
