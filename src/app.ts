@@ -17,6 +17,7 @@ import { moduleLogger } from './observability/logger.js';
 import { Metrics, statementKind } from './observability/metrics.js';
 import {
   AbortBus,
+  AlbumMarks,
   createRedis,
   GroupContext,
   InboundDedupe,
@@ -193,6 +194,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       queue: inbound,
       groupContext,
       dedupe: new InboundDedupe(redis, config.queuePrefix),
+      albums: new AlbumMarks(redis, config.queuePrefix),
       access: createAccessControl({
         dmPolicy: config.dmPolicy,
         allowFrom: config.allowFrom,

@@ -10,3 +10,4 @@ export { InboundDedupe } from './inbound-dedupe.js';
 export { RedisChannelState } from './redis-channel-state.js';
 export { stopSessions } from './stop-sessions.js';
 export { TurnCheckpoints } from './turn-checkpoints.js';
+export { AlbumMarks } from './album-marks.js';

@@ -153,6 +153,25 @@ describe('Telegram attachments, end to end', () => {
     expect(runs).toHaveLength(1);
   });
 
+  it('in a group, answers the uncaptioned parts of an album whose captioned part mentions the bot, in the same turn', async () => {
+    const chatId = -100777;
+    const bot = environment.telegram.botUsername;
+    const callsBefore = environment.openai.modelCalls.length;
+    for (const index of [0, 1, 2]) {
+      const fileId = environment.telegram.addFile(PNG_BYTES, 'jpg');
+      const caption = index === 0 ? { caption: `@${bot} which one is best?`, caption_entities: [{ type: 'mention', offset: 0, length: bot.length + 1 }] } : {};
+      const update = environment.telegram.makeUpdate.groupText(chatId, 2010, '', { text: undefined, photo: [{ file_id: fileId, file_unique_id: `g${index}`, width: 1, height: 1 }], media_group_id: 'album-group-1', ...caption });
+      expect((await postTelegramUpdate(service.url, update)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const call = await waitFor(() => environment.openai.modelCalls.slice(callsBefore).find((modelCall) => JSON.stringify(modelCall.body.messages).includes('which one is best?')), { what: 'the group album turn' });
+    const images = call.body.messages.flatMap((message: any) => (Array.isArray(message.content) ? message.content : [])).filter((part: any) => part.type === 'image_url');
+    expect(images).toHaveLength(3);
+    await waitFor(() => sentTo(chatId)[0]);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(sentTo(chatId)).toHaveLength(1);
+  });
+
   it('counts attachments by kind and outcome, and the bytes downloaded', async () => {
     const text = await (await fetch(`${service.url}/metrics`)).text();
     expect(text).toMatch(/^bot_attachments_total\{kind="image",outcome="used"\} [1-9]/m);
