@@ -1,3 +1,4 @@
+import type { TraceSpan } from '../agent/agent-events.js';
 import type { Attachment, StoredAttachment } from '../core/attachment.js';
 import type { Channel } from '../core/channel.js';
 import type { ImagePart } from '../core/chat-message.js';
@@ -22,7 +23,11 @@ export interface MessageMedia {
   stored: StoredAttachment[];
   /** One short sentence per attachment that could not be used, for the reply. */
   notices: string[];
+  /** Downloads and transcriptions, for the run's trace. */
+  spans: MediaSpan[];
 }
+
+export type MediaSpan = Extract<TraceSpan, { kind: 'media' }>;
 
 export interface MediaTurn {
   channel: Channel;
@@ -49,7 +54,7 @@ type Outcome = StoredAttachment['outcome'];
  * notice naming the attachment and why, and the rest of the message is answered. Only an abort propagates.
  */
 export async function prepareMedia(deps: MediaDependencies, attachments: Attachment[], turn: MediaTurn): Promise<MessageMedia> {
-  const media: MessageMedia = { spoken: [], notes: [], images: [], stored: [], notices: [] };
+  const media: MessageMedia = { spoken: [], notes: [], images: [], stored: [], notices: [], spans: [] };
   for (const [index, attachment] of attachments.entries()) {
     const label = attachmentLabel(attachment, index, attachments.length);
     const stored: StoredAttachment = {
@@ -92,11 +97,16 @@ async function prepareOne(
   if (attachment.size !== undefined && attachment.size > config.maxBytes) return fail('too-large', `it is larger than the ${humanSize(config.maxBytes)} limit`);
 
   let bytes: Buffer;
+  const downloadStarted = Date.now();
+  const downloadSpan = (error: string | undefined, detail: string) =>
+    media.spans.push({ kind: 'media', name: `download:${attachment.kind}`, startedAt: downloadStarted, durationMs: Date.now() - downloadStarted, error, detail });
   try {
     const file = await turn.channel.downloadAttachment(attachment, { maxBytes: config.maxBytes, signal: turn.signal });
     bytes = file.bytes;
+    downloadSpan(undefined, `${bytes.length} bytes from ${turn.channel.name} (${attachment.platformFileId})`);
   } catch (error) {
     if (isAbortError(error) || turn.signal.aborted) throw error;
+    downloadSpan(errorMessage(error), `${attachment.platformFileId} from ${turn.channel.name}`);
     deps.logger.warn({ err: error, fileId: attachment.platformFileId }, 'attachment download failed');
     if (error instanceof BotError && error.code === 'too-large') return fail('too-large', `it is larger than the ${humanSize(config.maxBytes)} limit`);
     if (error instanceof BotError && error.code === 'not-found') return fail('download-failed', 'the platform no longer offers it for download (the link may have expired)');
@@ -167,12 +177,14 @@ async function transcribe(
     const extension = sniffed?.label ?? 'ogg';
     const text = await deps.transcriber!({ bytes, fileName: `audio.${extension}`, mimeType }, turn.signal);
     deps.metrics?.transcriptionSeconds.observe((Date.now() - started) / 1000);
+    media.spans.push({ kind: 'media', name: 'transcribe', startedAt: started, durationMs: Date.now() - started, error: undefined, detail: `${bytes.length} bytes of ${mimeType} → ${text.length} characters` });
     if (text === '') return fail('transcription-failed', 'no speech could be made out in it');
     stored.transcript = text;
     media.spoken.push(`[Voice message, transcribed${attachment.durationSeconds ? `, ${attachment.durationSeconds} s` : ''}]\n${text}`);
   } catch (error) {
     if (isAbortError(error) || turn.signal.aborted) throw error;
     deps.logger.warn({ err: errorMessage(error) }, 'transcription failed');
+    media.spans.push({ kind: 'media', name: 'transcribe', startedAt: started, durationMs: Date.now() - started, error: errorMessage(error), detail: `${bytes.length} bytes of ${mimeType}` });
     fail('transcription-failed', 'the transcription failed');
   }
 }

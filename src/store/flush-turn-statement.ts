@@ -146,5 +146,19 @@ function spanRow(span: TraceSpan, position: number) {
         output_preview: span.outputPreview,
         input: null,
       };
+    case 'media':
+      return {
+        ...common,
+        iteration: null,
+        tool_call_id: null,
+        input_tokens: null,
+        output_tokens: null,
+        cache_read_tokens: null,
+        cache_write_tokens: null,
+        cost_usd: null,
+        is_error: span.error !== undefined,
+        output_preview: span.detail,
+        input: null,
+      };
   }
 }

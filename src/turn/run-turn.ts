@@ -66,7 +66,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         deliveredMessageIds: [],
         ...run,
       },
-      spans: terminal?.spans ?? [],
+      spans: [...user.spans, ...(terminal?.spans ?? [])],
     });
 
     if (user.blockedReply) {
@@ -126,6 +126,8 @@ function recordSpans(deps: TurnDependencies, spans: TraceSpan[]): void {
   const { metrics } = deps;
   if (!metrics) return;
   for (const span of spans) {
+    // media spans have their own metrics (bot_attachments_total, bot_transcription_seconds)
+    if (span.kind === 'media') continue;
     if (span.kind === 'tool') {
       metrics.toolCalls.inc({ tool: span.name, outcome: span.isError ? 'error' : 'ok' });
       continue;

@@ -1,4 +1,5 @@
 import { applyInputGuard, scanInput, truncateMessage, type InputGuardMode } from '../agent/index.js';
+import type { TraceSpan } from '../agent/agent-events.js';
 import type { ChatMessage, MessagePart } from '../core/chat-message.js';
 import { composeUserText, type MessageMedia } from '../media/index.js';
 import type { InboundMessage } from '../core/inbound-message.js';
@@ -23,6 +24,8 @@ export interface TurnInput {
   chatTitle: string | undefined;
   /** One sentence per attachment that could not be used, told to the user with the reply. */
   notices: string[];
+  /** The attachments' downloads and transcriptions, for the run's trace. */
+  spans: TraceSpan[];
 }
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -112,6 +115,7 @@ export function buildTurnInput(
   const forModel: ChatMessage[] = [];
   const forStore: TurnMessage[] = [];
   const notices: string[] = [];
+  const spans: TraceSpan[] = [];
   let blockedReply: string | undefined;
   const report = (findings: string[], source: string, dedupeKey?: string) => {
     if (mode === 'off') return;
@@ -121,6 +125,7 @@ export function buildTurnInput(
     // transcripts and document text are the user's words too: they pass the same guard
     const files = media.get(message.dedupeKey);
     if (files) notices.push(...files.notices);
+    if (files) spans.push(...files.spans);
     const guard = applyInputGuard(composeUserText(message.text, files), mode);
     // image bytes go to the model in this turn only; the stored text names them instead
     const images: MessagePart[] = files?.images ?? [];
@@ -145,5 +150,5 @@ export function buildTurnInput(
   const latest = messages.at(-1);
   const chatTitle = latest?.conversation.chatType === 'group' ? safeTitle(latest.chatTitle, mode) : undefined;
   if (latest?.chatTitle && chatTitle === undefined && mode !== 'off' && scanInput(latest.chatTitle).length > 0) report(scanInput(latest.chatTitle), 'chat title');
-  return { forModel, forStore, blockedReply, chatTitle, notices };
+  return { forModel, forStore, blockedReply, chatTitle, notices, spans };
 }

@@ -73,6 +73,12 @@ describe('Telegram attachments, end to end', () => {
     const [row] = await storedUser(2002);
     expect(JSON.stringify(row!.parts)).toContain(DEFAULT_TRANSCRIPT);
     expect(row!.attachments[0]).toMatchObject({ kind: 'audio', platformFileId: fileId, outcome: 'used', transcript: DEFAULT_TRANSCRIPT });
+    const spans = await waitFor(async () => {
+      const rows = await environment.sql`SELECT sp.name, sp.kind, sp.output_preview, sp.duration_ms FROM run_spans sp JOIN runs r ON r.id = sp.run_id JOIN sessions s ON s.id = r.session_id WHERE s.key LIKE '%:dm:2002' AND sp.kind = 'media' ORDER BY sp.position`;
+      return rows.length >= 2 ? rows : undefined;
+    });
+    expect(spans.map((span) => span.name)).toEqual(['download:audio', 'transcribe']);
+    expect(spans[0]!.output_preview).toContain(`${bytes.length} bytes from telegram`);
   });
 
   it('reads a text document and a PDF into the request and saves both under uploads/', async () => {

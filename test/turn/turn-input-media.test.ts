@@ -7,7 +7,7 @@ import { inboundMessage } from '../support/messages.js';
 
 const logger = createLogger({ level: 'silent' });
 const sentAt = Date.UTC(2026, 10, 23, 14, 5, 30);
-const media = (overrides: Partial<MessageMedia>): MessageMedia => ({ spoken: [], notes: [], images: [], stored: [], notices: [], ...overrides });
+const media = (overrides: Partial<MessageMedia>): MessageMedia => ({ spoken: [], notes: [], images: [], stored: [], notices: [], spans: [], ...overrides });
 
 describe('the user side of a turn with attachments', () => {
   it('sends image bytes to the model in this turn only; the stored message has the placeholder and the metadata', () => {
