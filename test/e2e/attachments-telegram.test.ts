@@ -79,6 +79,10 @@ describe('Telegram attachments, end to end', () => {
     });
     expect(spans.map((span) => span.name)).toEqual(['download:audio', 'transcribe']);
     expect(spans[0]!.output_preview).toContain(`${bytes.length} bytes from telegram`);
+
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.command(2002, 2002, 'status'));
+    const status = await waitFor(() => sentTo(2002).map((call) => String(call.params.text)).find((text) => text.includes('Queue:')), { what: '/status' });
+    expect(status).toMatch(/Attachments: 1 file\(s\), 0\.00 MB downloaded; 1 voice message\(s\) transcribed in \d+\.\d s/);
   });
 
   it('reads a text document and a PDF into the request and saves both under uploads/', async () => {
