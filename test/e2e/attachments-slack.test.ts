@@ -58,6 +58,21 @@ describe('Slack attachments, end to end', () => {
     expect(await answerIn('D0VOX001')).toContain(DEFAULT_TRANSCRIPT);
   });
 
+  it('says so when the transcription fails, and answers the words', async () => {
+    environment.openai.transcriber = () => ({ status: 500 });
+    try {
+      const file = slack.addFile(oggOpusBytes(), 'audio_message.ogg', 'audio/ogg');
+      await postEvent(fileShare('U0VXF001', 'and my voice note', [file]));
+      const answer = await answerIn('D0VXF001');
+      expect(answer).toContain('"audio_message.ogg" could not be used: the transcription failed.');
+      expect(answer).toContain('and my voice note');
+      // the SDK's one retry, then the user is told: nothing is retried forever
+      expect(environment.openai.requests.filter((request) => request.path.startsWith('/v1/audio/transcriptions') && request.status === 500).length).toBeLessThanOrEqual(2);
+    } finally {
+      environment.openai.transcriber = () => DEFAULT_TRANSCRIPT;
+    }
+  });
+
   it('names a deleted file, a type lie and an oversized file, and answers the rest', async () => {
     const gone = slack.addFile(PNG_BYTES, 'gone.png', 'image/png');
     slack.removeFile(gone.id);
