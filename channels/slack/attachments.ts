@@ -22,8 +22,10 @@ export interface SlackFile {
  */
 export function attachmentsOf(files: SlackFile[] | undefined): Attachment[] {
   return (files ?? []).flatMap((file): Attachment[] => {
+    if (!file.id) return [];
     const url = file.url_private_download ?? file.url_private;
-    if (!file.id || !url || file.mode === 'hidden_by_limit' || file.mode === 'tombstone') return [];
+    // a file the bot cannot fetch is still named in the reply (never silent): its download fails with the reason
+    const downloadable = url !== undefined && file.mode !== 'hidden_by_limit' && file.mode !== 'tombstone' && file.file_access !== 'check_file_info';
     return [
       {
         kind: kindOf(file.mimetype, file.name),
@@ -31,7 +33,7 @@ export function attachmentsOf(files: SlackFile[] | undefined): Attachment[] {
         ...(file.mimetype ? { mimeType: file.mimetype } : {}),
         ...(file.size !== undefined ? { size: file.size } : {}),
         platformFileId: file.id,
-        ref: url,
+        ref: downloadable ? url : `unavailable:${file.id}`,
       },
     ];
   });

@@ -19,9 +19,10 @@ export function createSlackFiles(client: WebClient, botToken: string, apiUrl: st
     async download(attachment, { maxBytes, signal }) {
       const what = attachment.fileName ?? 'the file';
       const url = new URL(attachment.ref);
+      if (url.protocol === 'unavailable:') throw new BotError('not-found', `${what} is not available to the bot (hidden, deleted or shared from another workspace)`);
       if (!trustedHosts.has(url.host)) throw new BotError('not-found', `${what} is not hosted by Slack`);
-      const response = await fetch(url, { headers: { authorization: `Bearer ${botToken}` }, redirect: 'manual', ...(signal ? { signal } : {}) });
-      if (response.status >= 300 && response.status < 400) throw new BotError('not-found', `${what}: Slack redirected the download (is the files:read scope granted?)`);
+      // fetch keeps the Authorization header on same-origin redirects only
+      const response = await fetch(url, { headers: { authorization: `Bearer ${botToken}` }, ...(signal ? { signal } : {}) });
       if (!response.ok) throw downloadError(response.status, what);
       // without files:read Slack answers 200 with its sign-in page instead of the file
       if ((response.headers.get('content-type') ?? '').startsWith('text/html') && attachment.mimeType !== 'text/html') {

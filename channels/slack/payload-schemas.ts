@@ -37,6 +37,7 @@ const MessageEventSchema = Type.Object({
         url_private_download: Type.Optional(Type.String()),
         url_private: Type.Optional(Type.String()),
         mode: Type.Optional(Type.String()),
+        file_access: Type.Optional(Type.String()),
       }),
     ),
   ),

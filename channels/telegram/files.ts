@@ -24,7 +24,8 @@ export function createTelegramFiles(api: Api, apiRoot: string, token: string): T
         filePath = (await api.getFile(attachment.ref)).file_path;
       } catch (error) {
         const platformError = toPlatformError(error, 'getFile');
-        // "file is too big" / "wrong file_id": a retry cannot change Telegram's mind
+        if (/file is too big/i.test(platformError.message)) throw new BotError('too-large', `${what} is over the Bot API's 20 MB download limit`, { cause: error });
+        // "wrong file_id" and the like: a retry cannot change Telegram's mind
         throw platformError.isRetryable ? platformError : new BotError('not-found', `${what} is no longer available from Telegram`, { cause: error });
       }
       if (!filePath) throw new BotError('not-found', `${what} is no longer available from Telegram`);

@@ -78,11 +78,14 @@ describe('Slack attachments, end to end', () => {
     slack.removeFile(gone.id);
     const lie = slack.addFile(zipBytes(), 'photo.png', 'image/png');
     const big = slack.addFile(Buffer.alloc(5000, 0x61), 'big.txt', 'text/plain');
-    await postEvent(fileShare('U0BAD001', 'three files', [gone, lie, big]));
+    const hidden = { id: 'F0HIDDEN1', name: 'old.png', mimetype: 'image/png', mode: 'hidden_by_limit' };
+    await postEvent(fileShare('U0BAD001', 'three files', [gone, lie, big, hidden]));
     const answer = await answerIn('D0BAD001');
     expect(answer).toContain('"gone.png" could not be used: the platform no longer offers it for download');
     expect(answer).toContain('"photo.png" could not be used: it is a zip file, not an image.');
     expect(answer).toContain('"big.txt" could not be used: it is larger than the 4 KB limit.');
+    expect(answer).toContain('"old.png" could not be used: the platform no longer offers it for download');
+    expect(slack.downloads.some((download) => download.fileId === 'F0HIDDEN1')).toBe(false);
     expect(answer).toContain('three files');
   });
 
