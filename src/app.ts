@@ -1,5 +1,4 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createMediaProcessor, createTranscriber } from './media/index.js';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -13,6 +12,7 @@ import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
 import { createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
 import type { McpToolSource } from './mcp/index.js';
+import { createMediaProcessor, createTranscriber } from './media/index.js';
 import { moduleLogger } from './observability/logger.js';
 import { Metrics, statementKind } from './observability/metrics.js';
 import {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { MEDIA_DEFAULTS, type MediaConfig } from '../media/media-config.js';
 import { resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { BotError } from '../core/errors.js';
+import { MEDIA_DEFAULTS, type MediaConfig } from '../media/media-config.js';
 import { DEFAULT_HTTP_LIMITS } from '../gateway/http-limits.js';
 import type { AppConfig, PlatformName } from './app-config.js';
 import { describeError, locateConfigFile, readConfigFile, type LoadedConfigFile } from './config-file.js';

@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { createSendFileTool } from './send-file-tool.js';
 import { BotError } from '../../core/errors.js';
 import type { AgentTool } from './agent-tool.js';
 import { createBashTool } from './bash-tool.js';
+import { createSendFileTool } from './send-file-tool.js';
 import { CliToolDeclarationSchema, parseCliToolDeclaration, type CliToolDeclaration } from './cli-tool-declaration.js';
 import { createCliTool } from './cli-tool.js';
 import { sandboxedRunner, unconfinedRunner, type CommandRunner } from './command-runner.js';
