@@ -15,7 +15,7 @@ let service: ServiceProcess;
 beforeAll(async () => {
   environment = await createE2eEnvironment({ feishu: true });
   feishu = environment.feishu!;
-  service = await startServiceProcess(environment.env({ TELEGRAM_BOT_TOKEN: '', LLM_STREAM: 'false', ...environment.feishuEnv() }));
+  service = await startServiceProcess(environment.env({ TELEGRAM_BOT_TOKEN: '', LLM_STREAM: 'false', MEDIA_MAX_BYTES: '4096', ...environment.feishuEnv() }));
 });
 
 afterAll(async () => {
@@ -78,6 +78,12 @@ describe('Feishu attachments, end to end', () => {
     feishu.addResource('om_lie_1', 'img_v3_lie', zipBytes(), 'image');
     await post(feishu.events.message('p2p', 'image', { image_key: 'img_v3_lie' }, { messageId: 'om_lie_1', userOpenId: 'ou_lie' }));
     expect(await answerTo('om_lie_1')).toContain('The photo could not be used: it is a zip file, not an image.');
+  });
+
+  it('stops reading a file past MEDIA_MAX_BYTES (Feishu declares no size) and says so', async () => {
+    feishu.addResource('om_big_1', 'file_v3_big', Buffer.alloc(10_000, 0x61), 'file');
+    await post(feishu.events.message('p2p', 'file', { file_key: 'file_v3_big', file_name: 'huge.txt' }, { messageId: 'om_big_1', userOpenId: 'ou_big' }));
+    expect(await answerTo('om_big_1')).toContain('huge.txt\\" could not be used: it is larger than the 4 KB limit.');
   });
 
   it('send_file uploads a picture as an image message and a PDF as a file message, replying to the user', async () => {
