@@ -124,6 +124,7 @@ async function prepareOne(
     stored.savedAs = await saveUpload(turn.workspace, fileName, bytes);
     if (!isImage) return readDocument(config, bytes, sniffed, label, stored, media, fail);
   }
+  if (!isImage && sniffed?.mimeType.startsWith('image/')) return fail('unsupported', `${sniffed.label} images are not supported (png, jpeg, gif and webp are)`);
   if (!isImage) return fail('unsupported', sniffed ? `it is a ${sniffed.label} file, not an image` : 'it is not an image');
   const placeholder = `[image: ${stored.savedAs ?? fileName} (${sniffed.mimeType}, ${humanSize(bytes.length)})${stored.savedAs ? `, saved as ${stored.savedAs}` : ''}]`;
   if (!turn.modelTakesImages) {

@@ -80,6 +80,15 @@ describe('prepareMedia', () => {
     expect(failing.spans.map((span) => [span.name, span.error])).toEqual([['download:audio', undefined], ['transcribe', '503 from the API']]);
   });
 
+  it('names an image type the models do not take', async () => {
+    const bmp = Buffer.concat([Buffer.from('BM'), Buffer.alloc(60, 0)]);
+    bmp.writeUInt32LE(62, 2);
+    bmp.writeUInt32LE(54, 10);
+    bmp.writeUInt32LE(40, 14);
+    const result = await prepareMedia(deps(), [photo('bmp')], turn(servingChannel({ bmp })));
+    expect(result.notices).toEqual(['The photo could not be used: bmp images are not supported (png, jpeg, gif and webp are).']);
+  });
+
   it('lets an abort through instead of turning it into a notice', async () => {
     const controller = new AbortController();
     controller.abort();
