@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sanitizeUserId } from '../../src/agent/tools/workspace.js';
 import { DEFAULT_TRANSCRIPT } from '../doubles/openai-double.js';
 import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { oggOpusBytes, pdfBytes, PNG_BYTES, zipBytes } from '../support/media-fixtures.js';
@@ -180,6 +181,25 @@ describe('Telegram attachments, end to end', () => {
     await waitFor(() => sentTo(chatId)[0]);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(sentTo(chatId)).toHaveLength(1);
+  });
+
+  it('saves a document sent in a group into the group’s workspace, not the sender’s', async () => {
+    const chatId = -100888;
+    const bot = environment.telegram.botUsername;
+    const text = Buffer.from('group minutes: ship on Friday');
+    const fileId = environment.telegram.addFile(text, 'txt');
+    const update = environment.telegram.makeUpdate.groupText(chatId, 2011, '', {
+      text: undefined,
+      caption: `@${bot} summarize`,
+      caption_entities: [{ type: 'mention', offset: 0, length: bot.length + 1 }],
+      document: document(fileId, 'minutes.txt', 'text/plain', text.length),
+    });
+    await postTelegramUpdate(service.url, update);
+    await modelCallWith('ship on Friday');
+    await waitFor(() => sentTo(chatId)[0]);
+    const groupWorkspace = sanitizeUserId(`group:telegram:${environment.telegram.botId}:${chatId}`);
+    expect(readFileSync(join(environment.dataDir, 'workspaces', groupWorkspace, 'uploads', 'minutes.txt')).equals(text)).toBe(true);
+    expect(existsSync(workspaceFile(2011, 'uploads'))).toBe(false);
   });
 
   it('counts attachments by kind and outcome, and the bytes downloaded', async () => {
