@@ -17,10 +17,12 @@ import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
 import { createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
 import type { McpToolSource } from './mcp/index.js';
+import { createMediaProcessor, createTranscriber } from './media/index.js';
 import { moduleLogger } from './observability/logger.js';
 import { Metrics, statementKind } from './observability/metrics.js';
 import {
   AbortBus,
+  AlbumMarks,
   createRedis,
   GroupContext,
   InboundDedupe,
@@ -45,6 +47,7 @@ import { turnCheckpointStore } from './turn/checkpoint-store.js';
 import { createTurnRunner } from './turn/run-turn.js';
 import type { TurnDependencies } from './turn/turn-dependencies.js';
 import { DeliveryRecords } from './turn/delivery-records.js';
+import { FileSendRecords } from './turn/file-sends.js';
 import { createTurnStore } from './turn/store-adapter.js';
 import { createFiringOutcomeRecorder, createScheduleTools, FiringWorker, ScheduleQueue, ScheduleService, tasksCommand } from './schedules/index.js';
 import { createMemoryFlush, createMemoryTools, createOpenAiEmbedder, forgetCommand, memoryCommand, MemoryService } from './memory/index.js';
@@ -99,6 +102,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       modeFor: (sessionKey: string) => chats.forSessionKey(sessionKey)?.queueMode ?? config.queueMode,
       leaseMs: config.turnLeaseMs,
       debounceMs: config.inboundDebounceMs,
+      albumWaitMs: config.media.groupWaitMs,
     };
     const scheduler = new SessionScheduler(redis, schedulerOptions);
     const abortChannel = `${config.queuePrefix}:abort`;
@@ -173,6 +177,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         agentFor: (message) => agents.turnAgent(message),
         groupContext: new GroupContext(workerRedis, config.queuePrefix),
         deliveries: new DeliveryRecords(workerRedis, config.queuePrefix),
+        fileSends: new FileSendRecords(workerRedis, config.queuePrefix),
         checkpoints: turnCheckpointStore(new TurnCheckpoints(workerRedis, config.queuePrefix)),
         approvals: new ApprovalRecords(workerRedis, config.queuePrefix),
         calibration: new TokenCalibration(),
@@ -192,6 +197,12 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         metrics,
         afterTurn: createFiringOutcomeRecorder({ db: database.db, schedules: scheduleQueue, logger: moduleLogger('schedules'), metrics }),
         memoryLines: (message, query) => memory.promptLines(memory.scopeOf(message.conversation, message.sender.id), query),
+        media: createMediaProcessor({
+          config: config.media,
+          transcriber: config.media.transcribe ? createTranscriber(config.media.transcribe) : undefined,
+          logger: moduleLogger('media'),
+          metrics,
+        }),
       };
       const worker = new TurnWorker({
         connection: workerRedis,
@@ -231,6 +242,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       queue: inbound,
       groupContext,
       dedupe: new InboundDedupe(redis, config.queuePrefix),
+      albums: new AlbumMarks(redis, config.queuePrefix),
       access: createAccessControl({
         dmPolicy: config.dmPolicy,
         allowFrom: config.allowFrom,

@@ -1,5 +1,6 @@
 import type { InboundMessage } from '../../src/core/index.js';
 import { checkMessageEvent } from './event-schema.js';
+import { attachmentsOf, FILE_MESSAGE_TYPES } from './attachments.js';
 import { messageText } from './message-text.js';
 
 export interface FeishuIdentity {
@@ -51,7 +52,8 @@ export function normalizeMessageEvent(event: unknown, identity: FeishuIdentity, 
   if (received === undefined) return { kind: 'ignored', reason: 'not a message event' };
   if (received.senderType !== 'user') return { kind: 'ignored', reason: `sent by sender_type ${received.senderType ?? 'unknown'}` };
   if (received.senderId === undefined) return { kind: 'ignored', reason: 'no sender id' };
-  const raw = messageText(received.messageType, received.content);
+  const attachments = attachmentsOf(received.messageId, received.messageType, received.content);
+  const raw = FILE_MESSAGE_TYPES.has(received.messageType) && attachments.length > 0 ? '' : messageText(received.messageType, received.content);
   if (raw === undefined) {
     const known = received.messageType === 'text' || received.messageType === 'post';
     return { kind: 'ignored', reason: known ? `unreadable ${received.messageType} content` : `message_type ${received.messageType} not supported` };
@@ -60,8 +62,8 @@ export function normalizeMessageEvent(event: unknown, identity: FeishuIdentity, 
   const mentionedBot = received.mentions.some((mention) => mention.openId === identity.botOpenId);
   let text = resolveMentions(raw, received.mentions, identity.botOpenId).trim();
   // a message that was only the mention still reaches the model as something
-  if (text === '' && mentionedBot) text = `@${identity.botName ?? 'bot'}`;
-  if (text === '') return { kind: 'ignored', reason: 'empty message' };
+  if (text === '' && mentionedBot && attachments.length === 0) text = `@${identity.botName ?? 'bot'}`;
+  if (text === '' && attachments.length === 0) return { kind: 'ignored', reason: 'empty message' };
   if (mentionedBot) text = bareWordAsCommand(text);
 
   const isGroup = received.chatType !== 'p2p';
@@ -82,6 +84,7 @@ export function normalizeMessageEvent(event: unknown, identity: FeishuIdentity, 
       platformOrder: received.createTime,
       addressed: !isGroup || mentionedBot || text.startsWith('/') || options.repliesToBot === true,
       agentId: identity.agentId,
+      ...(attachments.length > 0 ? { attachments } : {}),
     },
     ...(dropped.length > 0 ? { dropped } : {}),
   };

@@ -2,6 +2,7 @@ import type { FeishuConfig } from '../../src/config/app-config.js';
 import type { ApprovalSink, Channel, ChannelState, InboundSink, PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { createFeishuClient, fetchBotIdentity } from './client.js';
+import { createFeishuFiles } from './files.js';
 import { createHttpInstance } from './http-instance.js';
 import type { FeishuIdentity } from './inbound.js';
 import { createChannelMemory, createMessageEventHandler } from './inbound-pipeline.js';
@@ -46,7 +47,9 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
     ...(options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {}),
     ...(options.onApiCall ? { onApiCall: options.onApiCall } : {}),
   });
-  const api = createMessagesApi(createFeishuClient(config, http, logger), logger);
+  const client = createFeishuClient(config, http, logger);
+  const api = createMessagesApi(client, logger);
+  const files = createFeishuFiles(client, api, logger);
   const bot = await fetchBotIdentity(api);
 
   const identity: FeishuIdentity = { appId: config.appId, botOpenId: bot.openId, botName: bot.name, agentId };
@@ -91,5 +94,7 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
     onApprovalAnswer(sink) {
       approvalSink = sink;
     },
+    downloadAttachment: (attachment, options) => files.download(attachment, options),
+    sendFile: (to, file) => files.send(to, file),
   };
 }

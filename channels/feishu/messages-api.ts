@@ -6,7 +6,7 @@ import { callFeishu } from './api-call.js';
 
 /** A message as the IM API takes it: `content` is the JSON string of the type's content object. */
 export interface OutgoingMessage {
-  msgType: 'text' | 'post' | 'interactive';
+  msgType: 'text' | 'post' | 'interactive' | 'image' | 'file';
   content: string;
 }
 

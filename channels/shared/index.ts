@@ -4,3 +4,4 @@ export { headerOf } from './http-headers.js';
 export { createPayloadCheck, Droppable, type PayloadCheck } from './payload-check.js';
 export { sanitizeInbound, sanitizingSink, wellFormedText } from './sanitize-inbound.js';
 export { sameSecret } from './secret-compare.js';
+export { downloadError, readCapped } from './read-capped.js';

@@ -1,4 +1,5 @@
 import type { ChatType, InboundMessage } from '../../src/core/index.js';
+import { attachmentsOf, type SlackFile } from './attachments.js';
 import { mentionsUser, readableText } from './inbound-text.js';
 
 /** Who the bot is in this workspace (from `auth.test`). */
@@ -23,6 +24,8 @@ export interface SlackMessageEvent {
   edited?: unknown;
   hidden?: boolean;
   user_profile?: { display_name?: string; real_name?: string; name?: string };
+  /** Files shared with the message (`file_share` subtype, or files on an app_mention). */
+  files?: SlackFile[];
 }
 
 /** The fields of a slash command (form-encoded over HTTP, an object in Socket Mode). */
@@ -62,7 +65,8 @@ export async function normalizeEvent(event: SlackMessageEvent, identity: SlackId
   const { channel, ts, user } = event;
   if (event.bot_id !== undefined || user === undefined || user === identity.botUserId || !channel || !ts) return undefined;
   const rawText = event.text ?? '';
-  if (rawText.trim() === '') return undefined;
+  const attachments = attachmentsOf(event.files);
+  if (rawText.trim() === '' && attachments.length === 0) return undefined;
 
   const chatType = chatTypeOf(channel, event.channel_type);
   const threadTs = event.thread_ts;
@@ -90,13 +94,14 @@ export async function normalizeEvent(event: SlackMessageEvent, identity: SlackId
     dedupeKey: `slack:${identity.teamId}:${channel}:${ts}`,
     sender: { id: user, ...(name ? { name } : {}), ...(username ? { username } : {}) },
     // a message that is only the mention still reaches the model as written
-    text: readableText(rawText, identity.botUserId) || readableText(rawText, ''),
+    text: rawText.trim() === '' ? '' : readableText(rawText, identity.botUserId) || readableText(rawText, ''),
     sentAt: sentAtOf(ts),
     ...orderOf(ts),
     ...(chatTitle ? { chatTitle } : {}),
     ...(threadId !== undefined ? { threadKind: 'thread' as const } : {}),
     addressed: chatType === 'dm' || mentioned || inBotThread,
     agentId: identity.agentId,
+    ...(attachments.length > 0 ? { attachments } : {}),
   };
 }
 

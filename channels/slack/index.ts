@@ -4,6 +4,7 @@ import { handleApprovalClick, isApprovalClick, sendApprovalPrompt, settleApprova
 import type { Logger } from '../../src/observability/logger.js';
 import { createChannelNames } from './channel-names.js';
 import { slackErrorCode, toPlatformError } from './errors.js';
+import { createSlackFiles } from './files.js';
 import { createInboundDispatcher } from './inbound-dispatch.js';
 import type { SlackIdentity } from './inbound.js';
 import { openLiveReply } from './live-reply.js';
@@ -51,6 +52,8 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
   const identity: SlackIdentity = { botUserId: auth.user_id, teamId: auth.team_id, agentId };
   const threads = createThreadMemory(options.state, identity.teamId, logger);
   const outbound = createOutbound(clients, threads);
+  // uploads are not idempotent (completeUploadExternal posts the message): the client without retries
+  const files = createSlackFiles(clients.posting, config.botToken, config.apiUrl);
   const dispatcher = createInboundDispatcher({
     identity,
     lookups: { isBotThread: threads.isBotThread, channelName: createChannelNames(clients.repeatable, logger) },
@@ -87,5 +90,7 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     onApprovalAnswer(sink) {
       approvalSink = sink;
     },
+    downloadAttachment: (attachment, options) => files.download(attachment, options),
+    sendFile: (to, file) => files.send(to, file),
   };
 }

@@ -27,6 +27,20 @@ const MessageEventSchema = Type.Object({
   parent_user_id: Droppable(Type.String()),
   hidden: Type.Optional(Type.Boolean()),
   user_profile: Droppable(Type.Object({ display_name: Droppable(Type.String()), real_name: Droppable(Type.String()), name: Droppable(Type.String()) })),
+  files: Droppable(
+    Type.Array(
+      Type.Object({
+        id: Type.Optional(Type.String()),
+        name: Droppable(Type.String()),
+        mimetype: Droppable(Type.String()),
+        size: Droppable(Type.Number()),
+        url_private_download: Type.Optional(Type.String()),
+        url_private: Type.Optional(Type.String()),
+        mode: Type.Optional(Type.String()),
+        file_access: Type.Optional(Type.String()),
+      }),
+    ),
+  ),
 });
 
 /** A slash command: form fields over HTTP (always strings), an object in Socket Mode. */

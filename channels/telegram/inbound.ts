@@ -1,5 +1,6 @@
 import type { Message, MessageEntity, Update } from 'grammy/types';
 import type { InboundMessage } from '../../src/core/index.js';
+import { attachmentsOf } from './attachments.js';
 
 export interface BotIdentity {
   botId: number;
@@ -12,14 +13,15 @@ const COMMAND_PATTERN = /^\/([A-Za-z0-9_]{1,32})(?:@([A-Za-z0-9_]+))?(?=\s|$)/;
 
 /**
  * One Telegram update → the message the rest of the service sees, or undefined for updates the bot
- * does not answer (edits, channel posts, service messages, media without caption, other bots, and
+ * does not answer (edits, channel posts, service messages, stickers and other messages with neither words nor files, other bots, and
  * commands addressed to another bot in a group).
  */
 export function normalizeUpdate(update: Update, identity: BotIdentity): InboundMessage | undefined {
   const message = update.message;
   if (message === undefined || message.from === undefined || message.from.is_bot) return undefined;
-  const rawText = message.text ?? message.caption;
-  if (rawText === undefined || rawText.trim() === '') return undefined;
+  const attachments = attachmentsOf(message);
+  const rawText = message.text ?? message.caption ?? '';
+  if (rawText.trim() === '' && attachments.length === 0) return undefined;
   const entities = (message.text !== undefined ? message.entities : message.caption_entities) ?? [];
   const isGroup = message.chat.type === 'group' || message.chat.type === 'supergroup';
   if (!isGroup && message.chat.type !== 'private') return undefined;
@@ -27,7 +29,7 @@ export function normalizeUpdate(update: Update, identity: BotIdentity): InboundM
   const command = parseCommand(rawText, identity.botUsername);
   if (command?.forOtherBot && isGroup) return undefined;
   const mentioned = mentionsBot(rawText, entities, identity);
-  const text = stripCommandTarget(stripBotMentions(rawText, entities, identity.botUsername), command);
+  const text = rawText === '' ? '' : stripCommandTarget(stripBotMentions(rawText, entities, identity.botUsername), command);
 
   const accountId = String(identity.botId);
   const chatId = String(message.chat.id);
@@ -52,6 +54,8 @@ export function normalizeUpdate(update: Update, identity: BotIdentity): InboundM
     ...(threadId !== undefined ? { threadKind: 'topic' as const } : {}),
     addressed: !isGroup || mentioned || isReplyToBot(message, identity.botId) || command !== undefined,
     agentId: identity.agentId,
+    ...(attachments.length > 0 ? { attachments } : {}),
+    ...(message.media_group_id !== undefined ? { mediaGroupId: `telegram:${accountId}:${chatId}:${message.media_group_id}` } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { createEditPacer } from './edit-pacer.js';
 import { toPlatformError } from './errors.js';
 import type { BotIdentity } from './inbound.js';
 import { createPreviewApi, LIVE_EDIT_INTERVAL_MS, openLiveReply } from './live-reply.js';
+import { createTelegramFiles } from './files.js';
 import { createOutbound } from './outbound.js';
 import { createPolling } from './polling.js';
 import { telegramPromptSection } from './prompt-section.js';
@@ -57,6 +58,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const identity: BotIdentity = { botId: bot.botInfo.id, botUsername: bot.botInfo.username, agentId };
   const accountId = String(identity.botId);
   const outbound = createOutbound(bot.api, logger);
+  const files = createTelegramFiles(bot.api, apiRoot, config.token);
   const previewApi = createPreviewApi(config.token, apiRoot, logger, options.onApiCall);
   const pacer = createEditPacer(options.liveEditIntervalMs ?? LIVE_EDIT_INTERVAL_MS);
   const polling = config.mode === 'polling' ? createPolling(bot, logger) : undefined;
@@ -92,5 +94,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
     onApprovalAnswer(sink) {
       approvalSink = sink;
     },
+    downloadAttachment: (attachment, options) => files.download(attachment, options),
+    sendFile: (to, file) => files.send(to, file),
   };
 }

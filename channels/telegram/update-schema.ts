@@ -9,6 +9,16 @@ const Entity = Type.Object({
   user: Type.Optional(Type.Object({ id: Type.Integer() })),
 });
 
+const FileFields = {
+  file_id: Type.String(),
+  file_unique_id: Droppable(Type.String()),
+  file_size: Droppable(Type.Number()),
+  mime_type: Droppable(Type.String()),
+  file_name: Droppable(Type.String()),
+  duration: Droppable(Type.Number()),
+};
+const PhotoSize = Type.Object({ file_id: Type.String(), width: Droppable(Type.Number()), height: Droppable(Type.Number()), file_size: Droppable(Type.Number()) });
+
 const Sender = Type.Object({
   id: Type.Integer(),
   is_bot: Type.Boolean(),
@@ -20,7 +30,8 @@ const Sender = Type.Object({
 /**
  * The fields of a Bot API `Update` the channel reads (https://core.telegram.org/bots/api#update). Needed:
  * what identifies the message, its chat, its sender, its text and its topic. Droppable: what only decorates
- * it (names, the chat title, the date, entities, the message it replies to).
+ * it (names, the chat title, the date, entities, the message it replies to) and malformed files or album ids
+ * (the words still get an answer).
  */
 const UpdateSchema = Type.Object({
   update_id: Type.Integer(),
@@ -36,6 +47,12 @@ const UpdateSchema = Type.Object({
       is_topic_message: Droppable(Type.Boolean()),
       entities: Droppable(Type.Array(Entity)),
       caption_entities: Droppable(Type.Array(Entity)),
+      photo: Droppable(Type.Array(PhotoSize, { minItems: 1 })),
+      document: Droppable(Type.Object(FileFields)),
+      voice: Droppable(Type.Object(FileFields)),
+      audio: Droppable(Type.Object(FileFields)),
+      video_note: Droppable(Type.Object(FileFields)),
+      media_group_id: Droppable(Type.String()),
       reply_to_message: Droppable(Type.Object({ message_id: Type.Integer(), from: Type.Optional(Type.Object({ id: Type.Integer() })) })),
     }),
   ),

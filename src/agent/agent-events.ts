@@ -39,6 +39,15 @@ export type TraceSpan =
       isError: boolean;
       error: string | undefined;
       outputPreview: string;
+    }
+  /** An attachment's download or transcription at turn time (`download:image`, `transcribe`); `detail` says bytes, type, outcome. */
+  | {
+      kind: 'media';
+      name: string;
+      startedAt: number;
+      durationMs: number;
+      error: string | undefined;
+      detail: string;
     };
 
 export interface RunOutcome {

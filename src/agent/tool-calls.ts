@@ -37,6 +37,7 @@ async function attempt(call: ToolCallPart, tool: AgentTool | undefined, tools: R
   if (!tool) {
     return { content: `Error: Unknown tool '${call.name}'. Available tools: ${[...tools.keys()].join(', ') || 'none'}.`, isError: true };
   }
+  context = { ...context, toolCallId: call.id };
   const parsed = parseToolArguments(call.arguments);
   if (!parsed.ok && tool.executeRaw) {
     return { content: asText(await raceAbort(tool.executeRaw(parsed.raw, context), context.signal)), isError: false };

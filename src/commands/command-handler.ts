@@ -10,6 +10,8 @@ export interface SessionUsage {
   costUsd: number;
   estimatedContextTokens: number;
   lastModel: string | null;
+  /** Attachments since `/new`; absent or zero files: no line. */
+  media?: { files: number; bytes: number; transcriptions: number; transcriptionMs: number };
 }
 
 export interface ModelInfo {
@@ -91,8 +93,15 @@ export function createCommandHandler(deps: CommandDependencies) {
       `Tokens used: ${number.format(usage?.inputTokens ?? 0)} in, ${number.format(usage?.outputTokens ?? 0)} out (cost $${(usage?.costUsd ?? 0).toFixed(4)}; prompt cache: ${number.format(usage?.cacheReadTokens ?? 0)} read, ${number.format(usage?.cacheWriteTokens ?? 0)} written)`,
       `Context: ~${number.format(used)} of ${number.format(contextWindow)} tokens (${fill}%)`,
       `Queue: ${depth.active} running, ${depth.pending} waiting`,
+      ...(usage?.media?.files ? [mediaLine(usage.media)] : []),
     ].join('\n');
   }
 }
 
 export type CommandHandler = ReturnType<typeof createCommandHandler>;
+
+function mediaLine(media: NonNullable<SessionUsage['media']>): string {
+  const megabytes = (media.bytes / (1024 * 1024)).toFixed(media.bytes < 1024 * 1024 ? 2 : 1);
+  const transcribed = media.transcriptions > 0 ? `; ${media.transcriptions} voice message(s) transcribed in ${(media.transcriptionMs / 1000).toFixed(1)} s` : '';
+  return `Attachments: ${media.files} file(s), ${megabytes} MB downloaded${transcribed}`;
+}

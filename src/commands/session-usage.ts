@@ -17,5 +17,6 @@ export function sessionUsageOf(stats: SessionStats | undefined, provider: string
     costUsd: stats.costUsd,
     lastModel: stats.lastModel,
     estimatedContextTokens: calibration.correct(`${provider}:`, raw),
+    media: stats.media,
   };
 }

@@ -1,3 +1,4 @@
+import type { MediaConfig } from '../media/media-config.js';
 import type { ToolsConfig } from '../agent/tools/tools-config.js';
 import type { ToolPolicy } from '../agent/tools/tool-registry.js';
 import type { HttpLimits } from '../gateway/http-limits.js';
@@ -130,6 +131,8 @@ export interface AppConfig {
   /** The default agent's limit (`agents[0].maxIterations`). */
   maxIterations: number;
   historyTurns: number;
+  /** MEDIA_* and TRANSCRIBE_*: the attachment pipeline's limits and the transcription endpoint. */
+  media: MediaConfig;
   /** Every agent; the first is the default (id `main` when no config file names agents). */
   agents: AgentConfig[];
   /** Each platform's accounts; the first is the default. */

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { BotError } from '../core/errors.js';
+import { MEDIA_DEFAULTS, type MediaConfig } from '../media/media-config.js';
 import { DEFAULT_HTTP_LIMITS } from '../gateway/http-limits.js';
 import { parsePriceOverrides } from '../llm/price-overrides.js';
 import type { AppConfig, PlatformName } from './app-config.js';
@@ -87,6 +88,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: Loa
     systemPrompt: defaultAgent.systemPrompt,
     maxIterations: defaultAgent.maxIterations,
     historyTurns: env.HISTORY_TURNS ?? 50,
+    media: mediaConfig(env),
     agents,
     accounts,
     channelSettings: mergeChannelSettings(file),
@@ -124,6 +126,24 @@ function llmPricesOf(json: string | undefined): AppConfig['llmPrices'] {
   const prices = parsePriceOverrides(json);
   if (typeof prices === 'string') throw new BotError('config', `LLM_PRICES: ${prices}`);
   return prices;
+}
+
+/** TRANSCRIBE_* fall back to the OpenAI settings (CONTRACT §10); no key anywhere: no transcription. */
+function mediaConfig(env: Environment): MediaConfig {
+  const apiKey = env.TRANSCRIBE_API_KEY || env.OPENAI_API_KEY;
+  return {
+    maxBytes: env.MEDIA_MAX_BYTES ?? MEDIA_DEFAULTS.maxBytes,
+    textMaxChars: env.MEDIA_TEXT_MAX_CHARS ?? MEDIA_DEFAULTS.textMaxChars,
+    maxImages: env.MEDIA_MAX_IMAGES ?? MEDIA_DEFAULTS.maxImages,
+    groupWaitMs: env.MEDIA_GROUP_WAIT_MS ?? MEDIA_DEFAULTS.groupWaitMs,
+    transcribe: apiKey
+      ? {
+          baseUrl: (env.TRANSCRIBE_BASE_URL ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1').replace(/\/+$/, ''),
+          apiKey,
+          model: env.TRANSCRIBE_MODEL ?? MEDIA_DEFAULTS.transcribeModel,
+        }
+      : undefined,
+  };
 }
 
 function httpLimits(env: Environment): AppConfig['http'] {

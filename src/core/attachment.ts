@@ -40,3 +40,23 @@ export interface OutboundFile {
   kind: 'photo' | 'document';
   caption?: string;
 }
+
+/** What became of one attachment at turn time. */
+export type AttachmentOutcome = 'used' | 'too-large' | 'unsupported' | 'download-failed' | 'transcription-failed' | 'not-supported-here';
+
+/** An attachment as stored with its message: metadata, outcome, and the text it turned into. */
+export interface StoredAttachment {
+  kind: AttachmentKind;
+  fileName?: string;
+  /** The sniffed type when the bytes were read, else the platform's declaration. */
+  mimeType?: string;
+  size?: number;
+  platformFileId: string;
+  outcome: AttachmentOutcome;
+  /** Voice/audio: the transcript. */
+  transcript?: string;
+  /** Documents: the extracted text as the model saw it (cut at MEDIA_TEXT_MAX_CHARS). */
+  extractedText?: string;
+  /** Documents: where the file was saved, relative to the workspace. */
+  savedAs?: string;
+}

@@ -1,4 +1,5 @@
 import type { ApprovalPrompt, ApprovalSink } from './approval.js';
+import type { Attachment, DownloadedFile, OutboundFile } from './attachment.js';
 import type { ChannelName, ConversationRef, InboundMessage } from './inbound-message.js';
 
 /** What the gateway hands a webhook route: the raw body (signatures are computed over it) and the headers. */
@@ -98,4 +99,11 @@ export interface Channel {
   settleApprovalPrompt?(to: ConversationRef, messageId: string, prompt: ApprovalPrompt, outcome: string): Promise<void>;
   /** Where button clicks go; set before inbound starts (webhook routes, polling, sockets). */
   onApprovalAnswer?(sink: ApprovalSink): void;
+  /**
+   * Fetches an attachment this channel produced, refusing (BotError `too-large`) once more than `maxBytes`
+   * arrive. An expired or missing file is a non-retryable BotError.
+   */
+  downloadAttachment(attachment: Attachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<DownloadedFile>;
+  /** Sends one file (a picture shown inline, or a document); returns the platform message id(s). */
+  sendFile(to: ConversationRef, file: OutboundFile): Promise<DeliveryReceipt>;
 }

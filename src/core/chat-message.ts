@@ -4,9 +4,14 @@ export type TextPart = { type: 'text'; text: string };
 export type ReasoningPart = { type: 'reasoning'; text: string; signature?: string; redacted?: boolean };
 /** `arguments` is the raw JSON text the model produced (it may not parse). */
 export type ToolCallPart = { type: 'tool-call'; id: string; name: string; arguments: string };
+/**
+ * An image sent to the model in the turn it arrived in (base64 bytes). Never stored: the stored user message
+ * carries a short text placeholder instead, so later turns do not resend the bytes.
+ */
+export type ImagePart = { type: 'image'; mimeType: string; data: string };
 export type ToolResultPart = { type: 'tool-result'; toolCallId: string; name: string; content: string; isError: boolean };
 
-export type MessagePart = TextPart | ReasoningPart | ToolCallPart | ToolResultPart;
+export type MessagePart = TextPart | ImagePart | ReasoningPart | ToolCallPart | ToolResultPart;
 export type MessageRole = 'user' | 'assistant' | 'tool';
 
 export interface ChatMessage {

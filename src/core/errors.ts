@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'storage'
   /** A daily budget is used up: the model is not called (src/budgets). */
   | 'budget-exceeded'
+  | 'too-large'
+  | 'not-found'
   | 'internal';
 
 /** The one base error: a code, a retry verdict, and the cause kept for the logs. */

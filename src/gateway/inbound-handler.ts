@@ -4,6 +4,7 @@ import type { InboundMessage } from '../core/inbound-message.js';
 import { contextKeyOf, sessionKeyOf } from '../core/session-key.js';
 import { parseCommand, type CommandHandler } from '../commands/index.js';
 import type { Logger } from '../observability/logger.js';
+import type { AlbumMarks } from '../queue/album-marks.js';
 import type { GroupContext } from '../queue/group-context.js';
 import type { InboundDedupe } from '../queue/inbound-dedupe.js';
 import type { InboundQueue } from '../queue/inbound-queue.js';
@@ -22,6 +23,8 @@ export interface InboundHandlerOptions {
   dedupe: InboundDedupe;
   access: AccessControl;
   chatSettings(message: InboundMessage): InboundChatSettings;
+  /** Albums addressed in a group (their uncaptioned parts join the turn); absent: each part stands alone. */
+  albums?: AlbumMarks | undefined;
   /** USER_RATE_LIMIT; absent or limit 0: no limit. */
   rateLimiter?: UserRateLimiter | undefined;
   /** A plain-text answer from the gateway itself (pairing code, rate limit notice). */
@@ -60,8 +63,12 @@ export function createInboundHandler(options: InboundHandlerOptions): InboundSin
       return { kind: 'rejected', reason: 'access check unavailable' };
     }
     const command = parseCommand(message.text);
-    const addressed = message.addressed || !chat.requireMention;
+    let addressed = message.addressed || !chat.requireMention;
     try {
+      if (message.mediaGroupId && options.albums) {
+        if (addressed) await options.albums.markAddressed(message.mediaGroupId);
+        else addressed = await options.albums.isAddressed(message.mediaGroupId);
+      }
       if (command && addressed) {
         if (!(await dedupe.claim(message.dedupeKey, 'command'))) return { kind: 'duplicate' };
         try {

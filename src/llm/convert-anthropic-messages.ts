@@ -30,6 +30,8 @@ function convertPart(part: MessagePart): ContentBlockParam[] {
     case 'text':
       // The API rejects empty text blocks.
       return part.text ? [{ type: 'text', text: part.text }] : [];
+    case 'image':
+      return [{ type: 'image', source: { type: 'base64', media_type: part.mimeType as 'image/png', data: part.data } }];
     case 'reasoning':
       return convertReasoning(part);
     case 'tool-call':

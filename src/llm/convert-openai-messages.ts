@@ -1,9 +1,10 @@
 import type {
   ChatCompletionAssistantMessageParam,
+  ChatCompletionContentPart,
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import type { ChatMessage, TextPart, ToolCallPart, ToolResultPart } from '../core/chat-message.js';
+import type { ChatMessage, ImagePart, TextPart, ToolCallPart, ToolResultPart } from '../core/chat-message.js';
 
 /**
  * Our history as Chat Completions messages. Reasoning parts stay behind: the Chat Completions
@@ -15,7 +16,7 @@ export function convertOpenAiMessages(system: string, messages: ChatMessage[]): 
   for (const message of messages) {
     switch (message.role) {
       case 'user':
-        converted.push({ role: 'user', content: joinText(message) });
+        converted.push({ role: 'user', content: userContent(message) });
         break;
       case 'assistant': {
         const assistant = convertAssistant(message);
@@ -59,4 +60,18 @@ function joinText(message: ChatMessage): string {
     .filter((part): part is TextPart => part.type === 'text')
     .map((part) => part.text)
     .join('');
+}
+
+/** Plain text stays a string (byte-identical prompts for caching); with images, text and image_url parts in order. */
+function userContent(message: ChatMessage): string | ChatCompletionContentPart[] {
+  if (!message.parts.some((part) => part.type === 'image')) return joinText(message);
+  return message.parts.flatMap((part): ChatCompletionContentPart[] => {
+    if (part.type === 'text') return part.text ? [{ type: 'text', text: part.text }] : [];
+    if (part.type === 'image') return [imageUrlPart(part)];
+    return [];
+  });
+}
+
+function imageUrlPart(part: ImagePart): ChatCompletionContentPart {
+  return { type: 'image_url', image_url: { url: `data:${part.mimeType};base64,${part.data}` } };
 }

@@ -154,6 +154,27 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly attachments = new Counter({
+    name: 'bot_attachments_total',
+    help: 'Inbound attachments by kind (image, audio, document) and outcome (used, too-large, unsupported, download-failed, transcription-failed, not-supported-here)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly attachmentDownloadBytes = new Counter({
+    name: 'bot_attachment_download_bytes_total',
+    help: 'Bytes of attachments downloaded from the platforms',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+
+  readonly transcriptionSeconds = new Histogram({
+    name: 'bot_transcription_seconds',
+    help: 'Voice and audio transcription latency',
+    buckets: [0.25, 0.5, 1, 2, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
+
   private queueSampler: (() => Promise<Array<{ queue: string; state: string; count: number }>>) | undefined;
 
   readonly queueJobs: Gauge<'queue' | 'state'> = new Gauge({

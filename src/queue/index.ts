@@ -11,3 +11,4 @@ export { RedisChannelState } from './redis-channel-state.js';
 export { stopSessions } from './stop-sessions.js';
 export { TurnCheckpoints } from './turn-checkpoints.js';
 export { ApprovalRecords, approvalIdOf, type ApprovalRecord, type ApprovalStatus } from './approval-records.js';
+export { AlbumMarks } from './album-marks.js';

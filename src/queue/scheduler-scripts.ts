@@ -5,6 +5,7 @@
  *   :payload  HASH entryId → JSON           (a message, or a requeued turn's JSON array of messages)
  *   :behind   SET  entryIds that arrived while every slot was taken (collected together later)
  *   :arrived  HASH entryId → ms             (debounce)
+ *   :album    HASH entryId → media group id (Telegram albums: the parts arrive as separate updates, answered as one turn)
  *   :leases   ZSET turnId → lease expiry ms (slots in use; an expired lease is taken back)
  *   :holders  HASH turnId → holder token     (who holds the lease now: a taken-over holder's token no longer matches;
  *                                             `parked:<turnId>` while the turn waits for a person's approval)
@@ -45,9 +46,9 @@ local function purge_expired(now)
 end
 `;
 
-/** ARGV: base, seenKey, entryId, payload, limit, seenTtlSeconds → {'duplicate'} | {'registered'} | {'new', activeTurns} */
+/** ARGV: base, seenKey, entryId, payload, limit, seenTtlSeconds, mediaGroupId ('' for none) → {'duplicate'} | {'registered'} | {'new', activeTurns} */
 export const ENQUEUE = `${COMMON}
-local seen_key, entry_id, payload, limit, ttl = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6]
+local seen_key, entry_id, payload, limit, ttl, media_group = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7]
 local state = redis.call('GET', seen_key)
 if state == 'queued' then return {'duplicate'} end
 if state == 'registered' then return {'registered'} end
@@ -59,6 +60,7 @@ local seq = redis.call('INCR', base .. ':seq')
 redis.call('ZADD', base .. ':pending', seq, entry_id)
 redis.call('HSET', base .. ':payload', entry_id, payload)
 redis.call('HSET', base .. ':arrived', entry_id, now)
+if media_group and media_group ~= '' then redis.call('HSET', base .. ':album', entry_id, media_group) end
 if active + waiting >= limit then redis.call('SADD', base .. ':behind', entry_id) end
 redis.call('SET', seen_key, 'registered', 'EX', ttl)
 return {'new', tostring(active)}
@@ -71,13 +73,14 @@ return 1
 `;
 
 /**
- * ARGV: base, jobId, limit, leaseMs, mode, debounceMs, newTurnId, holderToken
+ * ARGV: base, jobId, limit, leaseMs, mode, debounceMs, newTurnId, holderToken, albumWaitMs
+ * An album at the head waits until its newest part is albumWaitMs old, then all its pending parts are one turn.
  * → {'empty'} | {'busy', waitMs} | {'debounce', waitMs} | {'acquired', turnId, bodyJson, jobIdToWake, resumed}
  * (`resumed` = '1' when the turn was taken back from a holder that stopped renewing or failed: it may have run before)
  */
 export const ACQUIRE = `${COMMON}
-local job_id, limit, lease_ms, mode, debounce_ms, new_turn_id, holder_token =
-  ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8]
+local job_id, limit, lease_ms, mode, debounce_ms, new_turn_id, holder_token, album_wait_ms =
+  ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], tonumber(ARGV[9] or '0')
 local now = now_ms()
 purge_expired(now)
 local pending_key, payload_key, behind_key = base .. ':pending', base .. ':payload', base .. ':behind'
@@ -104,9 +107,28 @@ if debounce_ms > 0 and mode ~= 'followup' and not starts_with(head_id, 'turn:') 
     return {'debounce', tostring(arrived + debounce_ms - now)}
   end
 end
+local album = (not starts_with(head_id, 'turn:')) and redis.call('HGET', base .. ':album', head_id) or false
+local album_parts = {}
+if album then
+  local newest_part = 0
+  for _, id in ipairs(redis.call('ZRANGE', pending_key, 0, -1)) do
+    if redis.call('HGET', base .. ':album', id) == album then
+      album_parts[#album_parts + 1] = id
+      newest_part = math.max(newest_part, tonumber(redis.call('HGET', base .. ':arrived', id) or '0'))
+    end
+  end
+  if newest_part + album_wait_ms > now then
+    redis.call('ZADD', base .. ':waiters', 'NX', now, job_id)
+    return {'debounce', tostring(newest_part + album_wait_ms - now)}
+  end
+end
 local turn_id, body
 local claimed = {head_id}
-if starts_with(head_id, 'turn:') then
+if album then
+  turn_id = new_turn_id
+  claimed = album_parts
+  body = '[' .. table.concat(redis.call('HMGET', payload_key, unpack(claimed)), ',') .. ']'
+elseif starts_with(head_id, 'turn:') then
   turn_id = string.sub(head_id, 6)
   body = redis.call('HGET', payload_key, head_id)
 else
@@ -127,6 +149,7 @@ redis.call('ZREM', pending_key, unpack(claimed))
 redis.call('HDEL', payload_key, unpack(claimed))
 redis.call('SREM', behind_key, unpack(claimed))
 redis.call('HDEL', base .. ':arrived', unpack(claimed))
+redis.call('HDEL', base .. ':album', unpack(claimed))
 redis.call('ZADD', base .. ':leases', now + lease_ms, turn_id)
 redis.call('HSET', base .. ':holders', turn_id, holder_token)
 redis.call('HSET', base .. ':turn:' .. turn_id, 'seq', head_seq, 'body', body)
@@ -202,7 +225,7 @@ for _, id in ipairs(redis.call('ZRANGE', base .. ':leases', 0, -1)) do
   end
 end
 local dropped = redis.call('ZCARD', base .. ':pending')
-redis.call('DEL', base .. ':pending', base .. ':payload', base .. ':behind', base .. ':arrived')
+redis.call('DEL', base .. ':pending', base .. ':payload', base .. ':behind', base .. ':arrived', base .. ':album')
 local parked = redis.call('ZRANGE', base .. ':waiters', 0, -1)
 redis.call('DEL', base .. ':waiters')
 local result = {tostring(dropped), tostring(#active), tostring(#waiting)}

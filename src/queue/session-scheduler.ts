@@ -37,6 +37,8 @@ export interface SchedulerOptions {
   modeFor?: (sessionKey: string) => QueueMode;
   leaseMs: number;
   debounceMs: number;
+  /** MEDIA_GROUP_WAIT_MS: how long an album's newest part is given for the rest to arrive. */
+  albumWaitMs?: number;
 }
 
 type ScriptRunner = (...args: string[]) => Promise<unknown>;
@@ -87,6 +89,7 @@ export class SessionScheduler {
       JSON.stringify(message),
       limit,
       String(SEEN_TTL_SECONDS),
+      message.mediaGroupId ?? '',
     )) as [EnqueueResult];
     return result;
   }
@@ -107,6 +110,7 @@ export class SessionScheduler {
       String(debounceMs),
       randomUUID(),
       holder,
+      String(this.options.albumWaitMs ?? 0),
     )) as string[];
     switch (reply[0]) {
       case 'empty':

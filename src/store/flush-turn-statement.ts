@@ -52,9 +52,9 @@ claimed as (
   returning next_seq - ${count}::bigint as first_seq
 ),
 inserted_messages as (
-  insert into messages (session_id, seq, run_id, role, parts, inbound_key, created_at)
+  insert into messages (session_id, seq, run_id, role, parts, inbound_key, created_at, attachments)
   select ${sessionId}::uuid, claimed.first_seq + message.ordinality - 1, ${runId}::text,
-         message.role, message.parts, message.inbound_key, message.created_at
+         message.role, message.parts, message.inbound_key, message.created_at, message.attachments
     from claimed,
          jsonb_populate_recordset(null::messages, ${messageRows}::text::jsonb) with ordinality as message
 ),
@@ -104,6 +104,7 @@ function messageRow(message: TurnMessage) {
     parts: message.parts,
     inbound_key: message.inboundKey ?? null,
     created_at: timestamp(message.createdAt),
+    attachments: message.attachments?.length ? message.attachments : null,
   };
 }
 
@@ -144,6 +145,20 @@ function spanRow(span: TraceSpan, position: number) {
         cost_usd: null,
         is_error: span.isError,
         output_preview: span.outputPreview,
+        input: null,
+      };
+    case 'media':
+      return {
+        ...common,
+        iteration: null,
+        tool_call_id: null,
+        input_tokens: null,
+        output_tokens: null,
+        cache_read_tokens: null,
+        cache_write_tokens: null,
+        cost_usd: null,
+        is_error: span.error !== undefined,
+        output_preview: span.detail,
         input: null,
       };
   }

@@ -1,6 +1,6 @@
-import { and, asc, eq, gte } from 'drizzle-orm';
+import { and, asc, eq, gte, sql } from 'drizzle-orm';
 import type { ChatMessage } from '../core/chat-message.js';
-import type { StoreDatabase } from './database.js';
+import { rowsOf, type StoreDatabase } from './database.js';
 import { messages } from './schema/index.js';
 import { findSession } from './session-repository.js';
 import { latestSummary } from './summary-repository.js';
@@ -17,6 +17,15 @@ export interface SessionStats {
   compactionCount: number;
   /** What a turn loads now: the latest summary and the messages after it (the caller counts their tokens). */
   context: { summary: string | undefined; messages: ChatMessage[] };
+  /** Attachments since the last `/new`: files received, bytes downloaded, transcriptions and their time. */
+  media: MediaStats;
+}
+
+export interface MediaStats {
+  files: number;
+  bytes: number;
+  transcriptions: number;
+  transcriptionMs: number;
 }
 
 /** A turn never loads more than this many messages (turn/store-adapter.ts); neither does /status. */
@@ -34,6 +43,7 @@ export async function sessionStats(db: StoreDatabase, key: string): Promise<Sess
     .where(and(eq(messages.sessionId, session.id), gte(messages.seq, fromSeq)))
     .orderBy(asc(messages.seq))
     .limit(CONTEXT_LOAD_LIMIT);
+  const media = await mediaStats(db, session.id, session.historyStartSeq);
   return {
     // Seqs have no gaps, so the count is a subtraction.
     messageCount: session.nextSeq - session.historyStartSeq,
@@ -45,5 +55,24 @@ export async function sessionStats(db: StoreDatabase, key: string): Promise<Sess
     lastModel: session.lastModel,
     compactionCount: session.compactionCount,
     context: { summary: summary?.summary, messages: rows },
+    media,
   };
+}
+
+/** From the messages' stored attachments and the runs' media spans (the runs of those messages). */
+async function mediaStats(db: StoreDatabase, sessionId: string, fromSeq: number): Promise<MediaStats> {
+  const [files] = rowsOf<{ files: number; bytes: number }>(
+    await db.execute(sql`
+      select count(*)::int as files, coalesce(sum(case when jsonb_typeof(file->'size') = 'number' then (file->>'size')::bigint end), 0)::float8 as bytes
+        from messages m, jsonb_array_elements(m.attachments) as file
+       where m.session_id = ${sessionId}::uuid and m.seq >= ${fromSeq} and m.attachments is not null`),
+  );
+  const [spans] = rowsOf<{ transcriptions: number; ms: number }>(
+    await db.execute(sql`
+      select count(*)::int as transcriptions, coalesce(sum(sp.duration_ms), 0)::float8 as ms
+        from run_spans sp join runs r on r.id = sp.run_id
+       where r.session_id = ${sessionId}::uuid and sp.kind = 'media' and sp.name = 'transcribe' and sp.error is null
+         and exists (select 1 from messages m where m.run_id = r.id and m.seq >= ${fromSeq})`),
+  );
+  return { files: Number(files?.files ?? 0), bytes: Number(files?.bytes ?? 0), transcriptions: Number(spans?.transcriptions ?? 0), transcriptionMs: Number(spans?.ms ?? 0) };
 }

@@ -1,4 +1,5 @@
 import type { TraceSpan } from '../agent/agent-events.js';
+import type { StoredAttachment } from '../core/attachment.js';
 import type { MessagePart, MessageRole } from '../core/chat-message.js';
 import type { RunStatus } from './schema/index.js';
 
@@ -20,6 +21,8 @@ export interface TurnMessage {
   /** The platform dedupe key of a user message. */
   inboundKey?: string | undefined;
   createdAt: Date;
+  /** A user message's files: metadata, outcome, transcript or extracted text (never the bytes). */
+  attachments?: StoredAttachment[] | undefined;
 }
 
 export interface TurnRun {

@@ -20,6 +20,7 @@ import { costOf, priceOf, type ModelPrice } from '../llm/pricing.js';
 import { createApprovalGate } from '../approvals/approval-gate.js';
 import { contextFilesSection } from '../memory/context-files.js';
 import { createContextController } from './context-controller.js';
+import { turnFileSender } from './file-sends.js';
 import { withDmEnvelope, type TurnInput } from './turn-input.js';
 import type { TurnDependencies } from './turn-dependencies.js';
 
@@ -129,7 +130,16 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     model: deps.model,
     maxIterations: deps.settings.maxIterations,
     signal: input.signal,
-    toolContext: { signal: input.signal, workspace, sessionKey, userId: latest.sender.id, conversation: latest.conversation, agentId: latest.agentId, turnId },
+    toolContext: {
+      signal: input.signal,
+      workspace,
+      sessionKey,
+      userId: latest.sender.id,
+      conversation: latest.conversation,
+      agentId: latest.agentId,
+      turnId,
+      ...(deps.fileSends ? { sendFile: turnFileSender(deps.fileSends, channel, latest.conversation, turnId) } : {}),
+    },
     clock: input.clock,
     traceVerbose: deps.settings.traceVerbose,
     prices: pricesWith(deps.settings.llmPrices),

@@ -9,7 +9,9 @@ import type { TurnRecord } from '../store/turn-record.js';
 import { finishTurn, newDelivery } from './finish-turn.js';
 import { openLiveDraft } from './live-draft.js';
 import type { TerminalEvent } from '../agent/index.js';
+import { withMediaNotices } from '../media/index.js';
 import { runModelTurn } from './run-model.js';
+import { prepareTurnMedia } from './turn-media.js';
 import { sessionInfoOf } from './session-info.js';
 import { buildTurnInput } from './turn-input.js';
 import { forAgent, type TurnDependencies } from './turn-dependencies.js';
@@ -45,7 +47,8 @@ export function createTurnRunner(deps: TurnDependencies) {
     const session = await deps.store.ensureSession(sessionInfoOf(sessionKey, latest));
     const startedAt = new Date(clock());
     const groupLines = latest.conversation.chatType === 'group' ? await deps.groupContext.peek(contextKeyOf(messages[0]!)) : [];
-    const user = buildTurnInput(messages, groupLines, deps.settings.inputGuard, log);
+    const media = await prepareTurnMedia(agentDeps, messages, channel, request.signal);
+    const user = buildTurnInput(messages, groupLines, deps.settings.inputGuard, log, media);
     const record = (run: Partial<TurnRecord['run']> & Pick<TurnRecord['run'], 'status'>, terminal?: TerminalEvent): TurnRecord => ({
       runId: turnId,
       sessionKey,
@@ -66,7 +69,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         deliveredMessageIds: [],
         ...run,
       },
-      spans: terminal?.spans ?? [],
+      spans: [...user.spans, ...(terminal?.spans ?? [])],
     });
 
     if (user.blockedReply) {
@@ -119,7 +122,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         return await finishTurn(deps, request, newDelivery(record({ status: 'failed', error: errorMessage(error) }, terminal), APOLOGY, true, groupLines.length));
       }
       // The loop already sanitized the answer and detected NO_REPLY; an empty answer sends nothing either.
-      const reply = terminal.reply.text;
+      const reply = withMediaNotices(terminal.reply.text, user.notices);
       const pending = { ...newDelivery(record({ status: 'completed', silent: reply.length === 0 }, terminal), reply, false, groupLines.length), summarizeDue };
       return await finishTurn(deps, request, pending, live?.reply);
     } catch (error) {
@@ -144,6 +147,8 @@ function recordSpans(deps: TurnDependencies, spans: TraceSpan[]): void {
   if (!metrics) return;
   for (const span of spans) {
     if (span.kind === 'approval') continue;
+    // media spans have their own metrics (bot_attachments_total, bot_transcription_seconds)
+    if (span.kind === 'media') continue;
     if (span.kind === 'tool') {
       metrics.toolCalls.inc({ tool: span.name, outcome: span.isError ? 'error' : 'ok' });
       continue;

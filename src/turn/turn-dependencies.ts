@@ -6,12 +6,14 @@ import type { ChatMessage } from '../core/chat-message.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { ModelPrice } from '../llm/pricing.js';
+import type { MediaProcessor } from '../media/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ApprovalRecords } from '../queue/approval-records.js';
 import type { GroupContext } from '../queue/group-context.js';
 import type { Compactor } from './compaction.js';
 import type { DeliveryRecords } from './delivery-records.js';
+import type { FileSendRecords } from './file-sends.js';
 import type { FlushRetryOptions } from './flush-with-retry.js';
 import type { TurnOutcome } from '../core/turn-contract.js';
 import type { TurnRecord } from '../store/turn-record.js';
@@ -95,6 +97,10 @@ export interface TurnDependencies {
   budgets?: { guard(model: ChatModel, message: InboundMessage): Promise<ChatModel> };
   /** The system prompt's memory lines for a turn (src/memory), chosen by the new messages' text; absent: no memory section. */
   memoryLines?: (message: InboundMessage, query: string) => Promise<string[]>;
+  /** `send_file` records (once per turn and tool call); absent: the tool reports that files cannot be sent. */
+  fileSends?: FileSendRecords;
+  /** Attachments (photos, voice, documents) at turn time; absent: messages are answered from their text only. */
+  media?: MediaProcessor;
   /** The message's agent and chat settings; absent: `model`, `tools` and `settings` serve every message. */
   agentFor?: (message: InboundMessage) => TurnAgent;
 }

@@ -1,5 +1,7 @@
 import { applyInputGuard, scanInput, truncateMessage, type InputGuardMode } from '../agent/index.js';
-import type { ChatMessage } from '../core/chat-message.js';
+import type { TraceSpan } from '../agent/agent-events.js';
+import type { ChatMessage, MessagePart } from '../core/chat-message.js';
+import { composeUserText, type MessageMedia } from '../media/index.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { Logger } from '../observability/logger.js';
 import type { ContextLine } from '../queue/group-context.js';
@@ -20,6 +22,10 @@ export interface TurnInput {
   blockedReply: string | undefined;
   /** The group's title, safe to show in the system prompt; absent when there is none or it failed the guard. */
   chatTitle: string | undefined;
+  /** One sentence per attachment that could not be used, told to the user with the reply. */
+  notices: string[];
+  /** The attachments' downloads and transcriptions, for the run's trace. */
+  spans: TraceSpan[];
 }
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -107,16 +113,31 @@ function safeTitle(title: string | undefined, mode: InputGuardMode): string | un
  * group chatter before that. The envelope carries the time so the system prompt need not: the prompt
  * prefix stays byte-identical from one turn to the next (prompt caching).
  */
-export function buildTurnInput(messages: InboundMessage[], groupLines: ContextLine[], mode: InputGuardMode, logger: Logger): TurnInput {
+export function buildTurnInput(
+  messages: InboundMessage[],
+  groupLines: ContextLine[],
+  mode: InputGuardMode,
+  logger: Logger,
+  media: Map<string, MessageMedia> = new Map(),
+): TurnInput {
   const forModel: ChatMessage[] = [];
   const forStore: TurnMessage[] = [];
+  const notices: string[] = [];
+  const spans: TraceSpan[] = [];
   let blockedReply: string | undefined;
   const report = (findings: string[], source: string, dedupeKey?: string) => {
     if (mode === 'off') return;
     logger[mode === 'log' ? 'info' : 'warn']({ patterns: findings, source, ...(dedupeKey ? { dedupeKey } : {}) }, 'security.injection_detected');
   };
   messages.forEach((message, index) => {
-    const guard = applyInputGuard(message.text, mode);
+    // transcripts and document text are the user's words too: they pass the same guard
+    const files = media.get(message.dedupeKey);
+    if (files) notices.push(...files.notices);
+    if (files) spans.push(...files.spans);
+    const guard = applyInputGuard(composeUserText(message.text, files), mode);
+    // image bytes go to the model in this turn only; the stored text names them instead
+    const images: MessagePart[] = files?.images ?? [];
+    const stored = files?.stored.length ? { attachments: files.stored } : {};
     if (guard.findings.length > 0) report(guard.findings, 'message', message.dedupeKey);
     if (guard.blocked) blockedReply ??= guard.reply;
     const blocks: string[] = [];
@@ -127,17 +148,17 @@ export function buildTurnInput(messages: InboundMessage[], groupLines: ContextLi
       const who = message.scheduled ? `Scheduled task ${message.scheduled.taskId}` : senderLabel(message, mode);
       blocks.push(`[${who} · ${envelopeTime(message.sentAt)}]\n${message.scheduled ? `${scheduledHeader(message.scheduled.taskId)}\n` : ''}${guard.text}`);
       const parts = [{ type: 'text' as const, text: blocks.join('\n\n') }];
-      forModel.push({ role: 'user', parts });
-      forStore.push({ role: 'user', parts, inboundKey: message.dedupeKey, createdAt });
+      forModel.push({ role: 'user', parts: [...parts, ...images] });
+      forStore.push({ role: 'user', parts, inboundKey: message.dedupeKey, createdAt, ...stored });
       return;
     }
     // a DM stores the user's words as sent; the time envelope is rendered from the stored time (withDmEnvelope)
     const text = message.scheduled ? `${scheduledHeader(message.scheduled.taskId)}\n${guard.text}` : guard.text;
-    forModel.push(withDmEnvelope({ role: 'user', parts: [{ type: 'text', text }] }, createdAt));
-    forStore.push({ role: 'user', parts: [{ type: 'text', text }], inboundKey: message.dedupeKey, createdAt });
+    forModel.push(withDmEnvelope({ role: 'user', parts: [{ type: 'text', text }, ...images] }, createdAt));
+    forStore.push({ role: 'user', parts: [{ type: 'text', text }], inboundKey: message.dedupeKey, createdAt, ...stored });
   });
   const latest = messages.at(-1);
   const chatTitle = latest?.conversation.chatType === 'group' ? safeTitle(latest.chatTitle, mode) : undefined;
   if (latest?.chatTitle && chatTitle === undefined && mode !== 'off' && scanInput(latest.chatTitle).length > 0) report(scanInput(latest.chatTitle), 'chat title');
-  return { forModel, forStore, blockedReply, chatTitle };
+  return { forModel, forStore, blockedReply, chatTitle, notices, spans };
 }

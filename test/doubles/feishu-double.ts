@@ -66,6 +66,10 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
   const messages = new Map<string, StoredMessage>();
   const reactions = new Map<string, { messageId: string; emojiType: string }>();
   const replyUuids = new Map<string, string>();
+  /** Files in users' messages, by `messageId:fileKey` (the message resource API serves them). */
+  const resources = new Map<string, { bytes: Buffer; type: 'image' | 'file' }>();
+  /** Images and files the bot uploaded, by the key the upload answered. */
+  const uploads = new Map<string, { kind: 'image' | 'file'; bytes: Buffer; fileName: string | undefined; fileType: string | undefined }>();
   let tokenRequests = 0;
   let longConnectionUrl: string | undefined;
   let nextId = 1;
@@ -154,11 +158,54 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
     return refuse(404, 404, `no route ${method} ${path}`);
   }
 
+  /** `GET …/messages/{id}/resources/{key}?type=image|file`: the bytes, or Feishu's JSON error. */
+  function serveResource(exchange: Exchange, messageId: string, fileKey: string, type: string | null): void {
+    const resource = resources.get(`${messageId}:${fileKey}`);
+    const fail = (status: number, code: number, msg: string) => {
+      calls.push({ method: 'GET', path: exchange.request.path.split('?')[0]!, query: { type: type ?? '' }, body: undefined, at: exchange.request.receivedAt, status, code });
+      exchange.json(status, { code, msg });
+    };
+    if (type !== 'image' && type !== 'file') return fail(400, 234001, 'Invalid request param: type');
+    if (resource === undefined) return fail(400, 234003, 'File not in msg.');
+    if (resource.type !== type) return fail(400, 234001, 'Invalid request param: type mismatch');
+    calls.push({ method: 'GET', path: exchange.request.path.split('?')[0]!, query: { type }, body: undefined, at: exchange.request.receivedAt, status: 200, code: 0 });
+    exchange.response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(resource.bytes.length) });
+    exchange.response.end(resource.bytes);
+  }
+
+  /** `POST /open-apis/im/v1/images` (`image_type`, `image`) and `/files` (`file_type`, `file_name`, `file`), multipart. */
+  async function receiveUpload(exchange: Exchange, kind: 'image' | 'file'): Promise<Answer> {
+    const contentType = String(exchange.request.headers['content-type'] ?? '');
+    if (!contentType.includes('multipart/form-data')) return refuse(400, 234001, 'content type must be multipart/form-data');
+    const form = await new Response(new Uint8Array(exchange.request.rawBytes), { headers: { 'content-type': contentType } }).formData();
+    const file = form.get(kind);
+    if (file === null || typeof file === 'string') return refuse(400, 234001, `${kind} is required`);
+    const bytes = Buffer.from(await file.arrayBuffer());
+    if (bytes.length === 0) return refuse(400, 234010, 'empty file');
+    if (kind === 'image' && form.get('image_type') !== 'message') return refuse(400, 234001, 'image_type must be message');
+    const key = `${kind === 'image' ? 'img_v3_bot' : 'file_v3_bot'}_${nextId++}`;
+    const fileName = form.get('file_name');
+    const fileType = form.get('file_type');
+    uploads.set(key, { kind, bytes, fileName: typeof fileName === 'string' ? fileName : undefined, fileType: typeof fileType === 'string' ? fileType : undefined });
+    return ok(kind === 'image' ? { image_key: key } : { file_key: key });
+  }
+
   async function handle(exchange: Exchange): Promise<void> {
     const { request } = exchange;
     const url = new URL(request.path, 'http://double');
     const method = request.method.toUpperCase();
     const token = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1];
+    const authorizedNow = token !== undefined && (issuedTokens.get(token) ?? 0) > Date.now();
+    const resource = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/resources\/([^/]+)$/.exec(url.pathname);
+    if (resource && method === 'GET' && authorizedNow && !failures.some((entry) => matches(entry.pattern, method, url.pathname))) {
+      return serveResource(exchange, resource[1]!, resource[2]!, url.searchParams.get('type'));
+    }
+    const uploadKind = method === 'POST' && url.pathname === '/open-apis/im/v1/images' ? 'image' : method === 'POST' && url.pathname === '/open-apis/im/v1/files' ? 'file' : undefined;
+    if (uploadKind && authorizedNow && !failures.some((entry) => matches(entry.pattern, method, url.pathname))) {
+      const result = await receiveUpload(exchange, uploadKind);
+      calls.push({ method, path: url.pathname, query: {}, body: undefined, at: request.receivedAt, status: result.status, code: result.code });
+      return exchange.json(result.status, { code: result.code, msg: result.msg, ...(result.data !== undefined ? { data: result.data } : {}) });
+    }
     const failed = url.pathname.includes('tenant_access_token') ? undefined : takeFailure(method, url.pathname);
     const result = failed ?? answer(method, url.pathname, request.body, token !== undefined && (issuedTokens.get(token) ?? 0) > Date.now());
     if (!url.pathname.includes('tenant_access_token')) {
@@ -196,6 +243,11 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
     /** The next `times` (default 1) calls matching the pattern fail as described (default: Feishu's rate limit). */
     failNext(pattern: string | RegExp, failure: FeishuFailure = {}) {
       failures.push({ pattern, failure: { ...failure } });
+    },
+    uploads,
+    /** A file in a user's message, for the message resource API (`type` as the API is asked for it). */
+    addResource(messageId: string, fileKey: string, bytes: Buffer, type: 'image' | 'file'): void {
+      resources.set(`${messageId}:${fileKey}`, { bytes, type });
     },
     /** Where `/callback/ws/endpoint` sends the long-connection client (see long-connection-double). */
     setLongConnectionUrl(url: string | undefined) {
@@ -338,6 +390,10 @@ function checkContent(msgType: unknown, content: unknown): { content: any } | st
       const elements = parsed?.schema === '2.0' ? parsed?.body?.elements : parsed?.elements;
       return Array.isArray(elements) && elements.length > 0 ? { content: parsed } : 'card without elements';
     }
+    case 'image':
+      return typeof parsed?.image_key === 'string' && parsed.image_key.startsWith('img_') ? { content: parsed } : 'image_key missing';
+    case 'file':
+      return typeof parsed?.file_key === 'string' && parsed.file_key.startsWith('file_') ? { content: parsed } : 'file_key missing';
     default:
       return `msg_type ${String(msgType)} not supported by the double`;
   }

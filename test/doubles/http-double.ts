@@ -13,6 +13,8 @@ export interface RecordedRequest {
   /** Parsed JSON (the raw text when it is not JSON). `any` so tests can reach into it without ceremony. */
   body: any;
   rawBody: string;
+  /** The body's bytes as sent (multipart uploads carry binary files the UTF-8 text would mangle). */
+  rawBytes: Buffer;
   /** `Date.now()` when the request arrived, and when its response ended or the connection closed. */
   receivedAt: number;
   endedAt: number | undefined;
@@ -73,8 +75,9 @@ export async function startHttpDouble(handler: ExchangeHandler): Promise<HttpDou
 
   const server = createServer((incoming, response) => {
     void (async () => {
-      const rawBody = await readBody(incoming).catch(() => undefined);
-      if (rawBody === undefined) return;
+      const rawBytes = await readBody(incoming).catch(() => undefined);
+      if (rawBytes === undefined) return;
+      const rawBody = rawBytes.toString('utf8');
       const request: RecordedRequest = {
         index: received++,
         method: incoming.method ?? 'GET',
@@ -82,6 +85,7 @@ export async function startHttpDouble(handler: ExchangeHandler): Promise<HttpDou
         headers: incoming.headers,
         body: parseJson(rawBody),
         rawBody,
+        rawBytes,
         receivedAt: Date.now(),
         endedAt: undefined,
         status: undefined,
@@ -219,11 +223,11 @@ function createExchange(request: RecordedRequest, response: ServerResponse, onCl
   };
 }
 
-function readBody(incoming: IncomingMessage): Promise<string> {
+function readBody(incoming: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    incoming.on('end', () => resolve(Buffer.concat(chunks)));
     incoming.on('error', reject);
   });
 }

@@ -44,12 +44,26 @@ export interface OpenAiDouble extends HttpDouble {
   readonly modelCalls: RecordedRequest[];
   /** Only the `POST /v1/embeddings` requests. */
   readonly embeddingCalls: RecordedRequest[];
+  /** Every `POST /v1/audio/transcriptions`, its multipart fields read. */
+  transcriptions: Transcription[];
+  /** What the transcription endpoint answers: text, or an HTTP status to fail with. Default: a fixed sentence. */
+  transcriber: (request: Transcription) => string | { status: number };
 }
+
+export interface Transcription {
+  model: string;
+  fileName: string;
+  mimeType: string;
+  bytes: Buffer;
+}
+
+export const DEFAULT_TRANSCRIPT = 'Please remind me to water the plants tomorrow';
 
 const COMPLETIONS_PATH = '/v1/chat/completions';
 const EMBEDDINGS_PATH = '/v1/embeddings';
 /** Dimensions of the double's embeddings. */
 export const DOUBLE_EMBEDDING_DIMENSIONS = 64;
+const TRANSCRIPTIONS_PATH = '/v1/audio/transcriptions';
 
 /** A local stand-in for the OpenAI Chat Completions API (JSON and SSE), for the real `openai` SDK. */
 export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Promise<OpenAiDouble> {
@@ -61,6 +75,26 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
     contextWindow: undefined,
   };
   let contextLengthErrors = 0;
+  const transcriptions: Transcription[] = [];
+  const defaultTranscriber = (_request: Transcription): string | { status: number } => DEFAULT_TRANSCRIPT;
+
+  /** Whisper's wire format: multipart `file` and `model` in, `{ text }` out (json is the default response_format). */
+  async function transcribe(exchange: Exchange): Promise<void> {
+    const { request } = exchange;
+    const contentType = String(request.headers['content-type'] ?? '');
+    if (!contentType.includes('multipart/form-data')) return exchange.json(400, errorBody('Expected multipart/form-data', 'invalid_request_error'));
+    const form = await new Response(new Uint8Array(request.rawBytes), { headers: { 'content-type': contentType } }).formData();
+    const file = form.get('file');
+    const model = form.get('model');
+    if (typeof file === 'string' || file === null || typeof model !== 'string') {
+      return exchange.json(400, errorBody("you must provide a 'file' and a 'model'", 'invalid_request_error'));
+    }
+    const transcription: Transcription = { model, fileName: file.name, mimeType: file.type, bytes: Buffer.from(await file.arrayBuffer()) };
+    transcriptions.push(transcription);
+    const answer = double.transcriber(transcription);
+    if (typeof answer !== 'string') return exchange.json(answer.status, errorBody('transcription failed in the double', answer.status >= 500 ? 'server_error' : 'invalid_request_error'));
+    exchange.json(200, { text: answer, usage: { type: 'duration', seconds: 1 } });
+  }
 
   const http = await startHttpDouble(async (exchange) => {
     const { request } = exchange;
@@ -73,6 +107,7 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
       return exchange.json(200, { object: 'list', data: [{ id: model, object: 'model', created: 0, owned_by: 'double' }] });
     }
     if (request.method === 'POST' && path === EMBEDDINGS_PATH) return answerEmbeddings(exchange, request.body);
+    if (request.method === 'POST' && path === TRANSCRIPTIONS_PATH) return transcribe(exchange);
     if (request.method !== 'POST' || path !== COMPLETIONS_PATH) {
       return exchange.json(404, errorBody(`Unknown request URL: ${request.method} ${path}`, 'invalid_request_error'));
     }
@@ -100,12 +135,16 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
     baseUrl: `${http.url}/v1`,
     script,
     settings,
+    transcriptions,
+    transcriber: defaultTranscriber,
     /** Also empties the script and restores the responder and settings the double started with. */
     reset() {
       resetRequests();
       script.reset();
       Object.assign(settings, initialSettings);
       contextLengthErrors = 0;
+      transcriptions.length = 0;
+      double.transcriber = defaultTranscriber;
     },
   });
   Object.defineProperty(double, 'contextLengthErrors', { get: () => contextLengthErrors });

@@ -42,6 +42,29 @@ export interface SignedRequest {
   rawBody: string;
 }
 
+/** A file of a message event's `files` array (the fields the bot reads). */
+export interface SlackFileObject {
+  id: string;
+  name: string;
+  title: string;
+  mimetype: string;
+  filetype: string;
+  size: number;
+  url_private: string;
+  url_private_download: string;
+}
+
+/** A file the bot uploaded and completed (files.completeUploadExternal). */
+export interface SlackUpload {
+  fileId: string;
+  fileName: string;
+  title: string | undefined;
+  bytes: Buffer;
+  channel: string | undefined;
+  threadTs: string | undefined;
+  initialComment: string | undefined;
+}
+
 type Answer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> };
 type StoredMessage = { channel: string; ts: string; text: string; threadTs?: string; deleted: boolean; blocks?: unknown[] };
 
@@ -60,6 +83,15 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
   let assistantThreads = options.assistantThreads ?? true;
   let socketUrl: string | undefined;
   let nextTs = 0;
+  let nextFileId = 0;
+  /** Files users shared (served at url_private_download to the bot token only). */
+  const files = new Map<string, { bytes: Buffer; name: string; mimetype: string; gone: boolean }>();
+  /** The v2 upload flow: URLs handed out, bytes posted to them, and completions (one message per completed file). */
+  const pendingUploads = new Map<string, { filename: string; length: number; bytes?: Buffer }>();
+  const uploads: SlackUpload[] = [];
+  /** Every GET of a private file URL, with whether it carried the bot token. */
+  const downloads: Array<{ fileId: string; authorized: boolean }> = [];
+  let baseUrl = '';
 
   const ok = (body: Record<string, unknown> = {}): Answer => ({ status: 200, body: { ok: true, ...body } });
   const error = (code: string): Answer => ({ status: 200, body: { ok: false, error: code } });
@@ -121,6 +153,26 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
       case 'assistant.threads.setStatus':
         if (!params.channel_id || !params.thread_ts) return error('invalid_arguments');
         return assistantThreads ? ok() : error('not_allowed');
+      case 'files.getUploadURLExternal': {
+        const length = Number(params.length);
+        if (!params.filename || !Number.isFinite(length) || length <= 0) return error('invalid_arguments');
+        const fileId = `F0UP${String(++nextFileId).padStart(6, '0')}`;
+        pendingUploads.set(fileId, { filename: String(params.filename), length });
+        return ok({ upload_url: `${baseUrl}/upload/v1/${fileId}`, file_id: fileId });
+      }
+      case 'files.completeUploadExternal': {
+        const list = (typeof params.files === 'string' ? parseJson(params.files) : params.files) as Array<{ id: string; title?: string }>;
+        if (!Array.isArray(list) || list.length === 0) return error('invalid_arguments');
+        const completed = [];
+        for (const { id, title } of list) {
+          const pending = pendingUploads.get(id);
+          if (!pending?.bytes) return error('file_not_found');
+          pendingUploads.delete(id);
+          uploads.push({ fileId: id, fileName: pending.filename, title, bytes: pending.bytes, channel: params.channel_id, threadTs: params.thread_ts, initialComment: params.initial_comment });
+          completed.push({ id, name: pending.filename, title: title ?? pending.filename, size: pending.bytes.length });
+        }
+        return ok({ files: completed });
+      }
       case 'conversations.info': {
         const channel = String(params.channel ?? '');
         if (!channel) return error('channel_not_found');
@@ -148,7 +200,12 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const method = /^\/api\/([A-Za-z.]+)$/.exec(new URL(request.url ?? '/', 'http://double').pathname)?.[1];
+    const path = new URL(request.url ?? '/', 'http://double').pathname;
+    const upload = /^\/upload\/v1\/([A-Z0-9]+)$/.exec(path);
+    if (upload) return receiveUpload(upload[1]!, request, response);
+    const download = /^\/files-pri\/[A-Z0-9]+-([A-Z0-9]+)\/download\/.+$/.exec(path);
+    if (download) return serveFile(download[1]!, request, response);
+    const method = /^\/api\/([A-Za-z.]+)$/.exec(path)?.[1];
     const params = await readParams(request);
     let reply: Answer;
     if (method === undefined) {
@@ -165,8 +222,51 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
     response.end(JSON.stringify(reply.body));
   }
 
+  /** Step 2 of the v2 flow: the bytes POSTed to the upload URL (Slack answers `OK - <length>`). */
+  async function receiveUpload(fileId: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const pending = pendingUploads.get(fileId);
+    if (!pending || request.method !== 'POST') {
+      response.writeHead(404).end('not found');
+      return;
+    }
+    const body = Buffer.concat(chunks);
+    const contentType = String(request.headers['content-type'] ?? '');
+    // raw bytes, or (as the WebClient sends them) a multipart form whose file part is the content
+    if (contentType.includes('multipart/form-data')) {
+      const form = await new Response(new Uint8Array(body), { headers: { 'content-type': contentType } }).formData();
+      const file = [...form.values()].find((value): value is File => typeof value !== 'string');
+      pending.bytes = file ? Buffer.from(await file.arrayBuffer()) : Buffer.alloc(0);
+    } else {
+      pending.bytes = body;
+    }
+    response.writeHead(200, { 'content-type': 'text/plain' }).end(`OK - ${pending.bytes.length}`);
+  }
+
+  /**
+   * `url_private_download`: only with `Authorization: Bearer <bot token>`. Without it Slack answers 200 with
+   * its HTML sign-in page (the classic trap), and a deleted file is a 404.
+   */
+  async function serveFile(fileId: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    for await (const _chunk of request) void _chunk;
+    const authorized = request.headers.authorization === `Bearer ${botToken}`;
+    downloads.push({ fileId, authorized });
+    const file = files.get(fileId);
+    if (!authorized) {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!DOCTYPE html><html><body>Sign in to Slack</body></html>');
+      return;
+    }
+    if (!file || file.gone) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('file_not_found');
+      return;
+    }
+    response.writeHead(200, { 'content-type': file.mimetype, 'content-length': String(file.bytes.length) }).end(file.bytes);
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  baseUrl = `http://127.0.0.1:${port}`;
 
   return {
     apiUrl: `http://127.0.0.1:${port}/api/`,
@@ -179,6 +279,20 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
     /** Messages the bot posted (and their latest text), by `channel:ts`. */
     messages,
     reactions,
+    uploads,
+    downloads,
+    /** Stores a file a user shared; returns the `files[]` entry of the message event that carries it. */
+    addFile(bytes: Buffer, name: string, mimetype: string): SlackFileObject {
+      const id = `F0IN${String(++nextFileId).padStart(6, '0')}`;
+      files.set(id, { bytes, name, mimetype, gone: false });
+      const url = `${baseUrl}/files-pri/${teamId}-${id}/download/${encodeURIComponent(name)}`;
+      return { id, name, title: name, mimetype, filetype: name.split('.').at(-1) ?? 'binary', size: bytes.length, url_private: url, url_private_download: url };
+    },
+    /** The file is deleted: its private URL answers 404 from now on. */
+    removeFile(id: string): void {
+      const file = files.get(id);
+      if (file) file.gone = true;
+    },
     failNext(method: string, failure: SlackFailure = {}): void {
       failures.set(method, [...(failures.get(method) ?? []), { ...failure }]);
     },

@@ -51,9 +51,16 @@ export async function startTelegramDouble(options: { token?: string; botUsername
   const messages = new Map<string, TelegramStoredMessage>();
   const failures = new Map<string, TelegramFailure[]>();
   const queuedUpdates: Update[] = [];
+  /** File paths requested from the file route, in order. */
+  const downloads: string[] = [];
   const waiters = new Set<Waiter>();
   let conflicts = 0;
   let commands: unknown[] = [];
+  /** Files users "sent" (served by getFile and the file route), by file_id. */
+  const files = new Map<string, { bytes: Buffer; path: string; expired: boolean }>();
+  /** Photos and documents the bot sent (sendPhoto / sendDocument, multipart). */
+  const uploads: TelegramUpload[] = [];
+  let nextFileId = 1;
   let nextMessageId = 1;
   let nextUpdateId = 1;
 
@@ -138,6 +145,22 @@ export async function startTelegramDouble(options: { token?: string; botUsername
         const polled = await longPoll(offset, limit, Number(params.timeout) * 1000, clientGone);
         return polled === 'conflict' ? failure(409, 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running') : success(polled);
       }
+      case 'getFile': {
+        const file = files.get(String(params.file_id));
+        if (file === undefined) return failure(400, 'Bad Request: invalid file_id');
+        if (file.bytes.length > 20 * 1024 * 1024) return failure(400, 'Bad Request: file is too big');
+        return success({ file_id: params.file_id, file_unique_id: `u-${String(params.file_id)}`, file_size: file.bytes.length, file_path: file.path });
+      }
+      case 'sendPhoto':
+      case 'sendDocument': {
+        const field = method === 'sendPhoto' ? 'photo' : 'document';
+        const upload = params[field];
+        if (params.chat_id === undefined) return failure(400, 'Bad Request: chat not found');
+        if (!(upload instanceof UploadedFile)) return failure(400, `Bad Request: there is no ${field} in the request`);
+        const sent = sentMessage(params, '');
+        uploads.push({ method, chatId: params.chat_id as number | string, fileName: upload.name, bytes: upload.bytes, caption: typeof params.caption === 'string' ? params.caption : undefined, messageId: sent.message_id });
+        return success(sent);
+      }
       case 'setMyCommands':
         commands = Array.isArray(params.commands) ? params.commands : [];
         return success(true);
@@ -172,6 +195,8 @@ export async function startTelegramDouble(options: { token?: string; botUsername
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://double');
+    const fileMatch = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
+    if (fileMatch !== null) return serveFile(fileMatch[1]!, decodeURIComponent(fileMatch[2]!), response);
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     const params = { ...Object.fromEntries(url.searchParams), ...(await readParams(request)) };
     let reply: ApiAnswer;
@@ -191,6 +216,19 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     }
     response.writeHead(reply.ok ? 200 : reply.error_code, { 'content-type': 'application/json' });
     response.end(JSON.stringify(reply));
+  }
+
+  /** `GET /file/bot<token>/<file_path>`, as api.telegram.org serves downloads (404 once a file "expired"). */
+  function serveFile(fileToken: string, path: string, response: ServerResponse): void {
+    downloads.push(path);
+    const file = [...files.values()].find((candidate) => candidate.path === path);
+    if (fileToken !== token || file === undefined || file.expired) {
+      response.writeHead(fileToken !== token ? 401 : 404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(failure(fileToken !== token ? 401 : 404, fileToken !== token ? 'Unauthorized' : 'Not Found')));
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes.length) });
+    response.end(file.bytes);
   }
 
   function takeFailure(method: string): ApiAnswer | undefined {
@@ -235,6 +273,20 @@ export async function startTelegramDouble(options: { token?: string; botUsername
       }
       return full;
     },
+    files,
+    uploads,
+    downloads,
+    /** Stores a file as if a user had sent it; returns the file_id that getFile knows it by. */
+    addFile(bytes: Buffer, extension = 'bin'): string {
+      const fileId = `file-${nextFileId++}`;
+      files.set(fileId, { bytes, path: `documents/${fileId}.${extension}`, expired: false });
+      return fileId;
+    },
+    /** The file route answers 404 for it from now on (Telegram's links last about an hour). */
+    expireFile(fileId: string): void {
+      const file = files.get(fileId);
+      if (file) file.expired = true;
+    },
     failNext(method: string, failureToPlan: TelegramFailure): void {
       failures.set(method, [...(failures.get(method) ?? []), { ...failureToPlan }]);
     },
@@ -263,10 +315,45 @@ async function readParams(request: IncomingMessage): Promise<Record<string, unkn
   if (body === '') return {};
   const type = request.headers['content-type'] ?? '';
   if (type.includes('application/json')) return JSON.parse(body) as Record<string, unknown>;
+  if (type.includes('multipart/form-data')) return readMultipart(Buffer.concat(chunks), type);
   if (type.includes('application/x-www-form-urlencoded')) {
     return Object.fromEntries([...new URLSearchParams(body)].map(([key, value]) => [key, parseFormValue(value)]));
   }
   return {};
+}
+
+/** A file part of a multipart request (grammY's InputFile uploads). */
+export class UploadedFile {
+  constructor(
+    readonly name: string,
+    readonly bytes: Buffer,
+  ) {}
+}
+
+export interface TelegramUpload {
+  method: string;
+  chatId: number | string;
+  fileName: string;
+  bytes: Buffer;
+  caption: string | undefined;
+  messageId: number;
+}
+
+/**
+ * multipart/form-data as the Bot API reads it: plain fields (JSON-decoded like form values) and files; a
+ * field `attach://<name>` points at the file part called `<name>`.
+ */
+async function readMultipart(body: Buffer, contentType: string): Promise<Record<string, unknown>> {
+  const form = await new Response(new Uint8Array(body), { headers: { 'content-type': contentType } }).formData();
+  const parts = new Map<string, unknown>();
+  for (const [key, value] of form.entries()) {
+    parts.set(key, typeof value === 'string' ? parseFormValue(value) : new UploadedFile(value.name, Buffer.from(await value.arrayBuffer())));
+  }
+  const params: Record<string, unknown> = {};
+  for (const [key, value] of parts) {
+    params[key] = typeof value === 'string' && value.startsWith('attach://') ? parts.get(value.slice('attach://'.length)) : value;
+  }
+  return params;
 }
 
 /** Form fields carry JSON-serialized objects and numbers, as the Bot API accepts them. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oggOpusBytes, PNG_BYTES } from '../support/media-fixtures.js';
 import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
 
@@ -36,5 +37,28 @@ describe('Anthropic provider, end to end', () => {
       return rows.length > 0 ? rows : undefined;
     });
     expect(run).toMatchObject({ provider: 'anthropic', model: 'claude-test', status: 'completed' });
+  });
+
+  it('sends a photo as a base64 image block with the caption as text', async () => {
+    const fileId = environment.telegram.addFile(PNG_BYTES, 'jpg');
+    const photo = [{ file_id: fileId, file_unique_id: 'p', width: 1, height: 1 }];
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(3002, '', { text: undefined, caption: 'describe it', photo }));
+    const request = await waitFor(() => environment.anthropic.requests.find((call) => JSON.stringify(call.body?.messages ?? []).includes('describe it')));
+    const blocks = request.body.messages.at(-1).content;
+    // (the newest block may also carry the prompt-cache breakpoint)
+    expect(blocks.find((block: any) => block.type === 'image')).toMatchObject({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_BYTES.toString('base64') } });
+    expect(blocks.some((block: any) => block.type === 'text' && block.text.includes('describe it'))).toBe(true);
+  });
+
+  it('without any OpenAI-compatible key, tells the user voice messages are not supported here, and answers the rest', async () => {
+    const bytes = oggOpusBytes();
+    const fileId = environment.telegram.addFile(bytes, 'oga');
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(3003, 'listen to this', { voice: { file_id: fileId, file_unique_id: 'v', duration: 1 } }));
+    const sent = await waitFor(() => environment.telegram.callsOf('sendMessage').find((call) => call.params.chat_id === 3003));
+    expect(sent.params.text).toContain('The voice message could not be used: voice messages are not supported here.');
+    expect(sent.params.text).toContain('listen to this');
+    expect(environment.openai.transcriptions).toHaveLength(0);
+    // nothing to do with the bytes, so they are not even fetched
+    expect(environment.telegram.downloads.some((path) => path.includes(fileId))).toBe(false);
   });
 });

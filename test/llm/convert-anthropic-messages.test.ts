@@ -73,4 +73,16 @@ describe('convertAnthropicMessages', () => {
     expect(hasToolBlocks([userText('hi')])).toBe(false);
     expect(hasToolBlocks([{ role: 'assistant', parts: [{ type: 'tool-call', id: 'a', name: 'b', arguments: '{}' }] }])).toBe(true);
   });
+
+  it('sends images as base64 image blocks beside the text', () => {
+    expect(convertAnthropicMessages([{ role: 'user', parts: [{ type: 'text', text: 'look' }, { type: 'image', mimeType: 'image/jpeg', data: '/9j/4AAQ' }] }])).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: '/9j/4AAQ' } },
+        ],
+      },
+    ]);
+  });
 });

@@ -54,4 +54,19 @@ describe('convertOpenAiMessages', () => {
       { role: 'assistant', content: 'Let me check.', tool_calls: [{ id: 'c', type: 'function', function: { name: 'x', arguments: '{}' } }] },
     ]);
   });
+
+  it('sends a user message with images as text and image_url parts (data URLs), plain text stays a string', () => {
+    const converted = convertOpenAiMessages('', [
+      { role: 'user', parts: [{ type: 'text', text: 'what is this?' }, { type: 'image', mimeType: 'image/png', data: 'iVBORw0K' }] },
+    ]);
+    expect(converted).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0K' } },
+        ],
+      },
+    ]);
+  });
 });

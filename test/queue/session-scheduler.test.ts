@@ -213,6 +213,32 @@ describe('SessionScheduler', () => {
     if (claim.kind !== 'acquired') throw new Error('expected a turn');
     expect(claim.messages.map((m) => m.text)).toEqual([first.text, second.text]);
   });
+
+  it('holds an album until its newest part has waited, then answers all its parts as one turn (other messages after)', async () => {
+    const s = scheduler({ albumWaitMs: 300 });
+    const album = [1, 2, 3].map(() => inboundMessage({ mediaGroupId: 'telegram:1:42:album-7' }));
+    const after = inboundMessage();
+    const key = sessionKeyOf(album[0]!);
+    await s.enqueue(key, album[0]!);
+    await s.enqueue(key, album[1]!);
+    const early = await s.acquire(key, 'job1');
+    expect(early.kind).toBe('debounce');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // a late part restarts the wait
+    await s.enqueue(key, album[2]!);
+    await s.enqueue(key, after);
+    const stillWaiting = await s.acquire(key, 'job1');
+    expect(stillWaiting.kind).toBe('debounce');
+    if (stillWaiting.kind === 'debounce') expect(stillWaiting.waitMs).toBeGreaterThan(200);
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    const claim = await s.acquire(key, 'job1');
+    if (claim.kind !== 'acquired') throw new Error('expected a turn');
+    expect(claim.messages.map((m) => m.dedupeKey)).toEqual(album.map((m) => m.dedupeKey));
+    await s.release(key, claim.turnId, claim.holder);
+    const next = await s.acquire(key, 'job2');
+    if (next.kind !== 'acquired') throw new Error('expected the message after the album');
+    expect(next.messages.map((m) => m.dedupeKey)).toEqual([after.dedupeKey]);
+  });
 });
 
 describe('inPlatformOrder', () => {

@@ -72,6 +72,9 @@ export function estimateTextTokens(text: string): number {
   return Math.ceil(tokens);
 }
 
+/** Providers bill an image by its tiles; ~1,100 tokens covers a typical phone photo after their downscaling. */
+const IMAGE_TOKENS = 1_100;
+
 function partTokens(part: MessagePart): number {
   switch (part.type) {
     case 'text':
@@ -81,6 +84,8 @@ function partTokens(part: MessagePart): number {
       return estimateTextTokens(part.name) + estimateTextTokens(part.arguments) + MESSAGE_OVERHEAD_TOKENS;
     case 'tool-result':
       return estimateTextTokens(part.content) + MESSAGE_OVERHEAD_TOKENS;
+    case 'image':
+      return IMAGE_TOKENS;
   }
 }
 

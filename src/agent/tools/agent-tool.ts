@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import type { OutboundFile } from '../../core/attachment.js';
 import type { ConversationRef } from '../../core/inbound-message.js';
 
 export type ToolCategory = 'read' | 'write' | 'admin';
@@ -15,6 +16,13 @@ export interface ToolContext {
   conversation?: ConversationRef;
   agentId?: string;
   turnId?: string;
+  /** The model's id of the call being executed (stable across a resumed turn: it comes from a saved step). */
+  toolCallId?: string;
+  /**
+   * Sends a file into the turn's conversation, at most once per turn and tool call id; absent outside a turn.
+   * `alreadySent`: an earlier attempt of this call sent it (the turn was taken over), nothing was sent now.
+   */
+  sendFile?: (file: OutboundFile, toolCallId: string) => Promise<{ messageIds: string[]; alreadySent: boolean }>;
 }
 
 /**

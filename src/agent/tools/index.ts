@@ -3,6 +3,7 @@ export { ToolRegistry, applyToolPolicy, isToolAllowed, matchesToolPattern, needs
 export { workspaceFor, sanitizeUserId } from './workspace.js';
 export { resolveToolPath, DEFAULT_DENIED_PATHS, type FileAccessPolicy } from './path-guard.js';
 export { createFileTools, type FileToolOptions } from './file-tools.js';
+export { createSendFileTool, SEND_FILE_MAX_BYTES } from './send-file-tool.js';
 export { createBashTool, type BashToolOptions } from './bash-tool.js';
 export { findBlockedCommand, BLOCKED_COMMANDS } from './command-blocklist.js';
 export {

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { BotError } from '../../core/errors.js';
 import type { AgentTool } from './agent-tool.js';
 import { createBashTool } from './bash-tool.js';
+import { createSendFileTool } from './send-file-tool.js';
 import { CliToolDeclarationSchema, parseCliToolDeclaration, type CliToolDeclaration } from './cli-tool-declaration.js';
 import { createCliTool } from './cli-tool.js';
 import { sandboxedRunner, unconfinedRunner, type CommandRunner } from './command-runner.js';
@@ -90,9 +91,8 @@ function runnerFactory(limits: SandboxLimits, hostEnv: HostEnvironment): (reques
  * sandbox is on while bubblewrap cannot run here is a configuration error.
  */
 export function defaultTools(config: ToolsConfig = {}, hostEnv: HostEnvironment = process.env): AgentTool[] {
-  const registry = new ToolRegistry(
-    createFileTools({ allowedPaths: config.allowed_paths ?? [], deniedPaths: [...DEFAULT_DENIED_PATHS, ...(config.denied_paths ?? [])] }),
-  );
+  const fileAccess = { allowedPaths: config.allowed_paths ?? [], deniedPaths: [...DEFAULT_DENIED_PATHS, ...(config.denied_paths ?? [])] };
+  const registry = new ToolRegistry([...createFileTools(fileAccess), createSendFileTool(fileAccess)]);
   const runnerFor = runnerFactory(sandboxLimits(config.sandbox_limits), hostEnv);
   if (config.bash?.enabled) {
     const { bash } = config;

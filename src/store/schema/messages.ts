@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { StoredAttachment } from '../../core/attachment.js';
 import type { MessagePart, MessageRole } from '../../core/chat-message.js';
 import { runs } from './runs.js';
 import { sessions } from './sessions.js';
@@ -19,6 +20,8 @@ export const messages = pgTable(
     /** The platform dedupe key of a user message. */
     inboundKey: text('inbound_key'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** A user message's files (kind, name, type, size, platform file id, outcome, transcript / extracted text). */
+    attachments: jsonb('attachments').$type<StoredAttachment[]>(),
   },
   // The unique index doubles as the (session_id, seq) index every history load walks.
   (table) => [

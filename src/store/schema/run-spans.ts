@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { boolean, check, doublePrecision, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { runs } from './runs.js';
 
-export type RunSpanKind = 'llm' | 'tool' | 'approval';
+export type RunSpanKind = 'llm' | 'tool' | 'approval' | 'media';
 
 /** One LLM call, tool call or approval answer of a run, in the order the run made them. */
 export const runSpans = pgTable(
@@ -35,7 +35,7 @@ export const runSpans = pgTable(
   },
   (table) => [
     uniqueIndex('run_spans_run_id_position_index').on(table.runId, table.position),
-    check('run_spans_kind_check', sql`${table.kind} in ('llm', 'tool', 'approval')`),
+    check('run_spans_kind_check', sql`${table.kind} in ('llm', 'tool', 'approval', 'media')`),
   ],
 );
 

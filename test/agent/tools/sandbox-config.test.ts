@@ -48,7 +48,7 @@ describe('tools.bash.sandbox and tools.cli[].sandbox', () => {
       const bash = tool(defaultTools({ bash: { enabled: true, sandbox } }, missingBwrap), 'bash');
       expect(bash.description).not.toContain('sandbox');
     }
-    expect(defaultTools({}, missingBwrap).map((entry) => entry.name)).toEqual(['read_file', 'write_file', 'list_directory']);
+    expect(defaultTools({}, missingBwrap).map((entry) => entry.name)).toEqual(['read_file', 'write_file', 'list_directory', 'send_file']);
   });
 
   it('commandToolSettings lists bash and each CLI tool with its setting', () => {

@@ -83,7 +83,7 @@ describe('tool policy', () => {
   });
 
   it('default tools: the three file tools, bash only when enabled', () => {
-    expect(defaultTools().map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'list_directory']);
+    expect(defaultTools().map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'list_directory', 'send_file']);
     expect(defaultTools({ bash: { enabled: true } }, { PATH: '/usr/bin' }).map((tool) => tool.name)).toContain('bash');
   });
 });

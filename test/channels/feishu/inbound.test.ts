@@ -96,9 +96,23 @@ describe('feishu inbound normalization', () => {
     expect(textOf(events.post({ content: [[{ tag: 'text', text: 'hi' }]] }))).toEqual({ text: 'hi', addressed: false });
   });
 
+  it('turns image, file, audio, media and post images into resource references', () => {
+    const refOf = (messageId: string, fileKey: string, type: string) => JSON.stringify({ messageId, fileKey, type });
+    const image = normalize(events.message('p2p', 'image', { image_key: 'img_1' }, { messageId: 'om_1' }));
+    expect(image).toMatchObject({ kind: 'message', message: { text: '', attachments: [{ kind: 'image', platformFileId: 'img_1', ref: refOf('om_1', 'img_1', 'image') }] } });
+    const file = normalize(events.message('p2p', 'file', { file_key: 'file_1', file_name: 'a.pdf' }, { messageId: 'om_2' }));
+    expect(file).toMatchObject({ message: { attachments: [{ kind: 'document', fileName: 'a.pdf', platformFileId: 'file_1', ref: refOf('om_2', 'file_1', 'file') }] } });
+    const audio = normalize(events.message('p2p', 'audio', { file_key: 'file_2', duration: 3200 }, { messageId: 'om_3' }));
+    expect(audio).toMatchObject({ message: { attachments: [{ kind: 'audio', mimeType: 'audio/ogg', durationSeconds: 3, ref: refOf('om_3', 'file_2', 'file') }] } });
+    const media = normalize(events.message('p2p', 'media', { file_key: 'file_3', image_key: 'img_cover', file_name: 'clip.mp4' }, { messageId: 'om_4' }));
+    expect(media).toMatchObject({ message: { attachments: [{ kind: 'audio', fileName: 'clip.mp4', mimeType: 'video/mp4', platformFileId: 'file_3' }] } });
+    const post = normalize(events.post({ content: [[{ tag: 'text', text: 'see' }], [{ tag: 'img', image_key: 'img_a' }, { tag: 'img', image_key: 'img_b' }]] }, { chatType: 'p2p', messageId: 'om_5' }));
+    expect(post).toMatchObject({ message: { text: 'see\n[image][image]', attachments: [{ platformFileId: 'img_a' }, { platformFileId: 'img_b' }] } });
+  });
+
   it.each([
     ['sent by an app (the bot itself or another bot)', events.p2pText('echo', { senderType: 'app' }), 'sent by sender_type app'],
-    ['an image message', events.message('p2p', 'image', { image_key: 'img_1' }), 'message_type image not supported'],
+    ['an image message without an image_key', events.message('p2p', 'image', { image_key: '' }), 'message_type image not supported'],
     ['a sticker', events.message('group', 'sticker', { file_key: 'f' }), 'message_type sticker not supported'],
     ['text content that is not JSON', events.message('p2p', 'text', 'not json'), 'unreadable text content'],
     ['an empty text', events.p2pText('   '), 'empty message'],

@@ -129,7 +129,7 @@ describe('feishu event subscription over HTTP', () => {
     const other = { ...double.events.p2pText('x'), header: { ...double.events.p2pText('x').header, event_type: 'im.chat.member.bot.added_v1' } };
     expect(await deliver(sink, other)).toEqual({ status: 200, body: {} });
     expect((await deliver(sink, double.events.p2pText('from a bot', { senderType: 'app' }))).status).toBe(200);
-    expect((await deliver(sink, double.events.message('p2p', 'image', { image_key: 'img' }))).status).toBe(200);
+    expect((await deliver(sink, double.events.message('p2p', 'sticker', { file_key: 'sticker' }))).status).toBe(200);
     expect(received).toHaveLength(0);
   });
 

@@ -50,6 +50,19 @@ describe('telegram webhook: bad but authentic data', () => {
     }
   });
 
+  it('drops a malformed file or album id and still answers the words', async () => {
+    const { sink, received } = recordingSink();
+    const update = withMessage(double.makeUpdate.privateText(44, 'words survive'), (message) => {
+      message.photo = 'not-an-array';
+      message.document = { file_id: 7 };
+      message.media_group_id = { id: 1 };
+    });
+    expect((await post(sink, update)).status).toBe(200);
+    expect(received.at(-1)).toMatchObject({ text: 'words survive' });
+    expect(received.at(-1)!.attachments).toBeUndefined();
+    expect(received.at(-1)!.mediaGroupId).toBeUndefined();
+  });
+
   it.each([
     ['text is a number', (message: Record<string, any>) => (message.text = 5)],
     ['caption is an array', (message: Record<string, any>) => ((message.caption = ['x']), delete message.text)],

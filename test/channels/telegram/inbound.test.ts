@@ -113,6 +113,29 @@ describe('normalizeUpdate', () => {
     expect(normalize(update)?.text).toBe('look at this');
   });
 
+  it('takes the largest photo size as an image reference, never bytes', () => {
+    const photo = [
+      { file_id: 'small', file_unique_id: 'a', width: 90, height: 60, file_size: 900 },
+      { file_id: 'large', file_unique_id: 'c', width: 1280, height: 853, file_size: 90_000 },
+      { file_id: 'medium', file_unique_id: 'b', width: 320, height: 213, file_size: 9_000 },
+    ];
+    const message = normalize(make.privateText(77, '', { text: undefined, photo, media_group_id: 'album-1' }));
+    expect(message?.text).toBe('');
+    expect(message?.attachments).toEqual([{ kind: 'image', mimeType: 'image/jpeg', platformFileId: 'large', ref: 'large', size: 90_000 }]);
+    expect(message?.mediaGroupId).toBe(`telegram:${identity.botId}:77:album-1`);
+  });
+
+  it('normalizes documents, voice notes, audio and video notes', () => {
+    const document = normalize(make.privateText(77, '', { text: undefined, document: { file_id: 'd1', file_unique_id: 'd', file_name: 'notes.txt', mime_type: 'text/plain', file_size: 12 } }));
+    expect(document?.attachments).toEqual([{ kind: 'document', fileName: 'notes.txt', mimeType: 'text/plain', platformFileId: 'd1', ref: 'd1', size: 12 }]);
+    const voice = normalize(make.privateText(77, '', { text: undefined, voice: { file_id: 'v1', file_unique_id: 'v', duration: 3, mime_type: 'audio/ogg', file_size: 5000 } }));
+    expect(voice?.attachments).toEqual([{ kind: 'audio', fileName: 'voice.ogg', mimeType: 'audio/ogg', platformFileId: 'v1', ref: 'v1', durationSeconds: 3, size: 5000 }]);
+    const audio = normalize(make.privateText(77, 'listen', { audio: { file_id: 'a1', file_unique_id: 'a', duration: 60, file_name: 'song.mp3', mime_type: 'audio/mpeg' } }));
+    expect(audio?.attachments?.[0]).toMatchObject({ kind: 'audio', fileName: 'song.mp3', mimeType: 'audio/mpeg', platformFileId: 'a1' });
+    const note = normalize(make.privateText(77, '', { text: undefined, video_note: { file_id: 'n1', file_unique_id: 'n', length: 240, duration: 4 } }));
+    expect(note?.attachments?.[0]).toMatchObject({ kind: 'audio', mimeType: 'video/mp4', platformFileId: 'n1', durationSeconds: 4 });
+  });
+
   it('ignores updates the bot does not answer', () => {
     const base = make.privateText(77, 'x');
     const message = base.message as NonNullable<Update['message']>;

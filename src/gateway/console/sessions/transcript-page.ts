@@ -90,6 +90,8 @@ function partItem(part: MessagePart): Html {
   switch (part.type) {
     case 'text':
       return html`<div class="text">${part.text}</div>`;
+    case 'image':
+      return html`<div class="text">[image, ${part.mimeType}]</div>`;
     case 'reasoning':
       return html`<details><summary>Reasoning</summary><div class="text">${part.redacted ? '(redacted by the provider)' : part.text}</div></details>`;
     case 'tool-call':
