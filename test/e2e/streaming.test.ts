@@ -189,6 +189,8 @@ describe('live-streamed replies', () => {
       expect(await runsOf('%:slack:%:dm:U0SILENT2')).toEqual([{ status: 'completed', silent: true }]);
       expect(posted('D0SILENT2')).toHaveLength(1);
       expect(String(posted('D0SILENT2')[0]!.params.text)).toMatch(/^Let/);
+      // the placeholder is removed as the turn winds down, right after its run is stored
+      await waitFor(() => slack.callsOf('chat.delete').some((call) => call.params.channel === 'D0SILENT2' && !call.failed), { what: 'the placeholder removed' });
       expect(slack.callsOf('chat.delete').filter((call) => call.params.channel === 'D0SILENT2' && !call.failed)).toHaveLength(1);
       expect(visible('D0SILENT2')).toEqual([]);
     });
