@@ -44,7 +44,8 @@ export class ScheduleQueue {
       }
       case 'cron': {
         const job = await this.queue.upsertJobScheduler(task.id, { pattern: task.schedule, tz: task.timezone }, { name: FIRING_JOB, data });
-        return new Date((job?.timestamp ?? now) + (job?.opts.delay ?? 0));
+        // cron times are whole seconds; the job's timestamp and delay come from two readings of BullMQ's clock
+        return new Date(Math.round(((job?.timestamp ?? now) + (job?.opts.delay ?? 0)) / 1000) * 1000);
       }
       case 'every': {
         const every = Number(task.schedule) * 1000;

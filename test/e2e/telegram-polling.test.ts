@@ -35,7 +35,9 @@ describe('Telegram long polling, end to end', () => {
     const answers = sentTo(2002).map((call) => String(call.params.text));
     // The first message runs alone; the two that arrived while it ran are collected into the next turn.
     expect(answers[0]).toBe('You said: first');
-    const secondTurn = environment.openai.modelCalls.find((call) => JSON.stringify(call.body).includes('second'))!;
+    // found by its user messages: the system prompt and the tool schemas say "seconds" too
+    const userMessagesOf = (call: { body: { messages: Array<{ role: string }> } }) => call.body.messages.filter((message) => message.role === 'user');
+    const secondTurn = environment.openai.modelCalls.find((call) => JSON.stringify(userMessagesOf(call)).includes('second'))!;
     const userTexts = secondTurn.body.messages.filter((message: { role: string }) => message.role === 'user').map((message: { content: unknown }) => JSON.stringify(message.content));
     expect(userTexts.some((text: string) => text.includes('second'))).toBe(true);
     expect(userTexts.some((text: string) => text.includes('third'))).toBe(true);
