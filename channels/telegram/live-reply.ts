@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Api, GrammyError, HttpError } from 'grammy';
 import type { ConversationRef, DeliveryReceipt, LiveReply } from '../../src/core/index.js';
 import { progressAfter, type PlatformCallRecorder } from '../../src/core/index.js';
@@ -62,6 +63,7 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef):
   const { api, previewApi, outbound, pacer, logger } = deps;
   const { chat_id: chatId, ...thread } = targetOf(to);
   const chatKey = String(chatId);
+  const replyId = randomUUID();
   let latest = '';
   let rendered: { source: string; plain: boolean; preview: Preview | undefined } | undefined;
   let shown: Preview | undefined;
@@ -87,14 +89,14 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef):
 
   function schedule(): void {
     if (closed || previewsOff || timer !== undefined || inFlight !== undefined) return;
-    timer = setTimeout(fire, pacer.waitMs(chatKey));
+    timer = setTimeout(fire, pacer.waitMs(chatKey, replyId));
   }
 
   function fire(): void {
     timer = undefined;
     if (closed) return;
     // another live reply of the chat may have taken the slot meanwhile
-    if (pacer.waitMs(chatKey) > 0) return schedule();
+    if (pacer.waitMs(chatKey, replyId) > 0) return schedule();
     const preview = wanted();
     if (preview === undefined) return;
     inFlight = show(preview).finally(() => {
@@ -104,7 +106,7 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef):
   }
 
   async function show(preview: Preview): Promise<void> {
-    pacer.took(chatKey);
+    pacer.took(chatKey, replyId);
     const format = preview.html ? { parse_mode: 'HTML' as const } : {};
     try {
       if (messageId === undefined) {
@@ -148,6 +150,7 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef):
     closed = true;
     clearTimeout(timer);
     timer = undefined;
+    pacer.leave(chatKey, replyId);
     await inFlight;
   }
 
