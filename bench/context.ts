@@ -11,6 +11,7 @@ import { startOpenAiDouble } from '../test/doubles/openai-double.js';
 import { countPromptTokens } from '../test/doubles/prompt-tokens.js';
 import { startTelegramDouble } from '../test/doubles/telegram-double.js';
 import { createTestDatabase, TEST_REDIS_URL, uniqueName } from '../test/support/services.js';
+import { MEMORY_FLUSH_SYSTEM } from '../src/agent/memory-flush.js';
 import { percentile } from './percentiles.js';
 import { progress } from './progress.js';
 import { startServiceChild } from './service-process.js';
@@ -41,9 +42,13 @@ const ANSWER_ZH = '好的。建议分三步：先双写数据，再切换读流�
 const toolTurn = (turn: number) => turn % 5 === 0;
 
 const isSummary = (request: RecordedRequest) => JSON.stringify(request.body.messages[0]).includes('You summarize conversations');
+/** The memory flush before a summary: its own short call, like the summary not part of the conversation's prompt. */
+const isMemoryFlush = (request: RecordedRequest) => JSON.stringify(request.body.messages[0]).includes(MEMORY_FLUSH_SYSTEM.slice(0, 60));
+const isSideCall = (request: RecordedRequest) => isSummary(request) || isMemoryFlush(request);
 const hasToolResult = (request: RecordedRequest) => request.body.messages.at(-1)?.role === 'tool';
 
 function responder(request: RecordedRequest, text: string) {
+  if (isMemoryFlush(request)) return '- The user is migrating a billing service to a new cluster.';
   if (isSummary(request)) {
     return 'The user is migrating a billing service to a new cluster; we planned mirrored writes, staged reads, per-region worker switch, a one-day rollback window, and a checklist for on-call. 用户需要中文的切换说明和压测准备清单。';
   }
@@ -105,7 +110,7 @@ try {
   // background summaries finish after the last answer
   await new Promise((resolve) => setTimeout(resolve, 1_000));
 
-  const main = openai.modelCalls.filter((request) => !isSummary(request) && request.status === 200);
+  const main = openai.modelCalls.filter((request) => !isSideCall(request) && request.status === 200);
   const promptTokens = await Promise.all(main.map((request) => countPromptTokens(request.body)));
   // one figure per turn: its largest request (a tool turn makes two)
   const perTurn = new Map<number, number>();

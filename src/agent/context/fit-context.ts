@@ -102,15 +102,14 @@ export function summaryDue(history: ChatMessage[], options: ContextOptions): boo
 }
 
 const KEEP_CHARS_FLOOR = 600;
-/** This turn's own tool output is cut down to this before older turns are dropped (then further if need be). */
-const TURN_OUTPUT_FLOOR_CHARS = 4_000;
 
 /**
  * The last resort when a request is over `targetTokens` after pruning and compaction (or the summarizer
  * failed). In the order that keeps most of the conversation and of the cached prompt prefix: soft-trim every
- * older tool result (as pruning would, byte for byte), cut this turn's own long outputs down to a few thousand
- * characters, clear older tool results, drop the oldest turns before this one (whole turns, so no call loses its
- * result; the summary preamble stays), then cut this turn's texts further. Never drops this turn's user message.
+ * older tool result (as pruning would, byte for byte), then this turn's own long outputs the same way (so the
+ * next request repeats these bytes), clear older tool results, drop the oldest turns before this one (whole
+ * turns, so no call loses its result; the summary preamble stays), then cut this turn's texts further. Never
+ * drops this turn's user message.
  */
 export function squeezeContext(parts: ContextParts, options: ContextOptions & { targetTokens: number }): FittedContext {
   const fixed = fixedRawTokens(parts);
@@ -135,7 +134,9 @@ export function squeezeContext(parts: ContextParts, options: ContextOptions & { 
   turn = turn.map((message, index) => (older(message, index) ? mapToolResults(message, (content) => softTrimToolResult(content)) : message));
   if (total() <= target) return done();
 
-  cutTurn(TURN_OUTPUT_FLOOR_CHARS);
+  // this turn's latest outputs take the same head-and-tail form they will have once they are older, so the
+  // request after this one (the next turn) starts with the very bytes this one sent: the prefix stays cached
+  turn = turn.map((message) => (message.role === 'tool' ? mapToolResults(message, (content) => softTrimToolResult(content)) : message));
   if (total() <= target) return done();
 
   const clear = (message: ChatMessage): ChatMessage => mapToolResults(message, () => CLEARED_TOOL_RESULT);

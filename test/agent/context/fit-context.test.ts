@@ -74,17 +74,23 @@ describe('squeezeContext (last resort)', () => {
     pairing(squeezed.messages);
   });
 
-  it('cuts this turn\u2019s own long output to a few thousand characters before it drops the conversation (the cached prefix)', () => {
+  it('trims this turn\u2019s own long output to its head and tail before it drops the conversation, in the form it keeps later (the cached prefix)', () => {
     const prior = [userText('my name is Ada'), call('o1'), result('o1', words(3000, 'x ')), assistantText('noted')];
-    const turn = [userText('the question now'), call('n1'), result('n1', `BEGIN ${words(20_000, 'fresh ')} END`)];
+    const output = `BEGIN ${words(20_000, 'fresh ')} END`;
+    const turn = [userText('the question now'), call('n1'), result('n1', output)];
     const squeezed = squeezeContext({ system: 's', tools: undefined, prior, turn }, { budget: contextBudget(16_384), historyTurns: 50, factor: 1, targetTokens: 4_000 });
     expect(squeezed.tokens).toBeLessThanOrEqual(4_000);
     const contents = squeezed.messages.flatMap((message) => message.parts.map((part) => (part.type === 'text' ? part.text : part.type === 'tool-result' ? part.content : '')));
     expect(contents).toContain('my name is Ada');
     // the older result reads exactly as pruning would leave it, so a later request shares this prefix
     expect(contents[2]).toBe(softTrimToolResult(words(3000, 'x ')));
-    expect(contents.at(-1)).toMatch(/^BEGIN[\s\S]*cut to fit the context window[\s\S]*END$/);
-    expect(contents.at(-1)!.length).toBeGreaterThanOrEqual(4_000);
+    // and this turn's output already has the form the next turn's request will give it
+    expect(contents.at(-1)).toBe(softTrimToolResult(output));
+    const nextTurn = squeezeContext(
+      { system: 's', tools: undefined, prior: [...prior, ...turn, assistantText('done')], turn: [userText('and now?')] },
+      { budget: contextBudget(16_384), historyTurns: 50, factor: 1, targetTokens: 4_000 },
+    );
+    expect(JSON.stringify(nextTurn.messages.slice(0, squeezed.messages.length))).toBe(JSON.stringify(squeezed.messages));
   });
 
   it('cuts this turn\u2019s own huge tool result to head and tail when nothing else is left to drop', () => {
@@ -92,7 +98,7 @@ describe('squeezeContext (last resort)', () => {
     const squeezed = squeezeContext({ system: 's', tools: undefined, prior: [], turn }, { budget: contextBudget(16_384), historyTurns: 50, factor: 1, targetTokens: 3_000 });
     expect(squeezed.tokens).toBeLessThanOrEqual(3_000);
     const content = squeezed.messages[2]!.parts[0]!;
-    expect(content.type === 'tool-result' && content.content).toMatch(/^BEGIN[\s\S]*cut to fit the context window[\s\S]*END$/);
+    expect(content.type === 'tool-result' && content.content).toMatch(/^BEGIN[\s\S]*characters trimmed[\s\S]*END$/);
   });
 });
 
