@@ -145,6 +145,8 @@ describe('live-streamed replies', () => {
       expect(await runsOf(`%:dm:${draftChat}`)).toEqual([{ status: 'completed', silent: true }]);
       expect(sent(draftChat)).toHaveLength(1); // the preamble was shown as a draft…
       expect(String(sent(draftChat)[0]!.params.text)).toMatch(/^Let/);
+      // the draft is removed as the turn winds down, right after its run is stored
+      await waitFor(() => telegram.callsOf('deleteMessage').some((call) => call.params.chat_id === draftChat && !call.failed), { what: 'the draft removed' });
       expect(telegram.callsOf('deleteMessage').filter((call) => call.params.chat_id === draftChat && !call.failed)).toHaveLength(1);
       expect(telegram.visibleMessages(draftChat)).toEqual([]); // …and deleted
     });
@@ -239,6 +241,8 @@ describe('live-streamed replies', () => {
       expect(draft).toBeDefined();
       expect(JSON.parse(String(draft!.body.content)).body.elements[0].content).toMatch(/^Let/);
       const cardId = [...feishu.messages.values()].find((message) => message.parentId === drafted.event.message.message_id)!.messageId;
+      // the card is removed as the turn winds down, right after its run is stored
+      await waitFor(() => feishu.callsOf(`DELETE /open-apis/im/v1/messages/${cardId}`).some((call) => call.code === 0), { what: 'the card removed' });
       expect(feishu.callsOf(`DELETE /open-apis/im/v1/messages/${cardId}`).filter((call) => call.code === 0)).toHaveLength(1);
       expect(visibleReplies(drafted.event.message.message_id)).toEqual([]);
     });
