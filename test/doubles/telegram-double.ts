@@ -1,6 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Update } from 'grammy/types';
+import { parseTelegramHtml } from './telegram-html.js';
+import { createUpdateFactory } from './telegram-updates.js';
+
+export { parseTelegramHtml } from './telegram-html.js';
+export { createUpdateFactory } from './telegram-updates.js';
 
 /** A local stand-in for the Telegram Bot API (https://core.telegram.org/bots/api), driven by the real grammY. */
 export interface TelegramCall {
@@ -39,8 +44,6 @@ export interface TelegramStoredMessage {
 type ApiAnswer = { ok: true; result: unknown } | { ok: false; error_code: number; description: string; parameters?: { retry_after: number } };
 type Waiter = { offset: number; limit: number; answer: (updates: Update[] | 'conflict') => void };
 
-const ALLOWED_TAGS = new Set(['b', 'strong', 'i', 'em', 'u', 'ins', 's', 'strike', 'del', 'span', 'tg-spoiler', 'a', 'code', 'pre', 'blockquote', 'tg-emoji']);
-const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
 
 export async function startTelegramDouble(options: { token?: string; botUsername?: string } = {}) {
   const token = options.token ?? '123456789:TEST-double-token';
@@ -363,99 +366,4 @@ function parseFormValue(value: string): unknown {
   } catch {
     return value;
   }
-}
-
-/**
- * Telegram's HTML parse mode, strictly: only its tags, properly nested and closed, and its nesting rules
- * (nothing inside code/pre but `<pre><code>`, no link or blockquote inside itself, no code inside a link).
- * Returns the visible text, or the reason Telegram would give.
- */
-export function parseTelegramHtml(html: string): { text: string } | { error: string } {
-  const stack: string[] = [];
-  let text = '';
-  let index = 0;
-  const offset = (at: number): number => Buffer.byteLength(html.slice(0, at));
-  while (index < html.length) {
-    const character = html[index] as string;
-    if (character === '<') {
-      const end = html.indexOf('>', index);
-      const name = /^<\/?([a-z][a-z0-9-]*)/i.exec(html.slice(index))?.[1]?.toLowerCase();
-      if (end === -1 || name === undefined || !ALLOWED_TAGS.has(name)) {
-        return { error: `Unsupported start tag "${name ?? html.slice(index + 1, index + 8)}" at byte offset ${offset(index)}` };
-      }
-      if (html[index + 1] === '/') {
-        const open = stack.pop();
-        if (open !== name) return { error: `Unmatched end tag at byte offset ${offset(index)}, expected "</${open ?? ''}>", found "</${name}>"` };
-      } else {
-        const parent = stack.at(-1);
-        const nestedInCode = parent === 'code' || (parent === 'pre' && name !== 'code');
-        const badInLink = stack.includes('a') && ['a', 'code', 'pre', 'blockquote'].includes(name);
-        const nestedQuote = name === 'blockquote' && stack.includes('blockquote');
-        if (nestedInCode || badInLink || nestedQuote) return { error: `Can't nest "${name}" in "${parent ?? ''}" at byte offset ${offset(index)}` };
-        stack.push(name);
-      }
-      index = end + 1;
-    } else if (character === '&') {
-      const entity = /^&(#\d+|#x[0-9a-f]+|[a-z]+);/i.exec(html.slice(index, index + 12))?.[1];
-      const decoded = entity === undefined ? '&' : decodeEntity(entity);
-      if (decoded === undefined) return { error: `Unsupported HTML entity "&${entity};" at byte offset ${offset(index)}` };
-      text += decoded;
-      index += entity === undefined ? 1 : entity.length + 2;
-    } else {
-      text += character;
-      index += 1;
-    }
-  }
-  const unclosed = stack.pop();
-  return unclosed === undefined ? { text } : { error: `Can't find end tag corresponding to start tag "${unclosed}"` };
-}
-
-function decodeEntity(entity: string): string | undefined {
-  if (entity.startsWith('#x') || entity.startsWith('#X')) return String.fromCodePoint(Number.parseInt(entity.slice(2), 16));
-  if (entity.startsWith('#')) return String.fromCodePoint(Number.parseInt(entity.slice(1), 10));
-  return ENTITIES[entity.toLowerCase()];
-}
-
-/** Builders for the updates Telegram would send: each call gets a fresh update_id and message_id. */
-export function createUpdateFactory(bot: { id: number; username: string }) {
-  let updateId = 10_000;
-  let messageId = 500;
-  const user = (userId: number) => ({ id: userId, is_bot: false, first_name: 'User', last_name: String(userId), username: `user${userId}` });
-  const group = (chatId: number, title = 'Test group') => ({ id: chatId, type: 'supergroup', title });
-  const update = (chat: object, userId: number, text: string, extra: object = {}): Update =>
-    ({
-      update_id: ++updateId,
-      message: { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat, from: user(userId), text, ...extra },
-    }) as Update;
-  return {
-    privateText: (userId: number, text: string, extra: object = {}) =>
-      update({ id: userId, type: 'private', first_name: 'User' }, userId, text, extra),
-    groupText: (chatId: number, userId: number, text: string, extra: object = {}) => update(group(chatId), userId, text, extra),
-    /** A click on an inline keyboard button of one of the bot's messages (https://core.telegram.org/bots/api#callbackquery). */
-    callbackQuery: (chatId: number, userId: number, data: string, messageId = 1): Update =>
-      ({
-        update_id: ++updateId,
-        callback_query: {
-          id: `cbq-${updateId}`,
-          from: user(userId),
-          chat_instance: `ci-${chatId}`,
-          data,
-          message: { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: chatId > 0 ? { id: chatId, type: 'private', first_name: 'User' } : group(chatId), text: 'approval' },
-        },
-      }) as Update,
-    /** `@botname text` with the mention entity Telegram adds. */
-    mention: (chatId: number, userId: number, text: string) =>
-      update(group(chatId), userId, `@${bot.username} ${text}`, { entities: [{ type: 'mention', offset: 0, length: bot.username.length + 1 }] }),
-    /** A group message replying to one of the bot's messages. */
-    reply: (chatId: number, userId: number, text: string, repliedMessageId = 1) =>
-      update(group(chatId), userId, text, {
-        reply_to_message: { message_id: repliedMessageId, date: 0, chat: group(chatId), from: { id: bot.id, is_bot: true, first_name: bot.username, username: bot.username }, text: 'earlier answer' },
-      }),
-    /** `/command@target args` with its bot_command entity; target defaults to no suffix. */
-    command: (chatId: number, userId: number, command: string, options: { target?: string; args?: string } = {}) => {
-      const head = `/${command}${options.target ? `@${options.target}` : ''}`;
-      const chat = chatId > 0 ? { id: chatId, type: 'private', first_name: 'User' } : group(chatId);
-      return update(chat, userId, options.args ? `${head} ${options.args}` : head, { entities: [{ type: 'bot_command', offset: 0, length: head.length }] });
-    },
-  };
 }
