@@ -2,7 +2,18 @@ import type { ChatMessage } from '../core/chat-message.js';
 import type { Usage } from '../llm/chat-model.js';
 import type { FinalReply } from './output/silent-reply.js';
 
-/** One span of a run's trace: an LLM call or a tool call. */
+/** What a tool call's span and its approval's span both say (the call, its timing and outcome). */
+interface ToolCallSpanFields {
+  name: string;
+  toolCallId: string;
+  startedAt: number;
+  durationMs: number;
+  isError: boolean;
+  error: string | undefined;
+  outputPreview: string;
+}
+
+/** One span of a run's trace: an LLM call, a tool call, an approval answer or an attachment's download. */
 export type TraceSpan =
   | {
       kind: 'llm';
@@ -18,28 +29,9 @@ export type TraceSpan =
       /** The request messages as JSON, only with TRACE_VERBOSE (truncated at 50,000 characters). */
       input: string | undefined;
     }
-  | {
-      kind: 'tool';
-      name: string;
-      toolCallId: string;
-      startedAt: number;
-      durationMs: number;
-      isError: boolean;
-      error: string | undefined;
-      outputPreview: string;
-    }
-  /** A person's answer to an approval request: from the request to the decision; `outputPreview` says who decided what. */
-  | {
-      kind: 'approval';
-      name: string;
-      toolCallId: string;
-      startedAt: number;
-      durationMs: number;
-      /** Denied or unanswered. */
-      isError: boolean;
-      error: string | undefined;
-      outputPreview: string;
-    }
+  | ({ kind: 'tool' } & ToolCallSpanFields)
+  /** A person's answer to an approval request: from the request to the decision; `outputPreview` says who decided what, `isError` a denial. */
+  | ({ kind: 'approval' } & ToolCallSpanFields)
   /** An attachment's download or transcription at turn time (`download:image`, `transcribe`); `detail` says bytes, type, outcome. */
   | {
       kind: 'media';

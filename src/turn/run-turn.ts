@@ -146,9 +146,8 @@ function recordSpans(deps: TurnDependencies, spans: TraceSpan[]): void {
   const { metrics } = deps;
   if (!metrics) return;
   for (const span of spans) {
-    if (span.kind === 'approval') continue;
-    // media spans have their own metrics (bot_attachments_total, bot_transcription_seconds)
-    if (span.kind === 'media') continue;
+    // approvals are not calls; media spans have their own metrics (bot_attachments_total, bot_transcription_seconds)
+    if (span.kind === 'approval' || span.kind === 'media') continue;
     if (span.kind === 'tool') {
       metrics.toolCalls.inc({ tool: span.name, outcome: span.isError ? 'error' : 'ok' });
       continue;
