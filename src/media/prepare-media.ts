@@ -6,9 +6,9 @@ import { BotError, errorMessage, isAbortError } from '../core/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { attachmentLabel, capitalized, humanSize } from './attachment-label.js';
-import { documentText } from './document-text.js';
+import { documentText, type DocumentText } from './document-text.js';
 import type { MediaConfig } from './media-config.js';
-import { sanitizeFileName, saveUpload } from './save-upload.js';
+import { sanitizeFileName, saveUpload, UPLOADS_FOLDER } from './save-upload.js';
 import { MODEL_IMAGE_TYPES, sniffType, type SniffedType } from './sniff-type.js';
 import type { Transcriber } from './transcribe.js';
 
@@ -122,7 +122,7 @@ async function prepareOne(
   const isImage = sniffed !== undefined && MODEL_IMAGE_TYPES.has(sniffed.mimeType);
   if (attachment.kind === 'document') {
     stored.savedAs = await saveUpload(turn.workspace, fileName, bytes);
-    if (!isImage) return readDocument(config, bytes, sniffed, label, stored, media, fail);
+    if (!isImage) return readDocument(config, bytes, sniffed, label, turn, stored, media, fail);
   }
   if (!isImage && sniffed?.mimeType.startsWith('image/')) return fail('unsupported', `${sniffed.label} images are not supported (png, jpeg, gif and webp are)`);
   if (!isImage) return fail('unsupported', sniffed ? `it is a ${sniffed.label} file, not an image` : 'it is not an image');
@@ -145,6 +145,7 @@ function readDocument(
   bytes: Buffer,
   sniffed: SniffedType | undefined,
   label: string,
+  turn: MediaTurn,
   stored: StoredAttachment,
   media: MessageMedia,
   fail: (outcome: Outcome, reason: string) => void,
@@ -154,10 +155,30 @@ function readDocument(
     if (text === null) return fail('unsupported', `it could not be read as ${sniffed?.label ?? 'a document'} (saved as ${stored.savedAs})`);
     if (text === undefined) return fail('unsupported', `${sniffed ? `${sniffed.label} files` : 'this kind of file'} cannot be read as text (saved as ${stored.savedAs})`);
     stored.extractedText = text.text;
-    const cut = text.truncated ? `\n[cut at ${config.textMaxChars} characters; the whole file is ${stored.savedAs}]` : '';
+    const cut = text.truncated ? `\n${await cutNote(turn, stored.savedAs!, bytes, text)}` : '';
     media.notes.push(`[Document ${label} (${sniffed!.mimeType}, ${humanSize(bytes.length)}), saved as ${stored.savedAs}]\n<document>\n${text.text}\n</document>${cut}`);
   })();
 }
+
+/**
+ * What a cut document leaves out and where the rest is: the saved file itself when it is text (the byte offset
+ * where the shown part ends), else (a PDF) its extracted text saved beside it as `<name>.txt`.
+ */
+async function cutNote(turn: MediaTurn, savedAs: string, bytes: Buffer, text: DocumentText): Promise<string> {
+  const shown = text.text.length;
+  const left = `[Document cut at ${shown} characters: ${text.totalChars - shown} of its ${text.totalChars} characters are left out.`;
+  if (!text.extracted) {
+    const bom = bytes.subarray(0, 3).equals(UTF8_BOM) ? UTF8_BOM.length : 0;
+    const offset = bom + Buffer.byteLength(text.text, 'utf8');
+    return `${left} The whole file is ${savedAs} in your workspace: read the rest with read_file {"path": "${savedAs}", "offset": ${offset}} (offset in bytes).]`;
+  }
+  const textName = sanitizeFileName(`${savedAs.slice(UPLOADS_FOLDER.length + 1)}.txt`, 'document.txt');
+  const textFile = await saveUpload(turn.workspace, textName, Buffer.from(text.whole ?? text.text, 'utf8'));
+  const offset = Buffer.byteLength(text.text, 'utf8');
+  return `${left} The whole file is ${savedAs} in your workspace and its text is ${textFile}: read the rest with read_file {"path": "${textFile}", "offset": ${offset}} (offset in bytes).]`;
+}
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 async function transcribe(
   deps: MediaDependencies,
@@ -181,7 +202,10 @@ async function transcribe(
     media.spans.push({ kind: 'media', name: 'transcribe', startedAt: started, durationMs: Date.now() - started, error: undefined, detail: `${bytes.length} bytes of ${mimeType} → ${text.length} characters` });
     if (text === '') return fail('transcription-failed', 'no speech could be made out in it');
     stored.transcript = text;
-    media.spoken.push(`[Voice message, transcribed${attachment.durationSeconds ? `, ${attachment.durationSeconds} s` : ''}]\n${text}`);
+    // like a document's text, a transcript is bounded by MEDIA_TEXT_MAX_CHARS (not by the typed words' limit)
+    const max = deps.config.textMaxChars;
+    const shown = text.length <= max ? text : `${text.slice(0, max)}\n[Transcript cut at ${max} characters of ${text.length}.]`;
+    media.spoken.push(`[Voice message, transcribed${attachment.durationSeconds ? `, ${attachment.durationSeconds} s` : ''}]\n${shown}`);
   } catch (error) {
     if (isAbortError(error) || turn.signal.aborted) throw error;
     deps.logger.warn({ err: errorMessage(error) }, 'transcription failed');

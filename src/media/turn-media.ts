@@ -22,10 +22,15 @@ export function createMediaProcessor(deps: MediaDependencies): MediaProcessor {
   };
 }
 
-/** The user's words with what their files said: transcripts first (they are what was said), then the notes. */
-export function composeUserText(text: string, media: MessageMedia | undefined): string {
-  if (!media) return text;
-  return [...media.spoken, text, ...media.notes].filter((block) => block.trim() !== '').join('\n\n');
+/**
+ * The user's words with what their files said: transcripts first (they are what was said), then the words,
+ * then the notes (documents, image placeholders, failures). Several messages sent as one (a Telegram album)
+ * are one text: every part's transcript, every caption, every part's note.
+ */
+export function composeUserText(messages: Array<{ text: string; media?: MessageMedia | undefined }>): string {
+  const spoken = messages.flatMap((message) => message.media?.spoken ?? []);
+  const notes = messages.flatMap((message) => message.media?.notes ?? []);
+  return [...spoken, ...messages.map((message) => message.text), ...notes].filter((block) => block.trim() !== '').join('\n\n');
 }
 
 /** The reply with one sentence per attachment that could not be used, before the answer. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import type { Attachment, Channel, DownloadedFile } from '../../src/core/index.j
 import { BotError } from '../../src/core/index.js';
 import { MEDIA_DEFAULTS, prepareMedia, type MediaDependencies, type MediaTurn } from '../../src/media/index.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { oggOpusBytes, PNG_BYTES } from '../support/media-fixtures.js';
+import { oggOpusBytes, pdfBytes, PNG_BYTES } from '../support/media-fixtures.js';
 
 /**
  * The pipeline's decisions, with files served by a small in-memory Channel (the interface the channels
@@ -87,6 +87,18 @@ describe('prepareMedia', () => {
     bmp.writeUInt32LE(40, 14);
     const result = await prepareMedia(deps(), [photo('bmp')], turn(servingChannel({ bmp })));
     expect(result.notices).toEqual(['The photo could not be used: bmp images are not supported (png, jpeg, gif and webp are).']);
+  });
+
+  it('a cut PDF: its text is saved beside it and the note says where to read on', async () => {
+    const pdf = pdfBytes('Quarterly revenue grew 12 percent in the north');
+    const result = await prepareMedia(deps({ textMaxChars: 10 }), [{ kind: 'document', fileName: 'report.pdf', platformFileId: 'r', ref: 'r' }], turn(servingChannel({ r: pdf })));
+    const note = result.notes[0]!;
+    expect(note).toContain('<document>\nQuarterly \n</document>');
+    const whole = readFileSync(join(workspace, 'uploads', 'report.pdf.txt'), 'utf8');
+    expect(whole).toContain('Quarterly revenue grew 12 percent in the north');
+    expect(note).toContain(
+      `[Document cut at 10 characters: ${whole.length - 10} of its ${whole.length} characters are left out. The whole file is uploads/report.pdf in your workspace and its text is uploads/report.pdf.txt: read the rest with read_file {"path": "uploads/report.pdf.txt", "offset": 10} (offset in bytes).]`,
+    );
   });
 
   it('lets an abort through instead of turning it into a notice', async () => {
