@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { attachmentLabel, capitalized, humanSize } from './attachment-label.js';
 import { documentText, type DocumentText } from './document-text.js';
+import { mediaCacheKey, type MediaCache } from './media-cache.js';
 import type { MediaConfig } from './media-config.js';
 import { sanitizeFileName, saveUpload, UPLOADS_FOLDER } from './save-upload.js';
 import { MODEL_IMAGE_TYPES, sniffType, type SniffedType } from './sniff-type.js';
@@ -31,6 +32,8 @@ export type MediaSpan = Extract<TraceSpan, { kind: 'media' }>;
 
 export interface MediaTurn {
   channel: Channel;
+  /** The bot account the turn's messages came to (a platform's file references are per account). */
+  accountId: string;
   workspace: string;
   /** False: images are named, not sent, and the user is told once per turn. */
   modelTakesImages: boolean;
@@ -42,6 +45,8 @@ export interface MediaTurn {
 export interface MediaDependencies {
   config: MediaConfig;
   transcriber: Transcriber | undefined;
+  /** Absent (or MEDIA_CACHE_MAX_BYTES=0): every attempt of a turn downloads its files again. */
+  cache?: MediaCache | undefined;
   logger: Logger;
   metrics?: Metrics | undefined;
 }
@@ -98,12 +103,21 @@ async function prepareOne(
 
   let bytes: Buffer;
   const downloadStarted = Date.now();
-  const downloadSpan = (error: string | undefined, detail: string) =>
-    media.spans.push({ kind: 'media', name: `download:${attachment.kind}`, startedAt: downloadStarted, durationMs: Date.now() - downloadStarted, error, detail });
+  const downloadSpan = (error: string | undefined, detail: string, name = `download:${attachment.kind}`) =>
+    media.spans.push({ kind: 'media', name, startedAt: downloadStarted, durationMs: Date.now() - downloadStarted, error, detail });
+  // a retry or a takeover of this turn on this machine reads what the first attempt fetched
+  const cacheKey = mediaCacheKey(turn.channel.name, turn.accountId, attachment.ref);
+  const cached = await deps.cache?.read(cacheKey, config.maxBytes);
   try {
-    const file = await turn.channel.downloadAttachment(attachment, { maxBytes: config.maxBytes, signal: turn.signal });
-    bytes = file.bytes;
-    downloadSpan(undefined, `${bytes.length} bytes from ${turn.channel.name} (${attachment.platformFileId})`);
+    if (cached) {
+      bytes = cached;
+      downloadSpan(undefined, `${bytes.length} bytes from the media cache (${attachment.platformFileId})`, `cached:${attachment.kind}`);
+    } else {
+      bytes = (await turn.channel.downloadAttachment(attachment, { maxBytes: config.maxBytes, signal: turn.signal })).bytes;
+      downloadSpan(undefined, `${bytes.length} bytes from ${turn.channel.name} (${attachment.platformFileId})`);
+      deps.metrics?.attachmentDownloadBytes.inc({ channel: turn.channel.name }, bytes.length);
+      await deps.cache?.write(cacheKey, bytes);
+    }
   } catch (error) {
     if (isAbortError(error) || turn.signal.aborted) throw error;
     downloadSpan(errorMessage(error), `${attachment.platformFileId} from ${turn.channel.name}`);
@@ -112,7 +126,6 @@ async function prepareOne(
     if (error instanceof BotError && error.code === 'not-found') return fail('download-failed', 'the platform no longer offers it for download (the link may have expired)');
     return fail('download-failed', 'the download failed');
   }
-  deps.metrics?.attachmentDownloadBytes.inc({ channel: turn.channel.name }, bytes.length);
   stored.size = bytes.length;
   const sniffed = await sniffType(bytes, attachment);
   if (sniffed) stored.mimeType = sniffed.mimeType;

@@ -5,7 +5,7 @@ import { prepareMedia, type MediaDependencies, type MessageMedia } from './prepa
 /** The attachments of one turn's messages, prepared at turn time in the worker. */
 export interface MediaProcessor {
   /** By the message's dedupe key; messages without attachments are absent. */
-  prepareTurn(messages: InboundMessage[], turn: { channel: Channel; workspace: string; modelTakesImages: boolean; signal: AbortSignal }): Promise<Map<string, MessageMedia>>;
+  prepareTurn(messages: InboundMessage[], turn: { channel: Channel; accountId: string; workspace: string; modelTakesImages: boolean; signal: AbortSignal }): Promise<Map<string, MessageMedia>>;
 }
 
 export function createMediaProcessor(deps: MediaDependencies): MediaProcessor {

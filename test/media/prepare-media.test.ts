@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Attachment, Channel, DownloadedFile } from '../../src/core/index.js';
 import { BotError } from '../../src/core/index.js';
-import { MEDIA_DEFAULTS, prepareMedia, type MediaDependencies, type MediaTurn } from '../../src/media/index.js';
+import { createMediaCache, MEDIA_DEFAULTS, prepareMedia, type MediaDependencies, type MediaTurn } from '../../src/media/index.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { oggOpusBytes, pdfBytes, PNG_BYTES } from '../support/media-fixtures.js';
 
@@ -35,6 +35,7 @@ const deps = (overrides: Partial<MediaDependencies['config']> = {}, transcriber?
 });
 const turn = (channel: Channel, extra: Partial<MediaTurn> = {}): MediaTurn => ({
   channel,
+  accountId: 'bot-1',
   workspace,
   modelTakesImages: true,
   signal: new AbortController().signal,
@@ -99,6 +100,20 @@ describe('prepareMedia', () => {
     expect(note).toContain(
       `[Document cut at 10 characters: ${whole.length - 10} of its ${whole.length} characters are left out. The whole file is uploads/report.pdf in your workspace and its text is uploads/report.pdf.txt: read the rest with read_file {"path": "uploads/report.pdf.txt", "offset": 10} (offset in bytes).]`,
     );
+  });
+
+  it('a second attempt of a turn reads the files the first one downloaded from the media cache', async () => {
+    const downloads: string[] = [];
+    const channel = servingChannel({ a: PNG_BYTES }, downloads);
+    const cache = createMediaCache({ directory: join(workspace, 'cache'), maxBytes: 1_000_000, maxAgeMs: 60_000, logger: createLogger({ level: 'silent' }) });
+    const first = await prepareMedia({ ...deps(), cache }, [photo('a')], turn(channel));
+    const second = await prepareMedia({ ...deps(), cache }, [photo('a')], turn(channel));
+    expect(downloads).toEqual(['a']);
+    expect(second.images).toEqual(first.images);
+    expect(second.spans.map((span) => span.name)).toEqual(['cached:image']);
+    // another bot account's file of the same reference is not this one
+    await prepareMedia({ ...deps(), cache }, [photo('a')], turn(channel, { accountId: 'bot-2' }));
+    expect(downloads).toEqual(['a', 'a']);
   });
 
   it('lets an abort through instead of turning it into a notice', async () => {
