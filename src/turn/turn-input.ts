@@ -129,9 +129,10 @@ function sentTogether(messages: InboundMessage[]): InboundMessage[][] {
 
 /**
  * The user side of a turn: one user message per inbound message (an album's parts are one), each through the
- * input guard. The user's text is always the last line(s); a time envelope (and in groups the sender) goes before it, and unaddressed
- * group chatter before that. The envelope carries the time so the system prompt need not: the prompt
- * prefix stays byte-identical from one turn to the next (prompt caching).
+ * input guard. The user's text comes after a time envelope (and in groups the sender), unaddressed group
+ * chatter before that, what came with it (documents, image placeholders) after it. The envelope carries the
+ * time so the system prompt need not: the prompt prefix stays byte-identical from one turn to the next
+ * (prompt caching).
  */
 export function buildTurnInput(
   messages: InboundMessage[],
