@@ -47,5 +47,11 @@ async function ensurePostgres() {
   }
 }
 
-await ensureRedis();
-await ensurePostgres();
+try {
+  await ensureRedis();
+  await ensurePostgres();
+} catch (error) {
+  // one line saying what is missing and how to get it, not a stack trace
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}

@@ -17,7 +17,7 @@ import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
 import { createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
 import type { McpToolSource } from './mcp/index.js';
-import { createMediaProcessor, createTranscriber } from './media/index.js';
+import { createMediaCache, createMediaProcessor, createTranscriber, MEDIA_CACHE_MAX_AGE_MS } from './media/index.js';
 import { moduleLogger } from './observability/logger.js';
 import { Metrics, statementKind } from './observability/metrics.js';
 import {
@@ -200,6 +200,10 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         media: createMediaProcessor({
           config: config.media,
           transcriber: config.media.transcribe ? createTranscriber(config.media.transcribe) : undefined,
+          cache:
+            config.media.cacheMaxBytes > 0
+              ? createMediaCache({ directory: join(config.dataDir, 'media-cache'), maxBytes: config.media.cacheMaxBytes, maxAgeMs: MEDIA_CACHE_MAX_AGE_MS, logger: moduleLogger('media') })
+              : undefined,
           logger: moduleLogger('media'),
           metrics,
         }),

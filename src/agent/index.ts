@@ -20,6 +20,7 @@ export { isSilentReply, stripSilentToken, couldBeSilentReply, finalizeReply, SIL
 export {
   scanInput,
   applyInputGuard,
+  screenInput,
   truncateMessage,
   INPUT_GUARD_PATTERNS,
   INPUT_BLOCKED_REPLY,

@@ -41,6 +41,7 @@ export const EnvironmentSchema = Type.Object({
   MEDIA_TEXT_MAX_CHARS: Optional(PositiveInt),
   MEDIA_MAX_IMAGES: Optional(Type.Integer({ minimum: 0 })),
   MEDIA_GROUP_WAIT_MS: Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+  MEDIA_CACHE_MAX_BYTES: Optional(Type.Integer({ minimum: 0 })),
   TRANSCRIBE_BASE_URL: Optional(Url),
   TRANSCRIBE_API_KEY: Optional(Type.String()),
   TRANSCRIBE_MODEL: Optional(Type.String({ minLength: 1 })),

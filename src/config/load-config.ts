@@ -136,6 +136,7 @@ function mediaConfig(env: Environment): MediaConfig {
     textMaxChars: env.MEDIA_TEXT_MAX_CHARS ?? MEDIA_DEFAULTS.textMaxChars,
     maxImages: env.MEDIA_MAX_IMAGES ?? MEDIA_DEFAULTS.maxImages,
     groupWaitMs: env.MEDIA_GROUP_WAIT_MS ?? MEDIA_DEFAULTS.groupWaitMs,
+    cacheMaxBytes: env.MEDIA_CACHE_MAX_BYTES ?? MEDIA_DEFAULTS.cacheMaxBytes,
     transcribe: apiKey
       ? {
           baseUrl: (env.TRANSCRIBE_BASE_URL ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1').replace(/\/+$/, ''),

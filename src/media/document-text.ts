@@ -2,8 +2,15 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import { isTextType } from './sniff-type.js';
 
 export interface DocumentText {
+  /** At most `maxChars` characters (never ending in half a surrogate pair). */
   text: string;
   truncated: boolean;
+  /** The whole text's length in characters. */
+  totalChars: number;
+  /** The whole text, when it was cut (a PDF's is saved beside it for the tools). */
+  whole?: string;
+  /** Extracted from a binary format (PDF), not the file's own bytes. */
+  extracted: boolean;
 }
 
 /**
@@ -12,6 +19,7 @@ export interface DocumentText {
  */
 export async function documentText(bytes: Buffer, mimeType: string, maxChars: number): Promise<DocumentText | undefined> {
   let text: string;
+  const extracted = mimeType === 'application/pdf';
   if (mimeType === 'application/pdf') {
     const pdf = await getDocumentProxy(new Uint8Array(bytes));
     try {
@@ -24,6 +32,8 @@ export async function documentText(bytes: Buffer, mimeType: string, maxChars: nu
   } else {
     return undefined;
   }
-  if (text.length <= maxChars) return { text, truncated: false };
-  return { text: text.slice(0, maxChars), truncated: true };
+  if (text.length <= maxChars) return { text, truncated: false, totalChars: text.length, extracted };
+  const lastCode = text.charCodeAt(maxChars - 1);
+  const end = lastCode >= 0xd800 && lastCode <= 0xdbff ? maxChars - 1 : maxChars;
+  return { text: text.slice(0, end), truncated: true, totalChars: text.length, whole: text, extracted };
 }

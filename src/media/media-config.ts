@@ -8,6 +8,8 @@ export interface MediaConfig {
   maxImages: number;
   /** MEDIA_GROUP_WAIT_MS: how long the first update of a Telegram album waits for the rest. */
   groupWaitMs: number;
+  /** MEDIA_CACHE_MAX_BYTES: the bound of `DATA_DIR/media-cache/` (downloads kept for retries); 0 turns it off. */
+  cacheMaxBytes: number;
   /** Absent: no API key, voice messages are answered with "not supported here". */
   transcribe: TranscribeConfig | undefined;
 }
@@ -24,5 +26,6 @@ export const MEDIA_DEFAULTS = {
   textMaxChars: 100_000,
   maxImages: 8,
   groupWaitMs: 1_000,
+  cacheMaxBytes: 268_435_456,
   transcribeModel: 'gpt-4o-mini-transcribe',
 } as const;

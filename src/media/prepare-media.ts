@@ -6,9 +6,10 @@ import { BotError, errorMessage, isAbortError } from '../core/errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { attachmentLabel, capitalized, humanSize } from './attachment-label.js';
-import { documentText } from './document-text.js';
+import { documentText, type DocumentText } from './document-text.js';
+import { mediaCacheKey, type MediaCache } from './media-cache.js';
 import type { MediaConfig } from './media-config.js';
-import { sanitizeFileName, saveUpload } from './save-upload.js';
+import { sanitizeFileName, saveUpload, UPLOADS_FOLDER } from './save-upload.js';
 import { MODEL_IMAGE_TYPES, sniffType, type SniffedType } from './sniff-type.js';
 import type { Transcriber } from './transcribe.js';
 
@@ -31,6 +32,8 @@ export type MediaSpan = Extract<TraceSpan, { kind: 'media' }>;
 
 export interface MediaTurn {
   channel: Channel;
+  /** The bot account the turn's messages came to (a platform's file references are per account). */
+  accountId: string;
   workspace: string;
   /** False: images are named, not sent, and the user is told once per turn. */
   modelTakesImages: boolean;
@@ -42,6 +45,8 @@ export interface MediaTurn {
 export interface MediaDependencies {
   config: MediaConfig;
   transcriber: Transcriber | undefined;
+  /** Absent (or MEDIA_CACHE_MAX_BYTES=0): every attempt of a turn downloads its files again. */
+  cache?: MediaCache | undefined;
   logger: Logger;
   metrics?: Metrics | undefined;
 }
@@ -98,12 +103,21 @@ async function prepareOne(
 
   let bytes: Buffer;
   const downloadStarted = Date.now();
-  const downloadSpan = (error: string | undefined, detail: string) =>
-    media.spans.push({ kind: 'media', name: `download:${attachment.kind}`, startedAt: downloadStarted, durationMs: Date.now() - downloadStarted, error, detail });
+  const downloadSpan = (error: string | undefined, detail: string, name = `download:${attachment.kind}`) =>
+    media.spans.push({ kind: 'media', name, startedAt: downloadStarted, durationMs: Date.now() - downloadStarted, error, detail });
+  // a retry or a takeover of this turn on this machine reads what the first attempt fetched
+  const cacheKey = mediaCacheKey(turn.channel.name, turn.accountId, attachment.ref);
+  const cached = await deps.cache?.read(cacheKey, config.maxBytes);
   try {
-    const file = await turn.channel.downloadAttachment(attachment, { maxBytes: config.maxBytes, signal: turn.signal });
-    bytes = file.bytes;
-    downloadSpan(undefined, `${bytes.length} bytes from ${turn.channel.name} (${attachment.platformFileId})`);
+    if (cached) {
+      bytes = cached;
+      downloadSpan(undefined, `${bytes.length} bytes from the media cache (${attachment.platformFileId})`, `cached:${attachment.kind}`);
+    } else {
+      bytes = (await turn.channel.downloadAttachment(attachment, { maxBytes: config.maxBytes, signal: turn.signal })).bytes;
+      downloadSpan(undefined, `${bytes.length} bytes from ${turn.channel.name} (${attachment.platformFileId})`);
+      deps.metrics?.attachmentDownloadBytes.inc({ channel: turn.channel.name }, bytes.length);
+      await deps.cache?.write(cacheKey, bytes);
+    }
   } catch (error) {
     if (isAbortError(error) || turn.signal.aborted) throw error;
     downloadSpan(errorMessage(error), `${attachment.platformFileId} from ${turn.channel.name}`);
@@ -112,7 +126,6 @@ async function prepareOne(
     if (error instanceof BotError && error.code === 'not-found') return fail('download-failed', 'the platform no longer offers it for download (the link may have expired)');
     return fail('download-failed', 'the download failed');
   }
-  deps.metrics?.attachmentDownloadBytes.inc({ channel: turn.channel.name }, bytes.length);
   stored.size = bytes.length;
   const sniffed = await sniffType(bytes, attachment);
   if (sniffed) stored.mimeType = sniffed.mimeType;
@@ -122,7 +135,7 @@ async function prepareOne(
   const isImage = sniffed !== undefined && MODEL_IMAGE_TYPES.has(sniffed.mimeType);
   if (attachment.kind === 'document') {
     stored.savedAs = await saveUpload(turn.workspace, fileName, bytes);
-    if (!isImage) return readDocument(config, bytes, sniffed, label, stored, media, fail);
+    if (!isImage) return readDocument(config, bytes, sniffed, label, turn, stored, media, fail);
   }
   if (!isImage && sniffed?.mimeType.startsWith('image/')) return fail('unsupported', `${sniffed.label} images are not supported (png, jpeg, gif and webp are)`);
   if (!isImage) return fail('unsupported', sniffed ? `it is a ${sniffed.label} file, not an image` : 'it is not an image');
@@ -145,6 +158,7 @@ function readDocument(
   bytes: Buffer,
   sniffed: SniffedType | undefined,
   label: string,
+  turn: MediaTurn,
   stored: StoredAttachment,
   media: MessageMedia,
   fail: (outcome: Outcome, reason: string) => void,
@@ -154,10 +168,30 @@ function readDocument(
     if (text === null) return fail('unsupported', `it could not be read as ${sniffed?.label ?? 'a document'} (saved as ${stored.savedAs})`);
     if (text === undefined) return fail('unsupported', `${sniffed ? `${sniffed.label} files` : 'this kind of file'} cannot be read as text (saved as ${stored.savedAs})`);
     stored.extractedText = text.text;
-    const cut = text.truncated ? `\n[cut at ${config.textMaxChars} characters; the whole file is ${stored.savedAs}]` : '';
+    const cut = text.truncated ? `\n${await cutNote(turn, stored.savedAs!, bytes, text)}` : '';
     media.notes.push(`[Document ${label} (${sniffed!.mimeType}, ${humanSize(bytes.length)}), saved as ${stored.savedAs}]\n<document>\n${text.text}\n</document>${cut}`);
   })();
 }
+
+/**
+ * What a cut document leaves out and where the rest is: the saved file itself when it is text (the byte offset
+ * where the shown part ends), else (a PDF) its extracted text saved beside it as `<name>.txt`.
+ */
+async function cutNote(turn: MediaTurn, savedAs: string, bytes: Buffer, text: DocumentText): Promise<string> {
+  const shown = text.text.length;
+  const left = `[Document cut at ${shown} characters: ${text.totalChars - shown} of its ${text.totalChars} characters are left out.`;
+  if (!text.extracted) {
+    const bom = bytes.subarray(0, 3).equals(UTF8_BOM) ? UTF8_BOM.length : 0;
+    const offset = bom + Buffer.byteLength(text.text, 'utf8');
+    return `${left} The whole file is ${savedAs} in your workspace: read the rest with read_file {"path": "${savedAs}", "offset": ${offset}} (offset in bytes).]`;
+  }
+  const textName = sanitizeFileName(`${savedAs.slice(UPLOADS_FOLDER.length + 1)}.txt`, 'document.txt');
+  const textFile = await saveUpload(turn.workspace, textName, Buffer.from(text.whole ?? text.text, 'utf8'));
+  const offset = Buffer.byteLength(text.text, 'utf8');
+  return `${left} The whole file is ${savedAs} in your workspace and its text is ${textFile}: read the rest with read_file {"path": "${textFile}", "offset": ${offset}} (offset in bytes).]`;
+}
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 async function transcribe(
   deps: MediaDependencies,
@@ -181,7 +215,10 @@ async function transcribe(
     media.spans.push({ kind: 'media', name: 'transcribe', startedAt: started, durationMs: Date.now() - started, error: undefined, detail: `${bytes.length} bytes of ${mimeType} → ${text.length} characters` });
     if (text === '') return fail('transcription-failed', 'no speech could be made out in it');
     stored.transcript = text;
-    media.spoken.push(`[Voice message, transcribed${attachment.durationSeconds ? `, ${attachment.durationSeconds} s` : ''}]\n${text}`);
+    // like a document's text, a transcript is bounded by MEDIA_TEXT_MAX_CHARS (not by the typed words' limit)
+    const max = deps.config.textMaxChars;
+    const shown = text.length <= max ? text : `${text.slice(0, max)}\n[Transcript cut at ${max} characters of ${text.length}.]`;
+    media.spoken.push(`[Voice message, transcribed${attachment.durationSeconds ? `, ${attachment.durationSeconds} s` : ''}]\n${shown}`);
   } catch (error) {
     if (isAbortError(error) || turn.signal.aborted) throw error;
     deps.logger.warn({ err: errorMessage(error) }, 'transcription failed');

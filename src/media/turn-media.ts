@@ -5,7 +5,7 @@ import { prepareMedia, type MediaDependencies, type MessageMedia } from './prepa
 /** The attachments of one turn's messages, prepared at turn time in the worker. */
 export interface MediaProcessor {
   /** By the message's dedupe key; messages without attachments are absent. */
-  prepareTurn(messages: InboundMessage[], turn: { channel: Channel; workspace: string; modelTakesImages: boolean; signal: AbortSignal }): Promise<Map<string, MessageMedia>>;
+  prepareTurn(messages: InboundMessage[], turn: { channel: Channel; accountId: string; workspace: string; modelTakesImages: boolean; signal: AbortSignal }): Promise<Map<string, MessageMedia>>;
 }
 
 export function createMediaProcessor(deps: MediaDependencies): MediaProcessor {
@@ -22,10 +22,15 @@ export function createMediaProcessor(deps: MediaDependencies): MediaProcessor {
   };
 }
 
-/** The user's words with what their files said: transcripts first (they are what was said), then the notes. */
-export function composeUserText(text: string, media: MessageMedia | undefined): string {
-  if (!media) return text;
-  return [...media.spoken, text, ...media.notes].filter((block) => block.trim() !== '').join('\n\n');
+/**
+ * The user's words with what their files said: transcripts first (they are what was said), then the words,
+ * then the notes (documents, image placeholders, failures). Several messages sent as one (a Telegram album)
+ * are one text: every part's transcript, every caption, every part's note.
+ */
+export function composeUserText(messages: Array<{ text: string; media?: MessageMedia | undefined }>): string {
+  const spoken = messages.flatMap((message) => message.media?.spoken ?? []);
+  const notes = messages.flatMap((message) => message.media?.notes ?? []);
+  return [...spoken, ...messages.map((message) => message.text), ...notes].filter((block) => block.trim() !== '').join('\n\n');
 }
 
 /** The reply with one sentence per attachment that could not be used, before the answer. */

@@ -1,4 +1,4 @@
-import { applyInputGuard, scanInput, truncateMessage, type InputGuardMode } from '../agent/index.js';
+import { scanInput, screenInput, truncateMessage, type InputGuardMode } from '../agent/index.js';
 import type { TraceSpan } from '../agent/agent-events.js';
 import type { ChatMessage, MessagePart } from '../core/chat-message.js';
 import { composeUserText, type MessageMedia } from '../media/index.js';
@@ -108,10 +108,31 @@ function safeTitle(title: string | undefined, mode: InputGuardMode): string | un
 }
 
 /**
- * The user side of a turn: one user message per inbound message, each through the input guard. The user's
- * text is always the last line(s); a time envelope (and in groups the sender) goes before it, and unaddressed
- * group chatter before that. The envelope carries the time so the system prompt need not: the prompt
- * prefix stays byte-identical from one turn to the next (prompt caching).
+ * The turn's messages as the user sent them: the parts of one Telegram album (one `mediaGroupId`, arriving as
+ * separate updates) are ONE message, at the place of its first part; every other message stands alone.
+ */
+function sentTogether(messages: InboundMessage[]): InboundMessage[][] {
+  const units: InboundMessage[][] = [];
+  const albums = new Map<string, InboundMessage[]>();
+  for (const message of messages) {
+    const album = message.mediaGroupId === undefined ? undefined : albums.get(message.mediaGroupId);
+    if (album) {
+      album.push(message);
+      continue;
+    }
+    const unit = [message];
+    units.push(unit);
+    if (message.mediaGroupId !== undefined) albums.set(message.mediaGroupId, unit);
+  }
+  return units;
+}
+
+/**
+ * The user side of a turn: one user message per inbound message (an album's parts are one), each through the
+ * input guard. The user's text comes after a time envelope (and in groups the sender), unaddressed group
+ * chatter before that, what came with it (documents, image placeholders) after it. The envelope carries the
+ * time so the system prompt need not: the prompt prefix stays byte-identical from one turn to the next
+ * (prompt caching).
  */
 export function buildTurnInput(
   messages: InboundMessage[],
@@ -129,15 +150,19 @@ export function buildTurnInput(
     if (mode === 'off') return;
     logger[mode === 'log' ? 'info' : 'warn']({ patterns: findings, source, ...(dedupeKey ? { dedupeKey } : {}) }, 'security.injection_detected');
   };
-  messages.forEach((message, index) => {
-    // transcripts and document text are the user's words too: they pass the same guard
-    const files = media.get(message.dedupeKey);
-    if (files) notices.push(...files.notices);
-    if (files) spans.push(...files.spans);
-    const guard = applyInputGuard(composeUserText(message.text, files), mode);
+  sentTogether(messages).forEach((together, index) => {
+    const message = together[0]!;
+    const files = together.flatMap((part) => media.get(part.dedupeKey) ?? []);
+    for (const file of files) notices.push(...file.notices);
+    for (const file of files) spans.push(...file.spans);
+    // Typed words keep the guard's limit; a document's text is bounded by MEDIA_TEXT_MAX_CHARS alone (its
+    // closing marker and the note saying where the whole file is stay). Transcripts and documents are the
+    // user's words too: the whole text is scanned.
+    const guard = screenInput(composeUserText(together.map((part) => ({ text: truncateMessage(part.text), media: media.get(part.dedupeKey) }))), mode);
     // image bytes go to the model in this turn only; the stored text names them instead
-    const images: MessagePart[] = files?.images ?? [];
-    const stored = files?.stored.length ? { attachments: files.stored } : {};
+    const images: MessagePart[] = files.flatMap((file) => file.images);
+    const attachments = files.flatMap((file) => file.stored);
+    const stored = attachments.length > 0 ? { attachments } : {};
     if (guard.findings.length > 0) report(guard.findings, 'message', message.dedupeKey);
     if (guard.blocked) blockedReply ??= guard.reply;
     const blocks: string[] = [];

@@ -9,5 +9,6 @@ import type { TurnDependencies } from './turn-dependencies.js';
 export async function prepareTurnMedia(deps: TurnDependencies, messages: InboundMessage[], channel: Channel, signal: AbortSignal): Promise<Map<string, MessageMedia>> {
   if (!deps.media || !messages.some((message) => message.attachments?.length)) return new Map();
   const workspace = await workspaceFor(deps.settings.dataDir, workspaceOwnerOf(messages.at(-1)!));
-  return deps.media.prepareTurn(messages, { channel, workspace, modelTakesImages: modelTakesImages(deps.model.model), signal });
+  const accountId = messages.at(-1)!.conversation.accountId;
+  return deps.media.prepareTurn(messages, { channel, accountId, workspace, modelTakesImages: modelTakesImages(deps.model.model), signal });
 }

@@ -3,7 +3,6 @@ import {
   CLEARED_TOOL_RESULT,
   limitHistoryTurns,
   MISSING_TOOL_RESULT,
-  prepareHistory,
   pruneToolResults,
   repairToolPairing,
   summaryPreamble,
@@ -147,32 +146,5 @@ describe('history pipeline — stage 3: repair tool pairing', () => {
   it('a synthesized result carries the tool name and is an error', () => {
     const [, , missing] = repairToolPairing([userText('q'), call(['a', 'bash'])]);
     expect(missing?.parts[0]).toEqual({ type: 'tool-result', toolCallId: 'a', name: 'bash', content: MISSING_TOOL_RESULT, isError: true });
-  });
-});
-
-describe('prepareHistory', () => {
-  it('limits, prunes and repairs in that order', () => {
-    const history = [
-      userText('old'),
-      assistantText('old answer'),
-      userText('q'),
-      call(['a'], ['b']),
-      result('a', 'x'.repeat(10_000)),
-      assistantText('mid'),
-      userText('q2'),
-      assistantText('r2'),
-      userText('q3'),
-      assistantText('r3'),
-    ];
-    const prepared = prepareHistory(history, { historyTurns: 3, contextWindow: 1_200 });
-    expect(shape(prepared)).toEqual(['u:q', 'a[a,b]', `t:a=${CLEARED_TOOL_RESULT}`, `t:b=${MISSING_TOOL_RESULT}`, 'a:mid', 'u:q2', 'a:r2', 'u:q3', 'a:r3']);
-  });
-
-  it('defaults to 50 turns and accepts a custom token estimator', () => {
-    const many = Array.from({ length: 60 }, (_unused, index) => [userText(`q${index}`), assistantText(`a${index}`)]).flat();
-    expect(prepareHistory(many, { contextWindow: 1_000_000 })).toHaveLength(100);
-    const heavy = [userText('q'), call(['a']), result('a', 'y'.repeat(5000)), assistantText('1'), assistantText('2'), assistantText('3')];
-    const pruned = prepareHistory(heavy, { contextWindow: 100, estimateTokens: (messages) => messages.length * 20 });
-    expect(shape(pruned)[2]).toBe(`t:a=${CLEARED_TOOL_RESULT}`);
   });
 });

@@ -53,6 +53,32 @@ describe('Feishu attachments, end to end', () => {
     await answerTo('om_post_1');
   });
 
+  it('a group post with text and two images, addressed to the bot: one user message with all the words and both images', async () => {
+    feishu.addResource('om_post_2', 'img_v3_post_b', PNG_BYTES, 'image');
+    feishu.addResource('om_post_2', 'img_v3_post_c', PNG_BYTES, 'image');
+    const content = [
+      [{ tag: 'at', user_id: '@_user_1' }, { tag: 'text', text: ' kitchen before' }],
+      [{ tag: 'img', image_key: 'img_v3_post_b' }],
+      [{ tag: 'text', text: 'and after' }],
+      [{ tag: 'img', image_key: 'img_v3_post_c' }],
+      [{ tag: 'text', text: 'what changed?' }],
+    ];
+    await post(feishu.events.post({ title: 'Renovation', content }, { chatType: 'group', mentionBot: true, messageId: 'om_post_2', userOpenId: 'ou_post2', chatId: 'oc_post_group' }));
+    const call = await modelCallWith('what changed?');
+    const last = call.body.messages.at(-1).content;
+    expect(last.filter((part: any) => part.type === 'image_url')).toHaveLength(2);
+    const text = last.find((part: any) => part.type === 'text').text as string;
+    for (const words of ['Renovation', 'kitchen before', 'and after', 'what changed?']) expect(text).toContain(words);
+    expect(text.match(/\[image: /g)).toHaveLength(2);
+    await answerTo('om_post_2');
+    const rows = await environment.sql`SELECT m.parts, m.attachments FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE '%oc_post_group%' AND m.role = 'user'`;
+    expect(rows).toHaveLength(1);
+    const stored = rows[0]!.parts[0].text as string;
+    expect(stored).toContain('what changed?');
+    expect(stored.match(/\[image: /g)).toHaveLength(2);
+    expect(rows[0]!.attachments.map((attachment: any) => attachment.platformFileId)).toEqual(['img_v3_post_b', 'img_v3_post_c']);
+  });
+
   it('reads a file message (PDF) and saves it under uploads/', async () => {
     const pdf = pdfBytes('Budget approved for March');
     feishu.addResource('om_file_1', 'file_v3_user_1', pdf, 'file');

@@ -40,6 +40,27 @@ describe('Slack attachments, end to end', () => {
     expect(slack.downloads.every((download) => download.authorized)).toBe(true);
   });
 
+  it('several files in one message: one user message with the words, every image and the document, stored with a placeholder per file', async () => {
+    const images = [slack.addFile(PNG_BYTES, 'before.png', 'image/png'), slack.addFile(PNG_BYTES, 'after.png', 'image/png')];
+    const notes = slack.addFile(Buffer.from('the wall was painted blue'), 'notes.txt', 'text/plain');
+    await postEvent(slack.makeEvent.mention('C0MULTI01', 'U0MULTI01', 'compare the photos with my notes', { files: [...images, notes] }));
+    const call = await modelCallWith('compare the photos with my notes');
+    const content = call.body.messages.at(-1).content;
+    expect(content.filter((part: any) => part.type === 'image_url')).toHaveLength(2);
+    const text = content.find((part: any) => part.type === 'text').text as string;
+    expect(text).toContain('[image: before.png (image/png');
+    expect(text).toContain('[image: after.png (image/png');
+    expect(text).toContain('the wall was painted blue');
+    await answerIn('C0MULTI01');
+    const rows = await environment.sql`SELECT m.parts, m.attachments FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE '%C0MULTI01%' AND m.role = 'user'`;
+    expect(rows).toHaveLength(1);
+    const stored = rows[0]!.parts[0].text as string;
+    expect(stored).toContain('compare the photos with my notes');
+    expect(stored.match(/\[image: /g)).toHaveLength(2);
+    expect(stored).toContain('saved as uploads/notes.txt');
+    expect(rows[0]!.attachments.map((attachment: any) => attachment.fileName)).toEqual(['before.png', 'after.png', 'notes.txt']);
+  });
+
   it('reads a PDF into the request and saves it under uploads/ in the sender’s workspace', async () => {
     const pdf = pdfBytes('Meeting moved to Thursday');
     const file = slack.addFile(pdf, 'agenda.pdf', 'application/pdf');

@@ -141,27 +141,48 @@ describe('Telegram attachments, end to end', () => {
     expect(existsSync(workspaceFile(2008, 'uploads'))).toBe(false);
   });
 
-  it('answers an album of three photos, sent as three updates, as one turn with one model request of three images', async () => {
-    const photos = [0, 1, 2].map((index) => {
-      const fileId = environment.telegram.addFile(PNG_BYTES, 'jpg');
-      return [{ file_id: fileId, file_unique_id: `album-${index}`, width: 1, height: 1 }];
-    });
+  it('answers an album of three photos, sent as three updates, as one turn: one user message with the caption and every image', async () => {
+    const fileIds = [0, 1, 2].map(() => environment.telegram.addFile(PNG_BYTES, 'jpg'));
     const callsBefore = environment.openai.modelCalls.length;
-    for (const [index, photo] of photos.entries()) {
+    for (const [index, fileId] of fileIds.entries()) {
+      const photo = [{ file_id: fileId, file_unique_id: `album-${index}`, width: 1, height: 1 }];
       const extra = { text: undefined, photo, media_group_id: 'album-900', ...(index === 0 ? { caption: 'our holiday' } : {}) };
       expect((await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(2009, '', extra))).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
-    // three user messages in one request: the caption is in the first
+    // the album is what the user sent: ONE user message holding the caption, a placeholder per photo and the three images
     const call = await waitFor(() => environment.openai.modelCalls.slice(callsBefore).find((modelCall) => JSON.stringify(modelCall.body.messages).includes('our holiday')), { what: 'the album turn' });
-    const images = call.body.messages.filter((message: any) => message.role === 'user').flatMap((message: any) => (Array.isArray(message.content) ? message.content : [])).filter((part: any) => part.type === 'image_url');
-    expect(images).toHaveLength(3);
+    const users = call.body.messages.filter((message: any) => message.role === 'user');
+    expect(users).toHaveLength(1);
+    const content = call.body.messages.at(-1).content;
+    expect(content.filter((part: any) => part.type === 'image_url')).toHaveLength(3);
+    const text = content.find((part: any) => part.type === 'text').text as string;
+    expect(text).toContain('our holiday');
+    for (const fileId of fileIds) expect(text).toContain(`[image: image-${fileId.slice(-12)} (image/png`);
     await answerTo(2009);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(sentTo(2009)).toHaveLength(1);
     expect(environment.openai.modelCalls.slice(callsBefore).filter((modelCall) => JSON.stringify(modelCall.body).includes('image_url'))).toHaveLength(1);
     const runs = await environment.sql`SELECT r.id FROM runs r JOIN sessions s ON s.id = r.session_id WHERE s.key LIKE '%:dm:2009'`;
     expect(runs).toHaveLength(1);
+
+    // stored as sent: one user message, the caption and a placeholder per part, every part's file
+    const rows = await storedUser(2009);
+    expect(rows).toHaveLength(1);
+    const storedText = rows[0]!.parts[0].text as string;
+    expect(storedText).toContain('our holiday');
+    expect(storedText.match(/\[image: /g)).toHaveLength(3);
+    expect(storedText).not.toContain(PNG_BYTES.toString('base64'));
+    expect(rows[0]!.attachments.map((attachment: any) => attachment.platformFileId)).toEqual(fileIds);
+
+    // the next turn's history carries the same single message (placeholders, no bytes)
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(2009, 'which one is the beach?'));
+    const next = await modelCallWith('which one is the beach?');
+    expect(JSON.stringify(next.body)).not.toContain(PNG_BYTES.toString('base64'));
+    const history = next.body.messages.filter((message: any) => message.role === 'user');
+    expect(history).toHaveLength(2);
+    expect(history[0].content).toContain('our holiday');
+    expect(history[0].content.match(/\[image: /g)).toHaveLength(3);
   });
 
   it('in a group, answers the uncaptioned parts of an album whose captioned part mentions the bot, in the same turn', async () => {
@@ -176,8 +197,10 @@ describe('Telegram attachments, end to end', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const call = await waitFor(() => environment.openai.modelCalls.slice(callsBefore).find((modelCall) => JSON.stringify(modelCall.body.messages).includes('which one is best?')), { what: 'the group album turn' });
-    const images = call.body.messages.flatMap((message: any) => (Array.isArray(message.content) ? message.content : [])).filter((part: any) => part.type === 'image_url');
-    expect(images).toHaveLength(3);
+    const last = call.body.messages.at(-1).content;
+    expect(last.filter((part: any) => part.type === 'image_url')).toHaveLength(3);
+    expect(last.find((part: any) => part.type === 'text').text).toContain('which one is best?');
+    expect(last.find((part: any) => part.type === 'text').text.match(/\[image: /g)).toHaveLength(3);
     await waitFor(() => sentTo(chatId)[0]);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(sentTo(chatId)).toHaveLength(1);

@@ -1,17 +1,17 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply } from '../doubles/model-script.js';
 import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
+import { chromiumPath, requireSystemPackages } from '../support/system-packages.js';
 
 /**
  * The operator console in a real browser (headless Chromium through playwright-core) against the BUILT
  * service: real turns and spans from the Telegram and model doubles, a stranger waiting with a pairing
  * code. Screenshots go to test-artifacts/ (git-ignored).
  */
-const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
 const ADMIN = { username: 'operator', password: 'correct horse: battery' };
@@ -28,7 +28,7 @@ const textsTo = (chatId: number) =>
   environment.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === chatId && !call.failed).map((call) => String(call.params.text));
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does it)`);
+  requireSystemPackages('chromium');
   environment = await createE2eEnvironment();
   service = await startServiceProcess(
     environment.env({
@@ -50,7 +50,7 @@ beforeAll(async () => {
   await waitFor(() => textsTo(STRANGER).length === 1, { what: 'the pairing code' });
 
   mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+  browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_FLAGS });
 }, 120_000);
 
 afterAll(async () => {

@@ -1,12 +1,12 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Attachment, Channel, DownloadedFile } from '../../src/core/index.js';
 import { BotError } from '../../src/core/index.js';
-import { MEDIA_DEFAULTS, prepareMedia, type MediaDependencies, type MediaTurn } from '../../src/media/index.js';
+import { createMediaCache, MEDIA_DEFAULTS, prepareMedia, type MediaDependencies, type MediaTurn } from '../../src/media/index.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { oggOpusBytes, PNG_BYTES } from '../support/media-fixtures.js';
+import { oggOpusBytes, pdfBytes, PNG_BYTES } from '../support/media-fixtures.js';
 
 /**
  * The pipeline's decisions, with files served by a small in-memory Channel (the interface the channels
@@ -35,6 +35,7 @@ const deps = (overrides: Partial<MediaDependencies['config']> = {}, transcriber?
 });
 const turn = (channel: Channel, extra: Partial<MediaTurn> = {}): MediaTurn => ({
   channel,
+  accountId: 'bot-1',
   workspace,
   modelTakesImages: true,
   signal: new AbortController().signal,
@@ -87,6 +88,32 @@ describe('prepareMedia', () => {
     bmp.writeUInt32LE(40, 14);
     const result = await prepareMedia(deps(), [photo('bmp')], turn(servingChannel({ bmp })));
     expect(result.notices).toEqual(['The photo could not be used: bmp images are not supported (png, jpeg, gif and webp are).']);
+  });
+
+  it('a cut PDF: its text is saved beside it and the note says where to read on', async () => {
+    const pdf = pdfBytes('Quarterly revenue grew 12 percent in the north');
+    const result = await prepareMedia(deps({ textMaxChars: 10 }), [{ kind: 'document', fileName: 'report.pdf', platformFileId: 'r', ref: 'r' }], turn(servingChannel({ r: pdf })));
+    const note = result.notes[0]!;
+    expect(note).toContain('<document>\nQuarterly \n</document>');
+    const whole = readFileSync(join(workspace, 'uploads', 'report.pdf.txt'), 'utf8');
+    expect(whole).toContain('Quarterly revenue grew 12 percent in the north');
+    expect(note).toContain(
+      `[Document cut at 10 characters: ${whole.length - 10} of its ${whole.length} characters are left out. The whole file is uploads/report.pdf in your workspace and its text is uploads/report.pdf.txt: read the rest with read_file {"path": "uploads/report.pdf.txt", "offset": 10} (offset in bytes).]`,
+    );
+  });
+
+  it('a second attempt of a turn reads the files the first one downloaded from the media cache', async () => {
+    const downloads: string[] = [];
+    const channel = servingChannel({ a: PNG_BYTES }, downloads);
+    const cache = createMediaCache({ directory: join(workspace, 'cache'), maxBytes: 1_000_000, maxAgeMs: 60_000, logger: createLogger({ level: 'silent' }) });
+    const first = await prepareMedia({ ...deps(), cache }, [photo('a')], turn(channel));
+    const second = await prepareMedia({ ...deps(), cache }, [photo('a')], turn(channel));
+    expect(downloads).toEqual(['a']);
+    expect(second.images).toEqual(first.images);
+    expect(second.spans.map((span) => span.name)).toEqual(['cached:image']);
+    // another bot account's file of the same reference is not this one
+    await prepareMedia({ ...deps(), cache }, [photo('a')], turn(channel, { accountId: 'bot-2' }));
+    expect(downloads).toEqual(['a', 'a']);
   });
 
   it('lets an abort through instead of turning it into a notice', async () => {

@@ -27,7 +27,12 @@ describe('document text', () => {
 
   it('cuts long text at the limit and says so', async () => {
     const extracted = await documentText(Buffer.from('x'.repeat(50)), 'text/plain', 20);
-    expect(extracted).toEqual({ text: 'x'.repeat(20), truncated: true });
+    expect(extracted).toEqual({ text: 'x'.repeat(20), truncated: true, totalChars: 50, whole: 'x'.repeat(50), extracted: false });
+  });
+
+  it('never cuts a character in half', async () => {
+    const extracted = await documentText(Buffer.from(`${'x'.repeat(19)}😀tail`), 'text/plain', 20);
+    expect(extracted?.text).toBe('x'.repeat(19));
   });
 
   it('reads no binary type as text', async () => {

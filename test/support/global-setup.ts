@@ -3,13 +3,18 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { missingPackagesLine, missingSystemPackages } from './system-packages.js';
 
 /**
  * End-to-end tests drive the built service (`node dist/src/cli.js start`), exactly as `npm start` runs it.
  * Type errors do not stop the build here (tsc still emits); `npm test` type-checks strictly before vitest.
  * The fault suite's scenarios append their verdicts to one file; the summary table is printed at the end.
+ * System packages the tests drive (Chromium, bubblewrap…) that are missing are named first, in one line.
  */
 export default function setup(project: TestProject): () => void {
+  // one line up front; each test file that drives a missing program fails with the same line (requireSystemPackages)
+  const missing = missingSystemPackages();
+  if (missing.length > 0) process.stderr.write(`${missingPackagesLine(missing)}\n`);
   const root = join(import.meta.dirname, '..', '..');
   const result = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
     encoding: 'utf8',

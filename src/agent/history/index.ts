@@ -1,4 +1,3 @@
-export { prepareHistory, type HistoryOptions } from './prepare-history.js';
 export { limitHistoryTurns, DEFAULT_HISTORY_TURNS } from './limit-history-turns.js';
 export { pruneToolResults, CLEARED_TOOL_RESULT, type PruneOptions } from './prune-tool-results.js';
 export { repairToolPairing, MISSING_TOOL_RESULT } from './repair-tool-pairing.js';

@@ -54,7 +54,15 @@ export function truncateMessage(text: string, maxChars = MAX_MESSAGE_CHARS): str
 
 /** Scans (unless off) and truncates; logging the findings is the caller's job. */
 export function applyInputGuard(text: string, mode: InputGuardMode, maxChars = MAX_MESSAGE_CHARS): GuardedInput {
+  return { ...screenInput(text, mode), text: truncateMessage(text, maxChars) };
+}
+
+/**
+ * Scans (unless off) and cuts nothing: for input whose parts are bounded by their own limits (the typed words
+ * by `truncateMessage`, a document's text by MEDIA_TEXT_MAX_CHARS) before they are put together.
+ */
+export function screenInput(text: string, mode: InputGuardMode): GuardedInput {
   const findings = mode === 'off' ? [] : scanInput(text);
   const blocked = mode === 'block' && findings.length > 0;
-  return { text: truncateMessage(text, maxChars), findings, blocked, ...(blocked ? { reply: INPUT_BLOCKED_REPLY } : {}) };
+  return { text, findings, blocked, ...(blocked ? { reply: INPUT_BLOCKED_REPLY } : {}) };
 }

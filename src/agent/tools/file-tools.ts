@@ -2,7 +2,7 @@ import { appendFile, mkdir, open, readdir, stat, writeFile } from 'node:fs/promi
 import { dirname, relative } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { defineTool, ToolError, type AgentTool } from './agent-tool.js';
-import { DEFAULT_MAX_OUTPUT_BYTES, formatBytes, truncationNotice } from './output-limit.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, formatBytes } from './output-limit.js';
 import { DEFAULT_DENIED_PATHS, isInside, resolveToolPath, type FileAccessPolicy } from './path-guard.js';
 
 export interface FileToolOptions {
@@ -37,20 +37,40 @@ function describeFailure(error: unknown, requested: string): never {
   }
 }
 
-async function readCapped(path: string, maxBytes: number): Promise<string> {
+/**
+ * Up to `maxBytes` of a file from byte `offset` on (moved to the next character boundary, so a UTF-8
+ * character is never cut); when more follows, the notice names the offset to continue from.
+ */
+async function readCapped(path: string, maxBytes: number, offset = 0): Promise<string> {
   // Checked before opening: opening a FIFO or a device could block or never end.
   const info = await stat(path);
   if (!info.isFile()) throw new ToolError(info.isDirectory() ? 'this is a directory; use list_directory' : 'not a regular file');
+  if (offset > 0 && offset >= info.size) throw new ToolError(`offset ${offset} is past the end of the file (${info.size} bytes)`);
   const handle = await open(path, 'r');
   try {
-    const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const content = buffer.subarray(0, bytesRead);
+    // three bytes more on each side: enough to find the character boundaries of the range
+    const start = Math.max(0, offset - 3);
+    const buffer = Buffer.alloc(Math.min(info.size - start, maxBytes + (offset - start) + 3));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
+    const read = buffer.subarray(0, bytesRead);
+    let from = offset - start;
+    while (from < read.length && isContinuationByte(read[from]!)) from++;
+    let to = Math.min(read.length, from + maxBytes);
+    if (start + to < info.size) while (to > from && isContinuationByte(read[to]!)) to--;
+    const content = read.subarray(from, to);
     if (content.subarray(0, 8192).includes(0)) throw new ToolError(`the file looks binary (${formatBytes(info.size)}); not shown`);
-    return content.toString('utf8') + (info.size > maxBytes ? truncationNotice(maxBytes, info.size) : '');
+    const [shownFrom, end] = [start + from, start + to];
+    if (end >= info.size) return content.toString('utf8');
+    const shown = shownFrom === 0 ? `the first ${formatBytes(to)} of ${formatBytes(info.size)}` : `bytes ${shownFrom} to ${end} of ${info.size}`;
+    return `${content.toString('utf8')}\n\n[output truncated: showing ${shown}; read on with offset ${end}]`;
   } finally {
     await handle.close();
   }
+}
+
+/** `10xxxxxx`: inside a UTF-8 character, not at its start. */
+function isContinuationByte(byte: number): boolean {
+  return (byte & 0xc0) === 0x80;
 }
 
 /** `read_file`, `write_file` and `list_directory`, confined to the workspace and the configured roots. */
@@ -60,12 +80,15 @@ export function createFileTools(options: FileToolOptions = {}): AgentTool[] {
 
   const readFile = defineTool({
     name: 'read_file',
-    description: 'Read a text file. Paths are relative to your workspace.',
+    description: `Read a text file. Paths are relative to your workspace. Shows up to ${formatBytes(maxBytes)} at a time; for a longer file, pass the offset the notice at the end names to read on.`,
     category: 'read',
-    parameters: Type.Object({ path: Type.String({ description: 'File path, relative to the workspace', minLength: 1 }) }),
+    parameters: Type.Object({
+      path: Type.String({ description: 'File path, relative to the workspace', minLength: 1 }),
+      offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Byte offset to start reading at (default 0)' })),
+    }),
     async execute(args, context) {
       const real = await resolveToolPath(args.path, context.workspace, policy);
-      return readCapped(real, maxBytes).catch((error: unknown) => describeFailure(error, args.path));
+      return readCapped(real, maxBytes, args.offset ?? 0).catch((error: unknown) => describeFailure(error, args.path));
     },
   });
 

@@ -89,7 +89,21 @@ describe('file tools', () => {
     await writeFile(join(workspace, 'big.txt'), 'a'.repeat(5000));
     const output = await tool(createFileTools({ maxOutputBytes: 1000 }), 'read_file').execute({ path: 'big.txt' }, context());
     expect(output.startsWith('a'.repeat(1000))).toBe(true);
-    expect(output).toMatch(/\[output truncated: showing the first 1000 bytes of 5 KB\]$/);
+    expect(output).toMatch(/\[output truncated: showing the first 1000 bytes of 5 KB; read on with offset 1000\]$/);
+  });
+
+  it('read_file reads on from a byte offset, never cutting a character, until the end', async () => {
+    // 'é' is two bytes: the cuts fall inside characters and move to their boundaries
+    await writeFile(join(workspace, 'long.txt'), `${'é'.repeat(600)}THE-END`);
+    const read = tool(createFileTools({ maxOutputBytes: 1001 }), 'read_file');
+    const first = await read.execute({ path: 'long.txt' }, context());
+    expect(first).toBe(`${'é'.repeat(500)}\n\n[output truncated: showing the first 1000 bytes of 1 KB; read on with offset 1000]`);
+    expect(await read.execute({ path: 'long.txt', offset: 1000 }, context())).toBe(`${'é'.repeat(100)}THE-END`);
+    // an offset inside a character starts at the next one
+    expect(await read.execute({ path: 'long.txt', offset: 1197 }, context())).toBe('éTHE-END');
+    const middle = await read.execute({ path: 'long.txt', offset: 2 }, context());
+    expect(middle).toMatch(/\[output truncated: showing bytes 2 to 1002 of 1207; read on with offset 1002\]$/);
+    await expect(read.execute({ path: 'long.txt', offset: 5000 }, context())).rejects.toThrow('offset 5000 is past the end of the file (1207 bytes)');
   });
 
   it('reading a missing file or a directory explains the problem', async () => {
