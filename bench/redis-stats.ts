@@ -3,11 +3,14 @@ import type { Redis } from 'ioredis';
 /** Calls and CPU µs per Redis command, from INFO commandstats (server-wide: other clients of a shared Redis count too). */
 export type CommandStats = Map<string, { calls: number; usec: number }>;
 
-export async function commandStats(redis: Redis): Promise<CommandStats> {
-  const text = await redis.info('commandstats');
+/** Summed over the given servers (the masters of a cluster, or one Redis). */
+export async function commandStats(servers: Redis[]): Promise<CommandStats> {
   const stats: CommandStats = new Map();
-  for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
-    stats.set(match[1]!, { calls: Number(match[2]), usec: Number(match[3]) });
+  for (const text of await Promise.all(servers.map((server) => server.info('commandstats')))) {
+    for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
+      const previous = stats.get(match[1]!) ?? { calls: 0, usec: 0 };
+      stats.set(match[1]!, { calls: previous.calls + Number(match[2]), usec: previous.usec + Number(match[3]) });
+    }
   }
   return stats;
 }
