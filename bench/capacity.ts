@@ -24,7 +24,9 @@ export interface CapacityStep extends StepVerdict {
 export interface CapacityResult extends CapacitySearch<CapacityStep> {
   modelMs: number;
   overheadBoundMs: number;
+  /** Each step lasts windowSeconds, or longer at low rates: until it has sent minMessages. */
   windowSeconds: number;
+  minMessages: number;
   /** Every measured phase (warm-up and steps), for the run's unanswered and failed-POST totals. */
   phases: PhaseResult[];
 }
@@ -58,14 +60,14 @@ export async function runCapacity(harness: Harness, databaseUrl: string, redisUr
     phases.push(await harness.closedPhase(deployment, 'capacity warm-up (ROLE=all, default WORKER_CONCURRENCY, model 0 ms)', sessions, settings.capacityWarmupSessions, 60_000));
     deployment.openai.settings.latencyMs = settings.capacityModelMs;
     const source = { next: () => sessions.takeOrAdd() };
-    const seconds = settings.capacitySeconds;
     const search = await searchCapacity<CapacityStep>({
       rates: settings.capacityRates,
       deadline: performance.now() + settings.capacityTimeLimitMs,
       tryRate: async (rate) => {
+        const seconds = Math.max(settings.capacitySeconds, settings.capacityMinMessages / rate);
         const addedBefore = sessions.added;
         const duplicatesBefore = deployment.tracker.duplicateAnswers;
-        const phase = await harness.openPhase(deployment, `capacity: ${rate} msg/s for ${seconds} s, model ${settings.capacityModelMs} ms`, source, rate, seconds);
+        const phase = await harness.openPhase(deployment, `capacity: ${rate} msg/s for ${round(seconds, 1)} s, model ${settings.capacityModelMs} ms`, source, rate, seconds);
         phases.push(phase);
         const verdict = judge(phase, rate, deployment.tracker.duplicateAnswers - duplicatesBefore, settings.capacityOverheadP99Ms);
         progress(`capacity: ${rate} msg/s ${verdict.passed ? 'kept up' : `did not keep up: ${verdict.reason}`}`);
@@ -86,7 +88,7 @@ export async function runCapacity(harness: Harness, databaseUrl: string, redisUr
       },
     });
     progress(`capacity: ${search.capacity} msg/s with a ${settings.capacityModelMs} ms model (stopped by ${search.stoppedBy})`);
-    return { ...search, modelMs: settings.capacityModelMs, overheadBoundMs: settings.capacityOverheadP99Ms, windowSeconds: seconds, phases };
+    return { ...search, modelMs: settings.capacityModelMs, overheadBoundMs: settings.capacityOverheadP99Ms, windowSeconds: settings.capacitySeconds, minMessages: settings.capacityMinMessages, phases };
   } finally {
     await harness.stop(deployment);
   }

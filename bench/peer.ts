@@ -7,7 +7,7 @@ import type { Harness } from './harness.js';
 import type { PhaseResult } from './phase.js';
 import { rssMb } from './process-stats.js';
 import { progress, sleep } from './progress.js';
-import { peerScript, startNodeChild, type ServiceChildProcess } from './service-process.js';
+import { peerScript, ROOT, startNodeChild, type ServiceChildProcess } from './service-process.js';
 import { MessageTracker, tokenEchoResponder } from './tracker.js';
 import { WebhookClient } from './webhook-client.js';
 
@@ -74,7 +74,6 @@ export interface PeerResult {
   duplicated: number;
 }
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const installedVersion = (name: string) => {
   try {
     return String(JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version);

@@ -43,14 +43,19 @@ export async function redisServerPid(redis: Redis): Promise<number | undefined> 
   return Number.isFinite(pid) && pid > 0 ? pid : undefined;
 }
 
-/** Deletes every key under `<prefix>:` (SCAN, never KEYS: the Redis may be shared). Returns how many. */
+/**
+ * Deletes every key under `<prefix>:` and every key whose hash tag starts with the prefix (`{<prefix>…}…`), SCAN, never
+ * KEYS: the Redis may be shared. Returns how many.
+ */
 export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<number> {
-  let cursor = '0';
   let deleted = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
-  } while (cursor !== '0');
+  for (const pattern of [`${prefix}:*`, `{${prefix}*`]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) deleted += await redis.unlink(...keys);
+    } while (cursor !== '0');
+  }
   return deleted;
 }

@@ -144,6 +144,7 @@ export function buildReport(input: {
       splitDmPool: settings.splitDmPool,
       capacityRates: settings.capacityRates,
       capacitySeconds: settings.capacitySeconds,
+      capacityMinMessages: settings.capacityMinMessages,
       capacityModelMs: settings.capacityModelMs,
       capacityOverheadP99Ms: settings.capacityOverheadP99Ms,
       idleSeconds: settings.idleSeconds,
@@ -158,6 +159,7 @@ export function buildReport(input: {
           modelMs: capacity.modelMs,
           overheadBoundMs: capacity.overheadBoundMs,
           windowSeconds: capacity.windowSeconds,
+          minMessages: capacity.minMessages,
           steps: capacity.steps,
         }
       : undefined,

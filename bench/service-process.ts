@@ -1,10 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { freePort } from '../test/support/service-process.js';
 
-// this file runs from dist/bench/, so the project root is two levels up
-const ROOT = join(import.meta.dirname, '..', '..');
+/** The project root: the nearest folder above this file with a package.json (from dist/bench/ when built, bench/ under vitest). */
+export const ROOT = (() => {
+  let directory = import.meta.dirname;
+  while (!existsSync(join(directory, 'package.json')) && dirname(directory) !== directory) directory = dirname(directory);
+  return directory;
+})();
 const CLI = join(ROOT, 'dist', 'src', 'cli.js');
 
 export interface ServiceChildProcess {
@@ -103,5 +107,5 @@ export async function migrate(env: Record<string, string>): Promise<void> {
   if (code !== 0) throw new Error(`migrate exited with ${code}:\n${output}`);
 }
 
-/** The script of a benchmark peer (bench/peers/<name>.ts, built next to this file). */
-export const peerScript = (name: string) => join(import.meta.dirname, 'peers', `${name}.js`);
+/** The built script of a benchmark peer (bench/peers/<name>.ts). */
+export const peerScript = (name: string) => join(ROOT, 'dist', 'bench', 'peers', `${name}.js`);

@@ -71,6 +71,8 @@ export function loadSettings() {
     /** Capacity: one ROLE=all process at its default WORKER_CONCURRENCY, slow model, open-loop steps up to the first one whose overhead p99 is over the bound. */
     capacityRates: rates('BENCH_CAPACITY_RATES', [8, 16, 32, 64, 128, 256, 384, 512, 768, 1024]),
     capacitySeconds: integer('BENCH_CAPACITY_SECONDS', scale(4, 2)),
+    /** A step lasts longer at low rates so that its p99 is not just its slowest message. */
+    capacityMinMessages: integer('BENCH_CAPACITY_MIN_MESSAGES', scale(100, 30)),
     capacityModelMs: integer('BENCH_CAPACITY_MODEL_LATENCY_MS', 2_000),
     capacityOverheadP99Ms: integer('BENCH_CAPACITY_OVERHEAD_P99_MS', 50),
     /** No new step starts after this (the steps already run count). */
@@ -78,7 +80,7 @@ export function loadSettings() {
     /** Sessions warmed (model 0 ms) before the first step; the pool grows with returning sessions as the steps need more. */
     capacityWarmupSessions: integer('BENCH_CAPACITY_WARMUP_SESSIONS', scale(64, 32)),
     /** Idle memory and start-up: seconds a started process idles before its VmRSS is read, and timed starts (median). */
-    idleSeconds: integer('BENCH_IDLE_SECONDS', scale(5, 3)),
+    idleSeconds: integer('BENCH_IDLE_SECONDS', scale(5, 2)),
     startupRuns: integer('BENCH_STARTUP_RUNS', scale(5, 3)),
     /** Peers (bench/peers/): how long to wait for a peer's answers; a peer may lose messages, the service may not. */
     peerAnswerTimeoutMs: integer('BENCH_PEER_ANSWER_TIMEOUT_MS', 30_000),
