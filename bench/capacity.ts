@@ -64,7 +64,8 @@ export async function runCapacity(harness: Harness, databaseUrl: string, redisUr
       rates: settings.capacityRates,
       deadline: performance.now() + settings.capacityTimeLimitMs,
       tryRate: async (rate) => {
-        const seconds = Math.max(settings.capacitySeconds, settings.capacityMinMessages / rate);
+        // at least minMessages, but a bisection below the first rate lasts no longer than the first step
+        const seconds = Math.max(settings.capacitySeconds, settings.capacityMinMessages / Math.max(rate, settings.capacityRates[0]!));
         const addedBefore = sessions.added;
         const duplicatesBefore = deployment.tracker.duplicateAnswers;
         const phase = await harness.openPhase(deployment, `capacity: ${rate} msg/s for ${round(seconds, 1)} s, model ${settings.capacityModelMs} ms`, source, rate, seconds);
