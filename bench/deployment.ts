@@ -11,7 +11,8 @@ import { WebhookClient } from './webhook-client.js';
 export const WEBHOOK_SECRET = 'bench-webhook-secret';
 
 export interface ServiceChild {
-  role: 'all' | 'gateway' | 'worker';
+  /** `all`, `gateway`, `worker`, or `peer` (bench/peers/). */
+  role: string;
   process: ServiceChildProcess;
   pid: number;
 }
@@ -38,7 +39,8 @@ export async function startDeployment(options: {
   prefix: string;
   databaseUrl: string;
   redisUrl: string;
-  workerConcurrency: number;
+  /** WORKER_CONCURRENCY; undefined: the service's default, what users get. */
+  workerConcurrency?: number;
   /** Extra environment for every child, e.g. NODE_OPTIONS for --cpu-prof. */
   extraEnv?: Record<string, string>;
 }): Promise<Deployment> {
@@ -56,7 +58,7 @@ export async function startDeployment(options: {
     REDIS_URL: options.redisUrl,
     QUEUE_PREFIX: options.prefix,
     DATA_DIR: dataDir,
-    WORKER_CONCURRENCY: String(options.workerConcurrency),
+    ...(options.workerConcurrency === undefined ? {} : { WORKER_CONCURRENCY: String(options.workerConcurrency) }),
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     ...options.extraEnv,

@@ -15,6 +15,8 @@ export interface PhaseResult {
   unanswered: number;
   failedPosts: number;
   cutShortByTime: boolean;
+  /** Seconds the load took to send its messages. */
+  sendSeconds: number;
   /** Seconds from the first POST to the last answer. */
   wallSeconds: number;
   messagesPerSec: number;
@@ -57,7 +59,8 @@ async function settledCounters(urls: string[]): Promise<PipelineCounters & { eve
 export async function measurePhase(options: {
   label: string;
   deployment: Deployment;
-  redis: Redis;
+  /** The Redis servers whose INFO commandstats count (one, or every master of a cluster). */
+  redisServers: Redis[];
   cpuProbes: CpuProbe[];
   answerTimeoutMs: number;
   drive: () => Promise<LoadResult>;
@@ -65,7 +68,7 @@ export async function measurePhase(options: {
   const { deployment, label } = options;
   const { tracker } = deployment;
   const countersBefore = await settledCounters(deployment.urls);
-  const redisBefore = await commandStats(options.redis);
+  const redisBefore = await commandStats(options.redisServers);
   const cpu = cpuWindow(options.cpuProbes);
   progress(`${label}: running`);
   const load = await options.drive();
@@ -73,7 +76,7 @@ export async function measurePhase(options: {
   const unanswered = await tracker.waitAnswered(load.seqs, options.answerTimeoutMs);
   const countersAfter = await settledCounters(deployment.urls);
   const { cpuMs, wallMs: cpuWallMs } = cpu.stop();
-  const redis = commandDelta(await commandStats(options.redis), redisBefore);
+  const redis = commandDelta(await commandStats(options.redisServers), redisBefore);
   await sleep(100);
   tracker.collectModelTimes();
 
@@ -90,6 +93,7 @@ export async function measurePhase(options: {
     unanswered,
     failedPosts: load.failedPosts,
     cutShortByTime: load.cutShortByTime,
+    sendSeconds: load.sendSeconds,
     wallSeconds,
     messagesPerSec: answered.length > 0 ? answered.length / wallSeconds : 0,
     ack: summarize(messages.flatMap((message) => (message.ackMs === undefined ? [] : [message.ackMs]))),
@@ -114,7 +118,7 @@ export async function measurePhase(options: {
       `service event-loop delay p99/max ${result.eventLoop.p99Ms.toFixed(1)}/${result.eventLoop.maxMs.toFixed(1)} ms`,
   );
   const cores = (ms: number | undefined) => ((ms ?? 0) / cpuWallMs).toFixed(2);
-  const ours = Object.entries(cpuMs).filter(([label]) => label !== 'machine' && label !== 'serviceKernel');
+  const ours = Object.entries(cpuMs).filter(([label]) => label !== 'machine' && !label.endsWith('Kernel'));
   const others = (cpuMs.machine ?? 0) - ours.reduce((sum, [, ms]) => sum + ms, 0);
   progress(
     `${label}: CPU in cores: ${ours.map(([name, ms]) => `${name} ${cores(ms)}`).join(', ')}, ` +

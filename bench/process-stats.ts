@@ -95,3 +95,40 @@ export function machineBusyMs(): number {
 }
 
 export const cpuOfMachine = (): CpuProbe => ({ label: 'machine', read: machineBusyMs });
+
+/** The parent process id of `pid` (field 4 of /proc/<pid>/stat); undefined when it is gone. */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every process below `pid` (children, their children, …), e.g. the redis-server an embedded install spawns. */
+export function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const parent = parentOf(Number(entry));
+    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  const stack = [...(children.get(pid) ?? [])];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    found.push(next);
+    stack.push(...(children.get(next) ?? []));
+  }
+  return found;
+}
+
+/** The command name of a process (`/proc/<pid>/comm`), or '' when it is gone. */
+export function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}

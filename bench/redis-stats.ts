@@ -3,11 +3,14 @@ import type { Redis } from 'ioredis';
 /** Calls and CPU µs per Redis command, from INFO commandstats (server-wide: other clients of a shared Redis count too). */
 export type CommandStats = Map<string, { calls: number; usec: number }>;
 
-export async function commandStats(redis: Redis): Promise<CommandStats> {
-  const text = await redis.info('commandstats');
+/** Summed over the given servers (the masters of a cluster, or one Redis). */
+export async function commandStats(servers: Redis[]): Promise<CommandStats> {
   const stats: CommandStats = new Map();
-  for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
-    stats.set(match[1]!, { calls: Number(match[2]), usec: Number(match[3]) });
+  for (const text of await Promise.all(servers.map((server) => server.info('commandstats')))) {
+    for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
+      const previous = stats.get(match[1]!) ?? { calls: 0, usec: 0 };
+      stats.set(match[1]!, { calls: previous.calls + Number(match[2]), usec: previous.usec + Number(match[3]) });
+    }
   }
   return stats;
 }
@@ -40,14 +43,19 @@ export async function redisServerPid(redis: Redis): Promise<number | undefined> 
   return Number.isFinite(pid) && pid > 0 ? pid : undefined;
 }
 
-/** Deletes every key under `<prefix>:` (SCAN, never KEYS: the Redis may be shared). Returns how many. */
+/**
+ * Deletes every key under `<prefix>:` and every key whose hash tag starts with the prefix (`{<prefix>…}…`), SCAN, never
+ * KEYS: the Redis may be shared. Returns how many.
+ */
 export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<number> {
-  let cursor = '0';
   let deleted = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
-  } while (cursor !== '0');
+  for (const pattern of [`${prefix}:*`, `{${prefix}*`]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) deleted += await redis.unlink(...keys);
+    } while (cursor !== '0');
+  }
   return deleted;
 }

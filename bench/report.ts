@@ -1,5 +1,10 @@
 import type { BareBullmqResult } from './bare-bullmq.js';
+import type { CapacityResult } from './capacity.js';
+import type { ClusterResult } from './cluster.js';
+import type { IdleReading } from './idle.js';
+import type { PeerResult } from './peer.js';
 import type { PhaseResult } from './phase.js';
+import { cpuPerMessage, perMessage, perTurn, phaseDetail } from './phase-figures.js';
 import { round } from './percentiles.js';
 import type { BenchSettings } from './settings.js';
 
@@ -12,53 +17,6 @@ export interface RssReading {
   sessions: number;
 }
 
-const perTurn = (value: number, turns: number) => (turns > 0 ? round(value / turns, 3) : null);
-const perMessage = (value: number, messages: number) => (messages > 0 ? round(value / messages, 3) : null);
-
-function phaseDetail(phase: PhaseResult | undefined) {
-  if (!phase) return undefined;
-  return {
-    sent: phase.sent,
-    answered: phase.answered,
-    unanswered: phase.unanswered,
-    failedPosts: phase.failedPosts,
-    cutShortByTime: phase.cutShortByTime,
-    wallSeconds: round(phase.wallSeconds),
-    messagesPerSec: round(phase.messagesPerSec, 1),
-    ackMs: phase.ack,
-    endToEndMs: phase.endToEnd,
-    overheadMs: phase.overhead,
-    beforeModelMs: phase.beforeModel,
-    afterModelMs: phase.afterModel,
-    modelMs: phase.model,
-    sendLagMs: phase.sendLag.count > 0 ? phase.sendLag : undefined,
-    eventLoopDelayMs: { p99: round(phase.eventLoop.p99Ms, 1), max: round(phase.eventLoop.maxMs, 1) },
-    turns: phase.counters.turns,
-    turnsRetried: phase.counters.turnsRetried,
-    turnsFailed: phase.counters.turnsFailed,
-    pgWritesPerTurn: perTurn(phase.counters.dbWrite, phase.counters.turns),
-    pgReadsPerTurn: perTurn(phase.counters.dbRead, phase.counters.turns),
-    pgTransactionStatementsPerTurn: perTurn(phase.counters.dbTransaction, phase.counters.turns),
-    cpuMsPerMessage: Object.fromEntries(
-      Object.entries(phase.cpuMs).filter(([label]) => label !== 'machine').map(([label, ms]) => [label, perMessage(ms, phase.answered)]),
-    ),
-    /** Average busy cores during the phase: ours, and everything else on the machine (other work skews the figures). */
-    busyCores: Object.fromEntries(Object.entries(phase.cpuMs).map(([label, ms]) => [label, round(ms / phase.cpuWallMs, 2)])),
-    otherProcessesBusyCores: round(
-      Math.max(
-        0,
-        (phase.cpuMs.machine ?? 0) -
-          Object.entries(phase.cpuMs)
-            .filter(([label]) => label !== 'machine' && label !== 'serviceKernel')
-            .reduce((sum, [, ms]) => sum + ms, 0),
-      ) / phase.cpuWallMs,
-      2,
-    ),
-    redisCommandsPerMessage: perMessage(phase.redis.totalCalls, phase.answered),
-    redisTopCommandsPerMessage: Object.fromEntries(phase.redis.top.map((row) => [row.command, perMessage(row.calls, phase.answered)])),
-  };
-}
-
 /** The one JSON line of CONTRACT §8, with the extra figures and per-phase details. */
 export function buildReport(input: {
   settings: BenchSettings;
@@ -67,14 +25,25 @@ export function buildReport(input: {
   rss?: { phase: PhaseResult; reading: RssReading };
   latency?: PhaseResult;
   lowRateLatency?: PhaseResult;
-  latencyWorkerConcurrency: number;
+  latencyWorkerConcurrency: number | undefined;
   split?: PhaseResult;
+  capacity?: CapacityResult;
+  idle?: IdleReading;
+  startup?: { medianMs: number; samplesMs: number[] };
+  embedded?: IdleReading;
+  peer?: PeerResult;
+  cluster?: ClusterResult;
   warmups: PhaseResult[];
   duplicateAnswers: number;
   machine: { cores: number; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
 }) {
-  const { settings, bare, throughput, rss, latency, lowRateLatency, split } = input;
-  const phases = [throughput, rss?.phase, lowRateLatency, latency, split, ...input.warmups].filter((phase): phase is PhaseResult => phase !== undefined);
+  const { settings, bare, throughput, rss, latency, lowRateLatency, split, capacity, idle, embedded, peer, cluster } = input;
+  // the service's phases: a peer's losses are its own figure
+  const phases = [throughput, rss?.phase, lowRateLatency, latency, split, ...(capacity?.phases ?? []), cluster?.warmup, cluster?.phase, ...input.warmups].filter(
+    (phase): phase is PhaseResult => phase !== undefined,
+  );
+  const cpu = throughput ? cpuPerMessage(throughput) : undefined;
+  const peerCpu = peer ? cpuPerMessage(peer.phase) : undefined;
   const unanswered = phases.reduce((sum, phase) => sum + phase.unanswered, 0);
   const failedPosts = phases.reduce((sum, phase) => sum + phase.failedPosts, 0);
   const ratio = throughput && bare ? throughput.messagesPerSec / bare.jobsPerSec : null;
@@ -99,6 +68,32 @@ export function buildReport(input: {
     turns: phases.reduce((sum, phase) => sum + phase.counters.turns, 0),
     pgTransactionStatementsPerTurn,
     pgReadsPerTurn: throughput ? perTurn(throughput.counters.dbRead, throughput.counters.turns) : null,
+    serviceCpuMsPerMessage: cpu?.service ?? null,
+    totalCpuMsPerMessage: cpu?.total ?? null,
+    redisCommandsPerMessage: throughput ? perMessage(throughput.redis.totalCalls, throughput.answered) : null,
+    capacityMessagesPerSec2sModel: capacity ? capacity.capacity : null,
+    idleRssMb: idle ? idle.rssMb : null,
+    idleRssEmbeddedMb: embedded ? embedded.treeRssMb : null,
+    startupMs: input.startup ? input.startup.medianMs : null,
+    clusterMessagesPerSec: cluster?.phase ? round(cluster.phase.messagesPerSec, 1) : null,
+    ...(cluster?.error !== undefined ? { clusterError: cluster.error } : {}),
+    peers: peer
+      ? {
+          [peer.name]: {
+            packages: peer.packages,
+            messagesPerSec: round(peer.phase.messagesPerSec, 1),
+            serviceCpuMsPerMessage: peerCpu!.service,
+            totalCpuMsPerMessage: peerCpu!.total,
+            redisCommandsPerMessage: perMessage(peer.phase.redis.totalCalls, peer.phase.answered),
+            idleRssMb: round(peer.idleRssMb, 1),
+            rssAfterMb: round(peer.rssAfterMb, 1),
+            startupMs: round(peer.readyMs, 0),
+            lost: peer.phase.unanswered + peer.warmup.unanswered,
+            duplicated: peer.duplicated,
+            failedPosts: peer.phase.failedPosts + peer.warmup.failedPosts,
+          },
+        }
+      : null,
     unanswered,
     failedPosts,
     duplicateAnswers: input.duplicateAnswers,
@@ -113,10 +108,23 @@ export function buildReport(input: {
           : throughput.counters.dbTransaction <= 2 * throughput.counters.turns
         : null,
       rssGrowthAtMost50Mb: rssGrowthMb === null ? null : rssGrowthMb <= 50,
+      // issues 23 and 25
+      serviceCpuMsPerMessageAtMost1_3: cpu?.service == null ? null : cpu.service <= 1.3,
+      totalCpuMsPerMessageAtMost2: cpu?.total == null ? null : cpu.total <= 2,
+      redisCommandsPerMessageAtMost45: throughput ? throughput.redis.totalCalls <= 45 * throughput.answered : null,
+      pgReadsPerTurnAtMost1: throughput ? throughput.counters.dbRead <= throughput.counters.turns : null,
+      capacityAtLeast300: capacity ? capacity.capacity >= 300 : null,
+      aheadOfPeerOnMessagesPerSec: throughput && peer ? throughput.messagesPerSec > peer.phase.messagesPerSec : null,
+      aheadOfPeerOnCpuPerMessage: cpu?.service != null && peerCpu?.service != null ? cpu.service < peerCpu.service : null,
+      idleRssAtMost110Mb: idle ? idle.rssMb <= 110 : null,
+      idleRssEmbeddedAtMost250Mb: embedded ? embedded.treeRssMb <= 250 : null,
+      rssAfterLoadAtMost250Mb: rss ? rss.reading.afterMb <= 250 : null,
+      startupAtMost500Ms: input.startup ? input.startup.medianMs <= 500 : null,
     },
     counts: {
       quick: settings.quick,
-      workerConcurrency: settings.workerConcurrency,
+      workerConcurrency: settings.workerConcurrency ?? 'service default',
+      bareConcurrency: settings.bareConcurrency,
       bareJobs: bare?.completed ?? 0,
       warmupMessages: input.warmups.reduce((sum, phase) => sum + phase.sent, 0),
       throughputMessages: throughput?.sent ?? 0,
@@ -129,12 +137,34 @@ export function buildReport(input: {
       openLoopSeconds: settings.openSeconds,
       openLoopMessages: latency?.sent ?? 0,
       slowModelMs: settings.slowModelMs,
-      latencyWorkerConcurrency: input.latencyWorkerConcurrency,
+      latencyWorkerConcurrency: input.latencyWorkerConcurrency ?? 'service default',
       lowOpenLoopRate: settings.lowOpenRate,
       lowOpenLoopSeconds: settings.lowOpenSeconds,
       splitMessages: split?.sent ?? 0,
       splitDmPool: settings.splitDmPool,
+      capacityRates: settings.capacityRates,
+      capacitySeconds: settings.capacitySeconds,
+      capacityMinMessages: settings.capacityMinMessages,
+      capacityModelMs: settings.capacityModelMs,
+      capacityOverheadP99Ms: settings.capacityOverheadP99Ms,
+      idleSeconds: settings.idleSeconds,
+      startupRuns: input.startup?.samplesMs.length ?? 0,
+      peerMessages: peer?.phase.sent ?? 0,
+      clusterMessages: cluster?.phase?.sent ?? 0,
     },
+    capacity: capacity
+      ? {
+          messagesPerSec: capacity.capacity,
+          stoppedBy: capacity.stoppedBy,
+          modelMs: capacity.modelMs,
+          overheadBoundMs: capacity.overheadBoundMs,
+          windowSeconds: capacity.windowSeconds,
+          minMessages: capacity.minMessages,
+          steps: capacity.steps,
+        }
+      : undefined,
+    idle: idle ? { ...idle, startupSamplesMs: input.startup?.samplesMs } : input.startup ? { startupSamplesMs: input.startup.samplesMs } : undefined,
+    embedded,
     rss: rss
       ? {
           startMb: round(rss.reading.startMb, 1),
@@ -153,6 +183,8 @@ export function buildReport(input: {
       lowRateLatency: phaseDetail(lowRateLatency),
       latency: phaseDetail(latency),
       split: phaseDetail(split),
+      peer: phaseDetail(peer?.phase),
+      cluster: phaseDetail(cluster?.phase),
     },
   };
   return report;

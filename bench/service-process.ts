@@ -1,27 +1,43 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { freePort } from '../test/support/service-process.js';
 
-// this file runs from dist/bench/, so the project root is two levels up
-const ROOT = join(import.meta.dirname, '..', '..');
+/** The project root: the nearest folder above this file with a package.json (from dist/bench/ when built, bench/ under vitest). */
+export const ROOT = (() => {
+  let directory = import.meta.dirname;
+  while (!existsSync(join(directory, 'package.json')) && dirname(directory) !== directory) directory = dirname(directory);
+  return directory;
+})();
 const CLI = join(ROOT, 'dist', 'src', 'cli.js');
 
 export interface ServiceChildProcess {
   url: string;
   child: ChildProcess;
   pid: number;
+  /** ms from spawn() to the first 200 of the readiness path. */
+  readyMs: number;
   /** What it wrote to stdout and stderr (LOG_LEVEL=warn keeps this small). */
   output(): string;
   /** SIGTERM, then SIGKILL after `killAfterMs`; resolves with the exit code. */
   stop(killAfterMs?: number): Promise<number | null>;
 }
 
-/** Runs the built service (`node dist/src/cli.js start`) as a child process and waits until /healthz answers. */
-export async function startServiceChild(env: Record<string, string>): Promise<ServiceChildProcess> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build)`);
+export interface ChildOptions {
+  /** `/healthz` (listening; the default) or `/readyz` (Redis and PostgreSQL answer). */
+  readyPath?: string;
+  /** How often the readiness path is polled (ms). */
+  pollMs?: number;
+  timeoutMs?: number;
+}
+
+/** Runs a Node script as a child process on a free PORT and waits until `readyPath` answers 200. */
+export async function startNodeChild(script: string, args: string[], env: Record<string, string>, options: ChildOptions = {}): Promise<ServiceChildProcess> {
+  if (!existsSync(script)) throw new Error(`${script} is missing: build first (npm run build)`);
+  const { readyPath = '/healthz', pollMs = 100, timeoutMs = 60_000 } = options;
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI, 'start'], {
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [script, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -35,24 +51,29 @@ export async function startServiceChild(env: Record<string, string>): Promise<Se
   child.stderr?.on('data', keep);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = spawnedAt + timeoutMs;
+  let readyMs: number;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}:\n${output}`);
     try {
-      if ((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok) break;
+      if ((await fetch(`${url}${readyPath}`, { signal: AbortSignal.timeout(2_000) })).ok) {
+        readyMs = performance.now() - spawnedAt;
+        break;
+      }
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`service did not become healthy within 60 s:\n${output}`);
+      throw new Error(`${readyPath} did not answer 200 within ${timeoutMs} ms:\n${output}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
   return {
     url,
     child,
     pid: child.pid!,
+    readyMs,
     output: () => output,
     stop: async (killAfterMs = 40_000) => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -63,3 +84,28 @@ export async function startServiceChild(env: Record<string, string>): Promise<Se
     },
   };
 }
+
+/** Runs the built service (`node dist/src/cli.js start`) as a child process and waits until it is healthy (or ready). */
+export function startServiceChild(env: Record<string, string>, options: ChildOptions = {}): Promise<ServiceChildProcess> {
+  return startNodeChild(CLI, ['start'], env, options).catch((error: unknown) => {
+    throw new Error(`service ${error instanceof Error ? error.message : String(error)}`);
+  });
+}
+
+/** `node dist/src/cli.js migrate`: applies pending migrations and exits. */
+export async function migrate(env: Record<string, string>): Promise<void> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build)`);
+  const child = spawn(process.execPath, [CLI, 'migrate'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`migrate exited with ${code}:\n${output}`);
+}
+
+/** The built script of a benchmark peer (bench/peers/<name>.ts). */
+export const peerScript = (name: string) => join(ROOT, 'dist', 'bench', 'peers', `${name}.js`);

@@ -46,11 +46,16 @@ export class SessionPool {
   private cursor = 0;
   private count = 0;
 
+  private readonly firstUserId: number;
+  /** DM sessions added by `takeOrAdd` because every session was busy. */
+  added = 0;
+
   constructor(
     private readonly factory: UpdateFactory,
     options: { dmUsers: number; groups: number; firstUserId: number; firstGroupId: number; groupEvery: number },
   ) {
     this.groupEvery = options.groupEvery;
+    this.firstUserId = options.firstUserId;
     for (let index = 0; index < options.dmUsers; index++) this.add({ id: `dm:${options.firstUserId + index}`, kind: 'dm', chatId: options.firstUserId + index });
     for (let index = 0; index < options.groups; index++) this.add({ id: `group:${options.firstGroupId - index}`, kind: 'group', chatId: options.firstGroupId - index });
   }
@@ -75,6 +80,22 @@ export class SessionPool {
     }
     if (!session) return undefined;
     this.neverUsed.delete(session);
+    this.count += 1;
+    return compose(this.factory, session, nextSeq++);
+  }
+
+  /**
+   * Open loop without collecting: a DM session with nothing outstanding, or a new DM session when every one is busy
+   * (it joins the pool, so later loads find it returning).
+   */
+  takeOrAdd(): Outgoing {
+    const free = this.take();
+    if (free) return free;
+    const userId = this.firstUserId + this.dms.length;
+    const session: Session = { id: `dm:${userId}`, kind: 'dm', chatId: userId };
+    this.byId.set(session.id, session);
+    this.dms.push(session);
+    this.added += 1;
     this.count += 1;
     return compose(this.factory, session, nextSeq++);
   }
