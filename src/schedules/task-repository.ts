@@ -56,13 +56,14 @@ export async function cancelChatTask(db: StoreDatabase, chatKey: string, id: str
 
 /**
  * A firing of the slot `slotAt` is being handed to the session: its time, the next run, and an outcome of
- * `queued` until the turn reports. Written once per slot: a retried firing does not overwrite the outcome its
- * first attempt's turn may already have recorded.
+ * `queued` until the turn reports; after a catch-up, `skipBefore` (regular times before it are skipped).
+ * Written once per slot: a retried firing does not overwrite the outcome its first attempt's turn may already
+ * have recorded.
  */
-export async function recordFiring(db: StoreDatabase, id: string, slotAt: Date, nextRunAt: Date | undefined): Promise<void> {
+export async function recordFiring(db: StoreDatabase, id: string, slotAt: Date, nextRunAt: Date | undefined, skipBefore?: Date): Promise<void> {
   await db
     .update(scheduledTasks)
-    .set({ lastRunAt: slotAt, nextRunAt: nextRunAt ?? null, lastOutcome: 'queued', lastError: null, updatedAt: new Date() })
+    .set({ lastRunAt: slotAt, nextRunAt: nextRunAt ?? null, skipBefore: skipBefore ?? null, lastOutcome: 'queued', lastError: null, updatedAt: new Date() })
     .where(and(eq(scheduledTasks.id, id), or(isNull(scheduledTasks.lastRunAt), lt(scheduledTasks.lastRunAt, slotAt))));
 }
 
