@@ -80,11 +80,35 @@ export async function recordOutcome(db: StoreDatabase, id: string, outcome: stri
   await db.update(scheduledTasks).set({ lastOutcome: outcome, lastError: error ?? null, updatedAt: new Date() }).where(eq(scheduledTasks.id, id));
 }
 
-export async function pauseTask(db: StoreDatabase, id: string): Promise<void> {
-  await db
+/** One task by id, or the tasks of a chat (of every chat of a bot account when `chatId` is absent). */
+export type TaskSelection = { taskId: string } | { channel: string; accountId: string; chatId?: string | undefined };
+
+function selected(selection: TaskSelection) {
+  if ('taskId' in selection) return eq(scheduledTasks.id, selection.taskId);
+  const conversation = scheduledTasks.conversation;
+  return and(
+    sql`${conversation}->>'channel' = ${selection.channel}`,
+    sql`${conversation}->>'accountId' = ${selection.accountId}`,
+    selection.chatId === undefined ? undefined : sql`${conversation}->>'chatId' = ${selection.chatId}`,
+  );
+}
+
+/** Pauses the selected active tasks, saying why; returns those it paused. */
+export async function pauseTasks(db: StoreDatabase, selection: TaskSelection, reason: string): Promise<ScheduledTask[]> {
+  return db
     .update(scheduledTasks)
-    .set({ status: 'paused', nextRunAt: null, updatedAt: new Date() })
-    .where(and(eq(scheduledTasks.id, id), eq(scheduledTasks.status, 'active')));
+    .set({ status: 'paused', pausedReason: reason, nextRunAt: null, skipBefore: null, updatedAt: new Date() })
+    .where(and(selected(selection), eq(scheduledTasks.status, 'active')))
+    .returning();
+}
+
+/** Makes the selected paused tasks active again; returns those it resumed. */
+export async function resumeTasks(db: StoreDatabase, selection: TaskSelection): Promise<ScheduledTask[]> {
+  return db
+    .update(scheduledTasks)
+    .set({ status: 'active', pausedReason: null, updatedAt: new Date() })
+    .where(and(selected(selection), eq(scheduledTasks.status, 'paused')))
+    .returning();
 }
 
 export async function setNextRun(db: StoreDatabase, id: string, nextRunAt: Date): Promise<void> {
