@@ -101,6 +101,7 @@ export class AgentRuntimes {
       liveReplies: chat.streaming,
       chatPrompt: chat.systemPrompt,
       requireApproval: config.toolPolicy.requireApproval ?? [],
+      scheduledAllowTools: config.schedules.allowTools,
     };
   }
 

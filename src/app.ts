@@ -15,7 +15,7 @@ import type { InboundMessage } from './core/inbound-message.js';
 import { BudgetLedger, BudgetSettings, BudgetsOverview, createUsageReport, TurnBudgets } from './budgets/index.js';
 import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
-import { createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
+import { createChatMembershipHandler, createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
 import type { McpToolSource } from './mcp/index.js';
 import { createMediaCache, createMediaProcessor, createTranscriber, MEDIA_CACHE_MAX_AGE_MS } from './media/index.js';
 import { moduleLogger } from './observability/logger.js';
@@ -236,6 +236,17 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     const approvalAnswers = { records: approvals, scheduler, inbound, channels, logger: moduleLogger('approvals') };
     const answerApproval = createApprovalAnswerHandler(approvalAnswers);
     for (const channel of channels.all()) channel.onApprovalAnswer?.(answerApproval);
+    const stopSession = (sessionKey: string) =>
+      stopSessions({ scheduler, abortBus: publisherBus, inbound, stopWaitingTurn: (key, turnId) => stopWaitingTurn(approvalAnswers, key, turnId) }, sessionKey);
+    // the platform says the bot left a chat (or came back): its tasks pause (resume) and its waiting work is dropped
+    const membershipChanges = createChatMembershipHandler({
+      schedules,
+      stopSession,
+      agentOf: (chat) => chats.resolve(chat).agentId,
+      logger: moduleLogger('membership'),
+      metrics,
+    });
+    for (const channel of channels.all()) channel.onChatMembership?.(membershipChanges);
 
 
     const budgetSettings = new BudgetSettings(redis, config.queuePrefix);
@@ -260,11 +271,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       },
       logger: moduleLogger('inbound'),
       commands: createCommandHandler({
-        stopSession: (sessionKey) =>
-          stopSessions(
-            { scheduler, abortBus: publisherBus, inbound, stopWaitingTurn: (key, turnId) => stopWaitingTurn(approvalAnswers, key, turnId) },
-            sessionKey,
-          ),
+        stopSession,
         resetSession: async (sessionKey) => {
           await resetSession(database.db, sessionKey);
           await approvals.forgetSession(sessionKey);

@@ -1,5 +1,5 @@
 import type { FeishuConfig } from '../../src/config/app-config.js';
-import type { ApprovalSink, Channel, ChannelState, InboundSink, PlatformCallRecorder } from '../../src/core/index.js';
+import type { ApprovalSink, Channel, ChannelState, ChatMembershipSink, InboundSink, PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { createFeishuClient, fetchBotIdentity } from './client.js';
 import { createFeishuFiles } from './files.js';
@@ -8,6 +8,7 @@ import type { FeishuIdentity } from './inbound.js';
 import { createChannelMemory, createMessageEventHandler } from './inbound-pipeline.js';
 import { openLiveReply } from './live-reply.js';
 import { createLongConnection } from './long-connection.js';
+import { membershipChangeOf, type MembershipEventHandler } from './membership.js';
 import { createMessagesApi } from './messages-api.js';
 import { answerCardAction, sendApprovalPrompt, settleApprovalPrompt } from './approval-card.js';
 import { createOutbound } from './outbound.js';
@@ -64,6 +65,11 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
   const liveReplies = options.liveReplies ?? 'dm';
   let approvalSink: ApprovalSink | undefined;
   const onCardAction = (event: unknown) => answerCardAction(event, approvalSink);
+  let membershipSink: ChatMembershipSink | undefined;
+  const handleMembership: MembershipEventHandler = async (eventType, event) => {
+    const change = membershipChangeOf(eventType, event, config.appId);
+    return change && membershipSink ? membershipSink(change) : undefined;
+  };
   logger.info({ accountId: config.appId, botOpenId: bot.openId, mode: config.mode }, 'feishu channel ready');
 
   return {
@@ -73,10 +79,13 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
     webhookRoutes(sink) {
       if (config.mode !== 'webhook') return [];
       const clock = options.now ? { now: options.now } : {};
-      return [createEventsRoute({ secrets, handleMessage: handlerFor(sink), logger, ...clock }), createCardsRoute({ secrets, logger, onCardAction, ...clock })];
+      return [
+        createEventsRoute({ secrets, handleMessage: handlerFor(sink), handleMembership, logger, ...clock }),
+        createCardsRoute({ secrets, logger, onCardAction, ...clock }),
+      ];
     },
     async startInbound(sink) {
-      await longConnection?.start(handlerFor(sink), onCardAction);
+      await longConnection?.start(handlerFor(sink), onCardAction, handleMembership);
     },
     async stopInbound() {
       await longConnection?.stop();
@@ -93,6 +102,9 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
     settleApprovalPrompt: (_to, messageId, prompt, outcome) => settleApprovalPrompt(api, messageId, prompt, outcome),
     onApprovalAnswer(sink) {
       approvalSink = sink;
+    },
+    onChatMembership(sink) {
+      membershipSink = sink;
     },
     downloadAttachment: (attachment, options) => files.download(attachment, options),
     sendFile: (to, file) => files.send(to, file),

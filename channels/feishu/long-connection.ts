@@ -4,14 +4,18 @@ import { BotError } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import type { HttpInstance } from './http-instance.js';
 import type { MessageEventHandler } from './inbound-pipeline.js';
+import { MEMBERSHIP_EVENT_TYPES, type MembershipEventHandler } from './membership.js';
 import { createSdkLogger, SDK_LOGGER_LEVEL } from './sdk-logger.js';
 
 /** WSClient.start() silently does nothing for an app id of any other shape. */
 const APP_ID_PATTERN = /^cli_[0-9a-fA-F]{16}$/;
 
 export interface LongConnection {
-  /** `onCardAction`: card button clicks (`card.action.trigger`); what it returns is the callback's answer (a toast). */
-  start(handleMessage: MessageEventHandler, onCardAction?: (event: unknown) => Promise<object | undefined>): Promise<void>;
+  /**
+   * `onCardAction`: card button clicks (`card.action.trigger`); what it returns is the callback's answer (a toast).
+   * `onMembership`: the bot removed from or added to a group.
+   */
+  start(handleMessage: MessageEventHandler, onCardAction?: (event: unknown) => Promise<object | undefined>, onMembership?: MembershipEventHandler): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -25,7 +29,7 @@ export interface LongConnection {
 export function createLongConnection(config: FeishuConfig, http: HttpInstance, logger: Logger): LongConnection {
   let client: WSClient | undefined;
   return {
-    async start(handleMessage, onCardAction) {
+    async start(handleMessage, onCardAction, onMembership) {
       if (!APP_ID_PATTERN.test(config.appId)) {
         throw new BotError('config', 'FEISHU_APP_ID must look like cli_ followed by 16 hex digits for FEISHU_MODE=websocket');
       }
@@ -46,6 +50,17 @@ export function createLongConnection(config: FeishuConfig, http: HttpInstance, l
           return undefined;
         },
         'card.action.trigger': async (data: unknown) => (await onCardAction?.(data)) ?? {},
+        // the bot removed from / added to a group: flattened like messages, `chat_id` beside the header fields
+        ...Object.fromEntries(
+          MEMBERSHIP_EVENT_TYPES.map((eventType) => [
+            eventType,
+            async (data: unknown) => {
+              const outcome = await onMembership?.(eventType, data);
+              if (outcome?.kind === 'rejected') throw new Error(`membership change not recorded: ${outcome.reason}`);
+              return undefined;
+            },
+          ]),
+        ),
       });
       client = new WSClient({
         appId: config.appId,

@@ -2,6 +2,7 @@ import type { WebhookRequest, WebhookResponse, WebhookRoute } from '../../src/co
 import type { Logger } from '../../src/observability/logger.js';
 import { openEnvelope, type EnvelopeSecrets } from './envelope.js';
 import type { MessageEventHandler } from './inbound-pipeline.js';
+import { isMembershipEvent, type MembershipEventHandler } from './membership.js';
 
 export const FEISHU_EVENTS_PATH = '/webhooks/feishu/events';
 export const FEISHU_CARDS_PATH = '/webhooks/feishu/cards';
@@ -11,9 +12,16 @@ const MESSAGE_EVENT = 'im.message.receive_v1';
  * `POST /webhooks/feishu/events`: verify and open the delivery, answer url_verification, hand a message
  * event to the inbound path and answer 200 once it is queued (Feishu wants an answer within 3 s and
  * redelivers on anything else, so a queue that refused the message answers 503, and a wrongly typed
- * event 400). Other event types are acknowledged and dropped.
+ * event 400). The bot removed from or added to a group goes to `handleMembership` (503 when it was not
+ * recorded). Other event types are acknowledged and dropped.
  */
-export function createEventsRoute(options: { secrets: EnvelopeSecrets; handleMessage: MessageEventHandler; logger: Logger; now?: () => number }): WebhookRoute {
+export function createEventsRoute(options: {
+  secrets: EnvelopeSecrets;
+  handleMessage: MessageEventHandler;
+  handleMembership?: MembershipEventHandler;
+  logger: Logger;
+  now?: () => number;
+}): WebhookRoute {
   const { secrets, handleMessage, logger } = options;
   const envelopeOptions = options.now ? { now: options.now } : {};
   return {
@@ -29,6 +37,13 @@ export function createEventsRoute(options: { secrets: EnvelopeSecrets; handleMes
           return { status: 200, body: { challenge: opened.challenge } };
         case 'event':
           break;
+      }
+      if (isMembershipEvent(opened.eventType) && options.handleMembership) {
+        const outcome = await options.handleMembership(opened.eventType, opened.event).catch((error: unknown) => {
+          logger.error({ eventId: opened.eventId, error }, 'feishu membership event handling failed');
+          return { kind: 'rejected' as const, reason: 'handling failed' };
+        });
+        return outcome?.kind === 'rejected' ? { status: 503, body: { error: 'unavailable' } } : { status: 200, body: {} };
       }
       if (opened.eventType !== MESSAGE_EVENT) {
         logger.debug({ eventType: opened.eventType, eventId: opened.eventId }, 'feishu event ignored');

@@ -1,7 +1,8 @@
-import type { InboundSink } from '../../src/core/index.js';
+import type { ChatMembershipSink, InboundSink } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { sanitizingSink, type BoundaryOutcome } from '../shared/index.js';
 import { normalizeEvent, normalizeSlashCommand, readsMessage, type InboundLookups, type SlackIdentity } from './inbound.js';
+import { membershipChangeOf } from './membership.js';
 import { checkEventCallback, checkSlashCommand } from './payload-schemas.js';
 import { RecentDeliveries } from './recent-deliveries.js';
 
@@ -16,7 +17,13 @@ export interface InboundDispatcher {
   command(fields: unknown, sink: InboundSink): Promise<BoundaryOutcome | undefined>;
 }
 
-export function createInboundDispatcher(options: { identity: SlackIdentity; lookups: InboundLookups; logger: Logger }): InboundDispatcher {
+export function createInboundDispatcher(options: {
+  identity: SlackIdentity;
+  lookups: InboundLookups;
+  logger: Logger;
+  /** The bot removed from (or added to) a channel, or the app uninstalled. */
+  onMembership?: ChatMembershipSink;
+}): InboundDispatcher {
   const { identity, lookups, logger } = options;
   const deliveries = new RecentDeliveries();
   const logDropped = (dropped: string[], context: object): void => {
@@ -28,6 +35,12 @@ export function createInboundDispatcher(options: { identity: SlackIdentity; look
       if (!checked.ok) return { kind: 'invalid', reason: checked.reason };
       const { eventId, event } = checked.value;
       logDropped(checked.dropped, { eventId });
+      const membership = membershipChangeOf(event, identity);
+      if (membership) {
+        const outcome = await options.onMembership?.(membership);
+        logger.debug({ eventId, eventType: event.type, outcome: outcome?.kind }, 'slack membership event handled');
+        return outcome?.kind === 'rejected' ? outcome : undefined;
+      }
       const message = await normalizeEvent(event, identity, lookups);
       if (message === undefined) return undefined;
       const outcome = await deliveries.deliver(message.dedupeKey, () => sanitizingSink(sink)(message));

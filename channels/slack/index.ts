@@ -1,5 +1,5 @@
 import type { SlackConfig } from '../../src/config/app-config.js';
-import { BotError, type ApprovalSink, type Channel, type ChannelState, type PlatformCallRecorder } from '../../src/core/index.js';
+import { BotError, type ApprovalSink, type Channel, type ChannelState, type ChatMembershipSink, type PlatformCallRecorder } from '../../src/core/index.js';
 import { handleApprovalClick, isApprovalClick, sendApprovalPrompt, settleApprovalPrompt } from './approval-buttons.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { createChannelNames } from './channel-names.js';
@@ -54,10 +54,12 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
   const outbound = createOutbound(clients, threads);
   // uploads are not idempotent (completeUploadExternal posts the message): the client without retries
   const files = createSlackFiles(clients.posting, config.botToken, config.apiUrl);
+  let membershipSink: ChatMembershipSink | undefined;
   const dispatcher = createInboundDispatcher({
     identity,
     lookups: { isBotThread: threads.isBotThread, channelName: createChannelNames(clients.repeatable, logger) },
     logger,
+    onMembership: async (change) => (membershipSink ? membershipSink(change) : { kind: 'recorded' }),
   });
   let approvalSink: ApprovalSink | undefined;
   const onInteraction = async (payload: { type: string; actions?: unknown }) => {
@@ -89,6 +91,9 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(clients, to, messageId, prompt, outcome),
     onApprovalAnswer(sink) {
       approvalSink = sink;
+    },
+    onChatMembership(sink) {
+      membershipSink = sink;
     },
     downloadAttachment: (attachment, options) => files.download(attachment, options),
     sendFile: (to, file) => files.send(to, file),

@@ -1,6 +1,6 @@
 import { Bot, GrammyError } from 'grammy';
 import type { TelegramConfig } from '../../src/config/app-config.js';
-import { BotError, type ApprovalSink, type Channel, type InboundSink, type PlatformCallRecorder } from '../../src/core/index.js';
+import { BotError, type ApprovalSink, type Channel, type ChatMembershipSink, type InboundSink, type PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { installApiLogging } from './api-logging.js';
 import { answerCallbackQuery, sendApprovalPrompt, settleApprovalPrompt, type CallbackQuery } from './approval-buttons.js';
@@ -64,7 +64,9 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const polling = config.mode === 'polling' ? createPolling(bot, logger) : undefined;
   let approvalSink: ApprovalSink | undefined;
   const onCallbackQuery = (query: CallbackQuery) => answerCallbackQuery(bot.api, query, approvalSink, logger);
-  const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger, onCallbackQuery);
+  let membershipSink: ChatMembershipSink | undefined;
+  const onMembership: ChatMembershipSink = async (change) => (membershipSink ? membershipSink(change) : { kind: 'recorded' });
+  const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger, onCallbackQuery, onMembership);
   logger.info({ accountId, username: identity.botUsername, mode: config.mode }, 'telegram channel ready');
 
   return {
@@ -93,6 +95,9 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
     settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(bot.api, to, messageId, prompt, outcome),
     onApprovalAnswer(sink) {
       approvalSink = sink;
+    },
+    onChatMembership(sink) {
+      membershipSink = sink;
     },
     downloadAttachment: (attachment, options) => files.download(attachment, options),
     sendFile: (to, file) => files.send(to, file),

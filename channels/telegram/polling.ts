@@ -116,6 +116,9 @@ export function createPolling(bot: Bot, logger: Logger): Polling {
 
 /** Updates of one chat keep their order; an update without a chat (or a malformed one) is its own lane. */
 function chatOf(update: Update): string {
-  const chat = (update as { message?: { chat?: { id?: unknown } } }).message?.chat?.id ?? (update as { callback_query?: { from?: { id?: unknown } } }).callback_query?.from?.id;
+  const chat =
+    (update as { message?: { chat?: { id?: unknown } } }).message?.chat?.id ??
+    (update as { my_chat_member?: { chat?: { id?: unknown } } }).my_chat_member?.chat?.id ??
+    (update as { callback_query?: { from?: { id?: unknown } } }).callback_query?.from?.id;
   return typeof chat === 'number' || typeof chat === 'string' ? `chat:${chat}` : `update:${update.update_id}`;
 }

@@ -1,8 +1,9 @@
-import type { InboundSink } from '../../src/core/index.js';
+import type { ChatMembershipChange, ChatMembershipOutcome, InboundSink } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { sanitizingSink, type BoundaryOutcome } from '../shared/index.js';
 import type { CallbackQuery } from './approval-buttons.js';
 import { normalizeUpdate, type BotIdentity } from './inbound.js';
+import { membershipChangeOf } from './membership.js';
 import { checkUpdate } from './update-schema.js';
 
 /** undefined: an update the bot does not answer (nothing for the sink). */
@@ -10,9 +11,16 @@ export type UpdateHandler = (update: unknown) => Promise<BoundaryOutcome | undef
 
 /**
  * The one inbound path of webhook and long polling: check the payload, normalize, sanitize, hand to the sink.
- * A button click (callback_query) goes to `onCallbackQuery` instead.
+ * A button click (callback_query) goes to `onCallbackQuery` instead, the bot's own membership change
+ * (my_chat_member) to `onMembership`.
  */
-export function createUpdateHandler(identity: BotIdentity, sink: InboundSink, logger: Logger, onCallbackQuery?: (query: CallbackQuery) => Promise<void>): UpdateHandler {
+export function createUpdateHandler(
+  identity: BotIdentity,
+  sink: InboundSink,
+  logger: Logger,
+  onCallbackQuery?: (query: CallbackQuery) => Promise<void>,
+  onMembership?: (change: ChatMembershipChange) => Promise<ChatMembershipOutcome>,
+): UpdateHandler {
   const sanitized = sanitizingSink(sink);
   return async (value) => {
     const checked = checkUpdate(value);
@@ -21,6 +29,11 @@ export function createUpdateHandler(identity: BotIdentity, sink: InboundSink, lo
     if (checked.update.callback_query) {
       await onCallbackQuery?.(checked.update.callback_query as CallbackQuery);
       return undefined;
+    }
+    if (checked.update.my_chat_member) {
+      const change = membershipChangeOf(checked.update.my_chat_member, String(identity.botId), identity.botId);
+      const outcome = change && onMembership ? await onMembership(change) : undefined;
+      return outcome?.kind === 'rejected' ? outcome : undefined;
     }
     const message = normalizeUpdate(checked.update, identity);
     return message === undefined ? undefined : sanitized(message);

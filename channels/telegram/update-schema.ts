@@ -58,6 +58,15 @@ const UpdateSchema = Type.Object({
   ),
   /** A click on an inline keyboard button (approval requests); a malformed one is dropped like an unknown update. */
   callback_query: Droppable(Type.Object({ id: Type.String(), from: Sender, data: Type.Optional(Type.String()) })),
+  /** The bot's own status in a chat changed (removed, blocked, added back); a malformed one is dropped like an unknown update. */
+  my_chat_member: Droppable(
+    Type.Object({
+      chat: Type.Object({ id: Type.Integer(), type: Type.String() }),
+      from: Droppable(Sender),
+      date: Droppable(Type.Number()),
+      new_chat_member: Type.Object({ status: Type.String(), user: Type.Object({ id: Type.Integer() }), is_member: Droppable(Type.Boolean()) }),
+    }),
+  ),
 });
 
 const check = createPayloadCheck(UpdateSchema);

@@ -172,7 +172,7 @@ async function* toolStep(state: RunState, calls: ToolCallPart[], interrupted: Re
       outcome = { call, content: INTERRUPTED_TOOL_RESULT, isError: true, cancelled: false, startedAt: now, durationMs: 0 };
     } else if (verdict?.kind === 'deny') {
       const now = state.clock();
-      outcome = { call, content: deniedToolResult(verdict.reason), isError: true, cancelled: false, startedAt: now, durationMs: 0 };
+      outcome = { call, content: verdict.toolResult ?? deniedToolResult(verdict.reason), isError: true, cancelled: false, startedAt: now, durationMs: 0 };
     } else {
       // Only a tool with side effects needs the mark: a read can safely run again after a crash.
       if (tool && tool.category !== 'read' && !state.input.signal.aborted) await state.checkpoint({ type: 'tool-start', toolCallId: call.id });

@@ -3,12 +3,13 @@ import type { AgentTool } from './tools/agent-tool.js';
 
 /**
  * What a person said (or has yet to say) about one tool call:
- * `allow` run it; `deny` give the model a result saying so; `wait` no answer yet, the turn parks until
- * `untilMs` (then the call counts as denied); `stop` the user stopped the turn while it waited.
+ * `allow` run it; `deny` give the model a result saying so (`toolResult`, or one saying the user did not allow
+ * it); `wait` no answer yet, the turn parks until `untilMs` (then the call counts as denied); `stop` the user
+ * stopped the turn while it waited.
  */
 export type ApprovalVerdict =
   | { kind: 'allow'; decision?: ApprovalDecision }
-  | { kind: 'deny'; reason: string; decision?: ApprovalDecision }
+  | { kind: 'deny'; reason: string; decision?: ApprovalDecision; toolResult?: string }
   | { kind: 'wait'; untilMs: number }
   | { kind: 'stop' };
 

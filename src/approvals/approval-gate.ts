@@ -29,7 +29,8 @@ export function promptOf(record: Pick<ApprovalRecord, 'id' | 'toolName' | 'argum
 /**
  * The turn's side of approval in chat: a call that needs approval is asked about once (the request lives in
  * Redis under an id derived from the turn and the call, so a resumed turn finds it), and the verdict follows
- * the request's status. Unanswered past the deadline, the call is denied and the prompt says so.
+ * the request's status. Unanswered past the deadline, the call is denied and the prompt says so. For chat turns:
+ * a scheduled task's run has the unattended gate (unattended-gate.ts).
  */
 export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
   const { records, sessionKey, turnId, latest, clock, logger } = options;
@@ -70,7 +71,8 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
   return {
     async check(call, tool) {
       if (!needsApproval(tool, options.patterns)) return { kind: 'allow' };
-      if (await records.allowedForSession(sessionKey, tool.name)) return { kind: 'allow' };
+      // "Allow for this session" covers the chat's own turns until /new, never a scheduled firing's
+      if (!latest.scheduled && (await records.allowedForSession(sessionKey, tool.name))) return { kind: 'allow' };
       if (!channel.sendApprovalPrompt) return { kind: 'deny', reason: 'approval buttons are not available on this platform' };
       const id = approvalIdOf(turnId, call.id);
       const now = clock();

@@ -58,6 +58,8 @@ export interface AgentConfig {
   maxIterations: number;
   tools: ToolsConfig;
   toolPolicy: ToolPolicy;
+  /** Scheduled runs: the privileged tools a firing may use (config file `schedules.allowTools`; default none). */
+  schedules: { allowTools: string[] };
   /** MCP servers (config file `mcpServers`), in file order. */
   mcpServers: McpServerConfig[];
   /** The agent's daily USD limits (config file `budgets`); they override the BUDGET_* defaults. */

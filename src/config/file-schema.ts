@@ -117,6 +117,16 @@ export const AgentSchema = Type.Object(
         Strict,
       ),
     ),
+    /** Scheduled tasks' runs, where nobody watches (CONTRACT §12). */
+    schedules: Optional(
+      Type.Object(
+        {
+          /** Privileged tools (bash, CLI tools, write_file, send_file, tools needing approval) a firing may use: names, `*`, `<server>__*`. */
+          allowTools: Optional(Type.Array(Type.String({ minLength: 1 }))),
+        },
+        Strict,
+      ),
+    ),
   },
   Strict,
 );

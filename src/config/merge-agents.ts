@@ -50,6 +50,7 @@ export function mergeAgents(env: Environment, file: LoadedConfigFile | undefined
         allowAdminTools: entry.toolPolicy?.allowAdminTools ?? entry.tools?.allow_admin_tools ?? false,
         requireApproval: entry.toolPolicy?.requireApproval ?? [],
       },
+      schedules: { allowTools: entry.schedules?.allowTools ?? [] },
       mcpServers: parseMcpServers(entry.mcpServers),
       budgets: entry.budgets ?? {},
     };

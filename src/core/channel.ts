@@ -1,4 +1,5 @@
 import type { ApprovalPrompt, ApprovalSink } from './approval.js';
+import type { ChatMembershipSink } from './chat-membership.js';
 import type { Attachment, DownloadedFile, OutboundFile } from './attachment.js';
 import type { ChannelName, ConversationRef, InboundMessage } from './inbound-message.js';
 
@@ -99,6 +100,8 @@ export interface Channel {
   settleApprovalPrompt?(to: ConversationRef, messageId: string, prompt: ApprovalPrompt, outcome: string): Promise<void>;
   /** Where button clicks go; set before inbound starts (webhook routes, polling, sockets). */
   onApprovalAnswer?(sink: ApprovalSink): void;
+  /** Where the bot's own membership changes go (removed from or added to a chat); set before inbound starts. */
+  onChatMembership?(sink: ChatMembershipSink): void;
   /**
    * Fetches an attachment this channel produced, refusing (BotError `too-large`) once more than `maxBytes`
    * arrive. An expired or missing file is a non-retryable BotError.

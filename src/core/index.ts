@@ -10,3 +10,4 @@ export * from './text-table.js';
 export * from './turn-abort.js';
 export * from './turn-contract.js';
 export * from './approval.js';
+export * from './chat-membership.js';

@@ -63,6 +63,8 @@ export function createMcpTool(server: McpServerConfig, tool: SelectedTool, calle
     description: definition.description ?? definition.title ?? `${definition.name} (MCP server ${server.name})`,
     parameters: parametersOf(definition.inputSchema),
     category: definition.annotations?.readOnlyHint === true ? 'read' : 'write',
+    // a tool of another system that may change things: not in a scheduled run unless allowed there
+    ...(definition.annotations?.readOnlyHint === true ? {} : { privileged: true }),
     validateArguments: tool.validate,
     ...(server.approval === 'always' ? { requiresApproval: true } : {}),
     execute,

@@ -39,6 +39,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly chatMembershipChanges = new Counter({
+    name: 'bot_chat_membership_changes_total',
+    help: 'The platform said the bot was removed from a chat (kicked, left, blocked, uninstalled) or added back',
+    labelNames: ['channel', 'change'] as const,
+    registers: [this.registry],
+  });
+
   readonly scheduledDeliveryFailures = new Counter({
     name: 'bot_scheduled_delivery_failures_total',
     help: "Scheduled task firings whose answer could not be delivered (the task's last outcome says why)",

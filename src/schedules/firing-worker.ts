@@ -8,8 +8,9 @@ import type { InboundQueue } from '../queue/inbound-queue.js';
 import type { StoreDatabase } from '../store/database.js';
 import { firingIdOf, firingMessage } from './firing-message.js';
 import { SCHEDULES_QUEUE, type FiringJobData, type ScheduleQueue } from './schedule-queue.js';
+import { firstRunAfterCatchUp, isCatchUp } from './catch-up.js';
 import { nextRunAfter } from './schedule-spec.js';
-import { findTask, listActiveTasks, markDone, recordFiring } from './task-repository.js';
+import { findTask, listActiveTasks, markDone, recordFiring, type ScheduledTask } from './task-repository.js';
 
 export interface FiringWorkerOptions {
   connection: Redis;
@@ -64,10 +65,17 @@ export class FiringWorker {
     // the slot's time (the same on every retry of this job): BullMQ delays each firing's job until it
     const slotAt = new Date(job.timestamp + (job.opts.delay ?? 0));
     const firingId = firingIdOf(job.id!);
+    if (skippedAfterCatchUp(task, slotAt)) {
+      metrics?.scheduledFirings.inc({ result: 'skipped' });
+      logger.info({ taskId: task.id, firingId, skipBefore: task.skipBefore }, 'scheduled time skipped: within one period of a catch-up');
+      return 'skipped';
+    }
     const message = firingMessage(task, firingId, now);
     if (sessionKeyOf(message) !== task.sessionKey) logger.warn({ taskId: task.id, sessionKey: task.sessionKey }, 'a firing maps to another session than its task');
-    const next = task.kind === 'at' ? undefined : await this.#nextRun(task, now);
-    await recordFiring(db, task.id, slotAt, next);
+    const caughtUp = isCatchUp(task, slotAt.getTime(), now);
+    const next = task.kind === 'at' ? undefined : caughtUp ? firstRunAfterCatchUp(task, slotAt.getTime(), now) : await this.#nextRun(task, now);
+    await recordFiring(db, task.id, slotAt, next, caughtUp ? next : undefined);
+    if (caughtUp) logger.info({ taskId: task.id, firingId, lateMs: now - slotAt.getTime(), next }, 'scheduled task caught up after missing its time');
     const submitted = await inbound.submit(message);
     if (task.kind === 'at') await markDone(db, task.id);
     metrics?.scheduledFirings.inc({ result: submitted.kind });
@@ -100,4 +108,17 @@ export class FiringWorker {
   async close(): Promise<void> {
     await this.worker.close();
   }
+}
+
+/** Slack for the two clock readings behind a BullMQ time (a slot and its recorded copy may differ by a few ms). */
+const SLOT_SLACK_MS = 500;
+
+/**
+ * A regular time that falls within one period of a catch-up is skipped (see catch-up.ts). A retry of the
+ * catch-up itself (its slot is the recorded last run) is not.
+ */
+function skippedAfterCatchUp(task: ScheduledTask, slotAt: Date): boolean {
+  if (task.kind === 'at' || !task.skipBefore) return false;
+  if (task.lastRunAt && slotAt.getTime() <= task.lastRunAt.getTime()) return false;
+  return slotAt.getTime() < task.skipBefore.getTime() - SLOT_SLACK_MS;
 }

@@ -15,7 +15,8 @@ export const oneShotJobId = (taskId: string): string => `at.${taskId}`;
 /**
  * The BullMQ side of tasks: a job scheduler per repeating task (`pattern` + `tz`, or `every`), a delayed job per
  * one-shot. BullMQ keeps one pending job per scheduler, so a worker that was down finds one overdue firing, not a
- * burst, and schedules the next one from the present (CONTRACT §12: one catch-up run).
+ * burst (CONTRACT §12: one catch-up run); the regular time BullMQ schedules next may then be moments away, and
+ * the firing worker skips it (catch-up.ts).
  */
 export class ScheduleQueue {
   readonly queue: Queue<FiringJobData>;

@@ -5,6 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import type { StoreDatabase } from '../store/database.js';
 import type { ScheduleQueue } from './schedule-queue.js';
 import { parseSchedule, type ScheduleRequest } from './schedule-spec.js';
+import { pauseAndDisarm, resumeAndArm } from './task-pause.js';
 import { cancelChatTask, insertTaskWithinLimit, listChatTasks, setNextRun, type ScheduledTask } from './task-repository.js';
 
 export interface ScheduleLimitsConfig {
@@ -80,6 +81,16 @@ export class ScheduleService {
 
   list(sessionKey: string): Promise<ScheduledTask[]> {
     return listChatTasks(this.db, chatKeyOf(sessionKey));
+  }
+
+  /** The bot was removed from a chat (every chat of the account when `chatId` is absent): its active tasks are paused. */
+  async pauseChat(chat: { channel: string; accountId: string; chatId?: string | undefined }, reason: string): Promise<ScheduledTask[]> {
+    return pauseAndDisarm({ db: this.db, schedules: this.schedules, logger: this.logger }, chat, reason);
+  }
+
+  /** The bot is back in the chat: its paused tasks run again from now. */
+  async resumeChat(chat: { channel: string; accountId: string; chatId?: string | undefined }): Promise<ScheduledTask[]> {
+    return resumeAndArm({ db: this.db, schedules: this.schedules, logger: this.logger, clock: this.clock }, chat);
   }
 
   /** Cancels one of the chat's tasks; undefined when the chat has none with that id. */

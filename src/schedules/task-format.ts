@@ -16,7 +16,7 @@ export function describeSchedule(task: Pick<ScheduledTask, 'kind' | 'schedule' |
 /** One task as `/tasks` and `list_tasks` show it: id, schedule, next run, last outcome, prompt. */
 export function describeTask(task: ScheduledTask): string {
   const parts = [`${task.id}: ${describeSchedule(task)}`];
-  if (task.status === 'paused') parts.push('paused');
+  if (task.status === 'paused') parts.push(task.pausedReason ? `paused (${task.pausedReason})` : 'paused');
   if (task.nextRunAt) parts.push(`next ${task.nextRunAt.toISOString().replace('.000Z', 'Z')}`);
   if (task.lastRunAt) {
     const outcome = task.lastOutcome ?? 'queued';

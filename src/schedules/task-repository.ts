@@ -56,13 +56,14 @@ export async function cancelChatTask(db: StoreDatabase, chatKey: string, id: str
 
 /**
  * A firing of the slot `slotAt` is being handed to the session: its time, the next run, and an outcome of
- * `queued` until the turn reports. Written once per slot: a retried firing does not overwrite the outcome its
- * first attempt's turn may already have recorded.
+ * `queued` until the turn reports; after a catch-up, `skipBefore` (regular times before it are skipped).
+ * Written once per slot: a retried firing does not overwrite the outcome its first attempt's turn may already
+ * have recorded.
  */
-export async function recordFiring(db: StoreDatabase, id: string, slotAt: Date, nextRunAt: Date | undefined): Promise<void> {
+export async function recordFiring(db: StoreDatabase, id: string, slotAt: Date, nextRunAt: Date | undefined, skipBefore?: Date): Promise<void> {
   await db
     .update(scheduledTasks)
-    .set({ lastRunAt: slotAt, nextRunAt: nextRunAt ?? null, lastOutcome: 'queued', lastError: null, updatedAt: new Date() })
+    .set({ lastRunAt: slotAt, nextRunAt: nextRunAt ?? null, skipBefore: skipBefore ?? null, lastOutcome: 'queued', lastError: null, updatedAt: new Date() })
     .where(and(eq(scheduledTasks.id, id), or(isNull(scheduledTasks.lastRunAt), lt(scheduledTasks.lastRunAt, slotAt))));
 }
 
@@ -79,11 +80,35 @@ export async function recordOutcome(db: StoreDatabase, id: string, outcome: stri
   await db.update(scheduledTasks).set({ lastOutcome: outcome, lastError: error ?? null, updatedAt: new Date() }).where(eq(scheduledTasks.id, id));
 }
 
-export async function pauseTask(db: StoreDatabase, id: string): Promise<void> {
-  await db
+/** One task by id, or the tasks of a chat (of every chat of a bot account when `chatId` is absent). */
+export type TaskSelection = { taskId: string } | { channel: string; accountId: string; chatId?: string | undefined };
+
+function selected(selection: TaskSelection) {
+  if ('taskId' in selection) return eq(scheduledTasks.id, selection.taskId);
+  const conversation = scheduledTasks.conversation;
+  return and(
+    sql`${conversation}->>'channel' = ${selection.channel}`,
+    sql`${conversation}->>'accountId' = ${selection.accountId}`,
+    selection.chatId === undefined ? undefined : sql`${conversation}->>'chatId' = ${selection.chatId}`,
+  );
+}
+
+/** Pauses the selected active tasks, saying why; returns those it paused. */
+export async function pauseTasks(db: StoreDatabase, selection: TaskSelection, reason: string): Promise<ScheduledTask[]> {
+  return db
     .update(scheduledTasks)
-    .set({ status: 'paused', nextRunAt: null, updatedAt: new Date() })
-    .where(and(eq(scheduledTasks.id, id), eq(scheduledTasks.status, 'active')));
+    .set({ status: 'paused', pausedReason: reason, nextRunAt: null, skipBefore: null, updatedAt: new Date() })
+    .where(and(selected(selection), eq(scheduledTasks.status, 'active')))
+    .returning();
+}
+
+/** Makes the selected paused tasks active again; returns those it resumed. */
+export async function resumeTasks(db: StoreDatabase, selection: TaskSelection): Promise<ScheduledTask[]> {
+  return db
+    .update(scheduledTasks)
+    .set({ status: 'active', pausedReason: null, updatedAt: new Date() })
+    .where(and(selected(selection), eq(scheduledTasks.status, 'paused')))
+    .returning();
 }
 
 export async function setNextRun(db: StoreDatabase, id: string, nextRunAt: Date): Promise<void> {

@@ -17,7 +17,9 @@ import { BotError } from '../core/errors.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { TurnAbortError } from '../core/turn-abort.js';
 import { costOf, priceOf, type ModelPrice } from '../llm/pricing.js';
+import type { ApprovalGate } from '../agent/approval-gate.js';
 import { createApprovalGate } from '../approvals/approval-gate.js';
+import { createUnattendedGate } from '../approvals/unattended-gate.js';
 import { contextFilesSection } from '../memory/context-files.js';
 import { createContextController } from './context-controller.js';
 import { turnFileSender } from './file-sends.js';
@@ -55,6 +57,23 @@ const pricesWith =
 function priorMessages(summary: string | undefined, history: Array<ChatMessage & { createdAt?: Date }>, dm: boolean): ChatMessage[] {
   const messages = history.map(({ createdAt, ...message }) => (dm && createdAt ? withDmEnvelope(message, createdAt) : message));
   return [...(summary ? summaryPreamble(summary) : []), ...messages];
+}
+
+/**
+ * Who decides about tool calls: in a scheduled task's run nobody can be asked, and privileged tools run only
+ * when the config allows them there (never on an allowance given in the chat); in a chat turn, the person.
+ */
+function approvalsOf(deps: TurnDependencies, { latest, sessionKey, turnId, clock }: ModelTurnInput): { approvals?: ApprovalGate } {
+  const requireApproval = deps.settings.requireApproval ?? [];
+  if (latest.scheduled) {
+    const context = { runId: turnId, sessionKey, taskId: latest.scheduled.taskId };
+    return { approvals: createUnattendedGate({ allowTools: deps.settings.scheduledAllowTools ?? [], requireApproval, logger: deps.logger, context }) };
+  }
+  if (!deps.approvals) return {};
+  const timeoutMs = deps.settings.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  return {
+    approvals: createApprovalGate({ records: deps.approvals, channels: deps.channels, sessionKey, turnId, latest, patterns: requireApproval, timeoutMs, clock, logger: deps.logger }),
+  };
 }
 
 /** Whose files a turn's tools see: the group's own workspace in a group, never a member's private one. */
@@ -147,21 +166,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     checkpoint,
     context,
     cacheKey: createHash('sha256').update(sessionKey).digest('hex').slice(0, 32),
-    ...(deps.approvals
-      ? {
-          approvals: createApprovalGate({
-            records: deps.approvals,
-            channels: deps.channels,
-            sessionKey,
-            turnId,
-            latest,
-            patterns: deps.settings.requireApproval ?? [],
-            timeoutMs: deps.settings.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
-            clock: input.clock,
-            logger: deps.logger,
-          }),
-        }
-      : {}),
+    ...approvalsOf(deps, input),
   })) {
     input.onEvent?.(event);
     if (event.type === 'loop-detected') deps.logger.warn({ runId: turnId, sessionKey, tool: event.name, times: event.times }, 'the model repeated a tool call; ending the turn');

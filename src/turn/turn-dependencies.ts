@@ -53,6 +53,8 @@ export interface TurnSettings {
   approvalTimeoutMs?: number;
   /** The agent's `toolPolicy.requireApproval` patterns. */
   requireApproval?: string[];
+  /** The agent's `schedules.allowTools` patterns: privileged tools a scheduled task's run may use. */
+  scheduledAllowTools?: string[];
   /** LLM_PRICES: added to / overriding the built-in price table for the runs' and spans' cost. */
   llmPrices?: Record<string, ModelPrice>;
 }
@@ -66,6 +68,7 @@ export interface TurnAgent {
   liveReplies: 'off' | 'dm' | 'all';
   chatPrompt: string | undefined;
   requireApproval?: string[];
+  scheduledAllowTools?: string[];
 }
 
 export interface TurnDependencies {
@@ -120,6 +123,7 @@ export function forAgent(deps: TurnDependencies, message: InboundMessage): TurnD
       liveReplies: agent.liveReplies,
       chatPrompt: agent.chatPrompt,
       ...(agent.requireApproval ? { requireApproval: agent.requireApproval } : {}),
+      ...(agent.scheduledAllowTools ? { scheduledAllowTools: agent.scheduledAllowTools } : {}),
     },
   };
 }

@@ -49,6 +49,7 @@ agents:
           cmd: /bin/true
           env: { HOME_DIR: "\${HOME_DIR_AT_RUN_TIME}" }
     toolPolicy: { allowAdminTools: [deploy] }
+    schedules: { allowTools: [bash, "crm__*"] }
 channels:
   telegram:
     streaming: all
@@ -95,6 +96,8 @@ describe('the config file', () => {
     ]);
     expect(config.agents[1]!.llm).toMatchObject({ apiKey: 'sk-support', baseUrl: 'http://127.0.0.1:9/anthropic', contextWindow: 200_000 });
     expect(config.agents[1]!.toolPolicy).toEqual({ allowAdminTools: ['deploy'], requireApproval: [] });
+    // privileged tools a scheduled run may use: none unless listed
+    expect(config.agents.map((agent) => agent.schedules)).toEqual([{ allowTools: [] }, { allowTools: ['bash', 'crm__*'] }]);
     // a CLI tool's env keeps its reference: it is read from the host when the tool runs
     expect(config.agents[1]!.tools.cli![0]!.env).toEqual({ HOME_DIR: '${HOME_DIR_AT_RUN_TIME}' });
     expect(config.llm.model).toBe('gpt-alpha');
@@ -120,6 +123,7 @@ describe('the config file', () => {
 
   it.each([
     [`agents:\n  - id: main\n    modle: gpt\n`, 'bot.config.yaml: /agents/0/modle: Unexpected property'],
+    [`agents:\n  - id: main\n    schedules: { allowTool: [bash] }\n`, 'bot.config.yaml: /agents/0/schedules/allowTool: Unexpected property'],
     [`channels:\n  telegram:\n    streaming: sometimes\n`, 'bot.config.yaml: /channels/telegram/streaming: Expected one of: "off", "dm", "all"'],
     [`channels:\n  telegram:\n    groups:\n      -5:\n        queueMode: later\n`, 'bot.config.yaml: /channels/telegram/groups/-5/queueMode: Expected one of: "collect", "followup", "interrupt"'],
     [`channels:\n  telegram:\n    accounts:\n      - name: a\n        token: nope\n`, "bot.config.yaml: /channels/telegram/accounts/0/token: Expected string to match '^[0-9]+:[A-Za-z0-9_-]+$'"],

@@ -48,6 +48,13 @@ async function callTool(url: string, chatId: number, name: string, args: unknown
   return String(result.content);
 }
 
+/** The chat's firings in the order they were handed to the session: each one's slot (in its id) and when it was handed over. */
+async function firingsOf(chatId: number): Promise<Array<{ slot: number; handedAt: number }>> {
+  const rows = await environment.sql`SELECT m.inbound_key, m.created_at FROM messages m JOIN sessions s ON s.id = m.session_id
+    WHERE m.inbound_key LIKE 'schedule.%' AND s.key LIKE ${`%:${chatId}`} ORDER BY m.created_at`;
+  return rows.map((row) => ({ slot: Number(/\.(\d+)$/.exec(row.inbound_key)![1]), handedAt: new Date(row.created_at).getTime() }));
+}
+
 async function taskOf(chatId: number) {
   const [task] = await environment.sql`SELECT * FROM scheduled_tasks WHERE chat_key LIKE ${`%:${chatId}`} ORDER BY created_at DESC LIMIT 1`;
   return task!;
@@ -106,23 +113,50 @@ describe('scheduled tasks', () => {
     expect(task).toMatchObject({ status: 'done', last_outcome: 'completed' });
   }, 90_000);
 
-  it('a repeating task missed several times while down runs once on restart, not once per missed period', async () => {
+  it('a repeating task missed several times while down runs once on restart, then at the first regular time at least half a period later', async () => {
     const service = await start();
     const chatId = 7103;
     await callTool(service.url, chatId, 'schedule_task', { prompt: 'check PING-C', every_seconds: 5 });
+    const task = await taskOf(chatId);
     await waitFor(() => answersWith(chatId, 'PING-C').length === 1, { timeoutMs: 20_000, what: 'the first firing' });
     await service.kill('SIGKILL');
     await sleep(13_000); // two periods missed
-    const before = answersWith(chatId, 'PING-C').length;
+    const restartedAt = Date.now();
     await start();
-    await waitFor(() => answersWith(chatId, 'PING-C').length > before, { timeoutMs: 20_000, what: 'the catch-up firing' });
-    const caughtUpAt = Date.now();
-    await sleep(Math.max(0, caughtUpAt + 3_000 - Date.now()));
-    expect(answersWith(chatId, 'PING-C').length - before).toBe(1);
-    // the task shows the slot it ran for and a next run after it, in the future of that catch-up
-    const task = await taskOf(chatId);
-    expect(task.next_run_at.getTime()).toBeGreaterThan(task.last_run_at.getTime());
-    expect(task.next_run_at.getTime()).toBeGreaterThan(caughtUpAt - 1_000);
+    await waitFor(async () => (await firingsOf(chatId)).length >= 2, { timeoutMs: 30_000, what: 'the catch-up firing' });
+    // the task shows the next firing meanwhile
+    const [afterCatchUp] = await environment.sql`SELECT next_run_at FROM scheduled_tasks WHERE id = ${task.id}`;
+    await waitFor(async () => (await firingsOf(chatId)).length >= 3, { timeoutMs: 30_000, what: 'the firing after the catch-up' });
+    const [first, catchUp, next] = await firingsOf(chatId);
+    // one catch-up for all the missed slots: the one pending when the service died, run after the restart
+    expect(catchUp!.slot).toBeLessThan(restartedAt);
+    expect(catchUp!.handedAt).toBeGreaterThanOrEqual(restartedAt);
+    // the next firing is a regular slot, the first one at least half a period after the catch-up (never two in a moment)
+    expect((next!.slot - first!.slot) % 5_000).toBe(0);
+    expect(next!.slot - catchUp!.handedAt).toBeGreaterThanOrEqual(2_500);
+    expect(next!.slot - catchUp!.handedAt).toBeLessThan(7_500);
+    expect(afterCatchUp!.next_run_at.getTime()).toBe(next!.slot);
+  }, 90_000);
+
+  it('a catch-up moments before a regular time skips that time: the next firing is the one after', async () => {
+    const service = await start();
+    const chatId = 7111;
+    await callTool(service.url, chatId, 'schedule_task', { prompt: 'check PING-H', every_seconds: 6 });
+    await waitFor(async () => (await firingsOf(chatId)).length === 1, { timeoutMs: 20_000, what: 'the first firing' });
+    const [first] = await firingsOf(chatId);
+    // firings are held as while the service is down, and let go 1.5 s before the third regular slot
+    const queue = new Queue('schedules', { connection: environment.redis, prefix: environment.prefix });
+    await queue.pause();
+    const thirdSlot = first!.slot + 18_000;
+    await sleep(thirdSlot - 1_500 - Date.now());
+    await queue.resume();
+    await queue.close();
+    await waitFor(async () => (await firingsOf(chatId)).length >= 3, { timeoutMs: 30_000, what: 'the catch-up and the firing after it' });
+    const [, catchUp, next] = await firingsOf(chatId);
+    expect(catchUp!.slot).toBe(first!.slot + 6_000);
+    expect(catchUp!.handedAt).toBeLessThan(thirdSlot);
+    // the third slot was 1.5 s away from the catch-up: skipped; the fourth is the next firing
+    expect(next!.slot).toBe(thirdSlot + 6_000);
   }, 90_000);
 
   it('refuses what the limits forbid as tool errors, and /tasks lists the chat tasks', async () => {

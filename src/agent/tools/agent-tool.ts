@@ -44,6 +44,12 @@ export interface AgentTool<TParameters extends TSchema = TSchema> {
   validateArguments?(args: unknown): string[];
   /** A person must allow each call before it runs (e.g. an MCP server with `approval: always`). */
   requiresApproval?: boolean;
+  /**
+   * Runs commands, writes files, sends them out or changes another system (bash, CLI tools, write_file,
+   * send_file, MCP tools not marked read-only): in a scheduled task's run, where nobody watches, it is refused
+   * unless the agent's `schedules.allowTools` names it.
+   */
+  privileged?: boolean;
 }
 
 /** Keeps a tool's argument type tied to its schema while storing it as a plain `AgentTool`. */

@@ -35,6 +35,7 @@ export function createBashTool(options: BashToolOptions): AgentTool {
           `${options.network ? '' : ', there is no network'}, and background processes end with the command.`
         : ''),
     category: 'write',
+    privileged: true,
     parameters: Type.Object({ command: Type.String({ description: 'The bash command line', minLength: 1 }) }),
     async execute(args, context) {
       const refused = findBlockedCommand(args.command, blocked);

@@ -85,6 +85,7 @@ export function createCliTool(declaration: CliToolDeclaration, hostEnv: HostEnvi
     name: declaration.name,
     description: declaration.description,
     category: declaration.category,
+    privileged: true,
     parameters: cliParametersSchema(declaration),
     async execute(args, context) {
       const result = await options.runner.run({

@@ -96,6 +96,7 @@ export function createFileTools(options: FileToolOptions = {}): AgentTool[] {
     name: 'write_file',
     description: 'Write a text file (parent directories are created). Paths are relative to your workspace.',
     category: 'write',
+    privileged: true,
     parameters: Type.Object({
       path: Type.String({ description: 'File path, relative to the workspace', minLength: 1 }),
       content: Type.String({ description: 'The full text to write' }),

@@ -26,6 +26,7 @@ export function createSendFileTool(options: { allowedPaths?: string[]; deniedPat
       'Use it when the user asks for a file or when a file you made is the answer; then say in your reply what you sent.',
     parameters: Parameters,
     category: 'write',
+    privileged: true,
     async execute({ path, caption }, context) {
       if (!context.sendFile || !context.toolCallId) throw new ToolError('sending files is not available here');
       const real = await resolveToolPath(path, context.workspace, policy);

@@ -28,6 +28,10 @@ export const scheduledTasks = pgTable(
     status: text('status').$type<ScheduledTaskStatus>().notNull().default('active'),
     nextRunAt: timestamp('next_run_at', { withTimezone: true }),
     lastRunAt: timestamp('last_run_at', { withTimezone: true }),
+    /** Set by a catch-up (a firing run late, after an outage): regular times before this one are skipped. */
+    skipBefore: timestamp('skip_before', { withTimezone: true }),
+    /** Why a paused task is paused (the bot was removed from the chat, a delivery found the chat gone). */
+    pausedReason: text('paused_reason'),
     /** completed | silent | failed | cancelled | skipped: what the latest firing's turn came to. */
     lastOutcome: text('last_outcome'),
     lastError: text('last_error'),

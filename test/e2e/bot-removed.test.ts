@@ -1,0 +1,166 @@
+import { Queue } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { feishuBotMembership, slackMembership, telegramMyChatMember } from '../doubles/membership-events.js';
+import { reply } from '../doubles/model-script.js';
+import { createE2eEnvironment, postFeishu, postSlack, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
+import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
+
+/**
+ * The platform says the bot left a chat (Telegram my_chat_member, Slack member_left_channel / app_uninstalled,
+ * Feishu im.chat.member.bot.deleted_v1): the chat's tasks pause and its waiting work is dropped at once, and
+ * the tasks resume when the bot is added back.
+ */
+let environment: E2eEnvironment;
+let service: ServiceProcess | undefined;
+
+afterEach(async () => {
+  await service?.stop();
+  service = undefined;
+  await environment?.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const LIMITS = { SCHEDULE_MIN_INTERVAL_S: '2', LLM_STREAM: 'false' };
+
+async function taskIn(chatId: string | number) {
+  const [task] = await environment.sql`SELECT * FROM scheduled_tasks WHERE conversation->>'chatId' = ${String(chatId)} ORDER BY created_at DESC LIMIT 1`;
+  return task;
+}
+
+async function isArmed(taskId: string): Promise<boolean> {
+  const queue = new Queue('schedules', { connection: environment.redis, prefix: environment.prefix });
+  try {
+    return (await queue.getJobScheduler(taskId)) !== undefined;
+  } finally {
+    await queue.close();
+  }
+}
+
+const membershipMetric = async (channel: string, change: string) => {
+  const text = await (await fetch(`${service!.url}/metrics`)).text();
+  return Number(new RegExp(`bot_chat_membership_changes_total\\{channel="${channel}",change="${change}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+};
+
+describe('the platform says the bot left (Telegram my_chat_member)', () => {
+  it('kicked from a group: its tasks pause and its waiting messages are dropped at once; added back, the tasks run again', async () => {
+    environment = await createE2eEnvironment();
+    const { telegram, openai } = environment;
+    service = await startServiceProcess(environment.env({ ...LIMITS, GROUP_MAX_CONCURRENT: '1' }));
+    const groupId = -8201;
+    const sentTo = () => telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === groupId && !call.failed);
+    openai.script.push(reply.toolCall('schedule_task', { prompt: 'group PING-R', every_seconds: 3 }), 'Scheduled.');
+    await postTelegramUpdate(service.url, telegram.makeUpdate.mention(groupId, 8201, 'every three seconds please'));
+    await waitFor(() => sentTo().some((call) => String(call.params.text).includes('PING-R')), { timeoutMs: 20_000, what: 'a firing answered' });
+    const task = (await taskIn(groupId))!;
+
+    // a member's slow turn holds the group's only slot; a second question waits behind it
+    openai.script.respondWith((_request, text) => (text.includes('SLOW-QUESTION') ? { parts: [{ type: 'text', text: 'slow answer' }], latencyMs: 8_000 } : `You said: ${text}`));
+    await postTelegramUpdate(service.url, telegram.makeUpdate.mention(groupId, 8202, 'SLOW-QUESTION'));
+    const asked = (marker: string) => openai.modelCalls.some((call) => JSON.stringify(call.body.messages.at(-1)).includes(marker));
+    await openai.waitFor(() => asked('SLOW-QUESTION'), 20_000);
+    await postTelegramUpdate(service.url, telegram.makeUpdate.mention(groupId, 8203, 'WAITING-QUESTION'));
+    await sleep(300);
+
+    const kicked = await postTelegramUpdate(service.url, telegramMyChatMember(telegram, groupId, { from: 'member', to: 'kicked', byUserId: 8202 }));
+    expect(kicked.status).toBe(200);
+    await waitFor(async () => (await taskIn(groupId))!.status === 'paused', { what: 'the task paused' });
+    expect(await taskIn(groupId)).toMatchObject({ status: 'paused', paused_reason: 'the bot was removed from the chat (kicked)', next_run_at: null });
+    expect(await isArmed(task.id)).toBe(false);
+    expect(service.output()).toContain('the bot was removed from the chat: its scheduled tasks paused and its waiting work dropped');
+    expect(await membershipMetric('telegram', 'removed')).toBe(1);
+    // nothing more is sent or asked: no firing, no answer to the waiting question, the slow turn stopped
+    const sentWhenKicked = sentTo().length;
+    await sleep(9_000);
+    expect(sentTo()).toHaveLength(sentWhenKicked);
+    expect(asked('WAITING-QUESTION')).toBe(false);
+    expect(sentTo().some((call) => call.params.text === 'slow answer')).toBe(false);
+
+    const added = await postTelegramUpdate(service.url, telegramMyChatMember(telegram, groupId, { from: 'left', to: 'member', byUserId: 8202 }));
+    expect(added.status).toBe(200);
+    await waitFor(async () => (await taskIn(groupId))!.status === 'active', { what: 'the task resumed' });
+    expect((await taskIn(groupId))!.paused_reason).toBeNull();
+    expect(await isArmed(task.id)).toBe(true);
+    await waitFor(() => sentTo().length > sentWhenKicked && String(sentTo().at(-1)!.params.text).includes('PING-R'), { timeoutMs: 20_000, what: 'a firing after the bot came back' });
+    expect(await membershipMetric('telegram', 'added')).toBe(1);
+  }, 90_000);
+
+  it('blocked by the user in a DM: the DM task pauses; unblocked, it resumes; a malformed my_chat_member is dropped with 200', async () => {
+    environment = await createE2eEnvironment();
+    const { telegram, openai } = environment;
+    service = await startServiceProcess(environment.env(LIMITS));
+    const userId = 8205;
+    openai.script.push(reply.toolCall('schedule_task', { prompt: 'dm PING-S', cron: '0 9 * * *' }), 'Scheduled.');
+    await postTelegramUpdate(service.url, telegram.makeUpdate.privateText(userId, 'every morning please'));
+    await waitFor(async () => (await taskIn(userId)) !== undefined, { what: 'the task' });
+
+    expect((await postTelegramUpdate(service.url, { update_id: 99_999, my_chat_member: { chat: 'nope' } })).status).toBe(200);
+    await postTelegramUpdate(service.url, telegramMyChatMember(telegram, userId, { from: 'member', to: 'kicked' }));
+    await waitFor(async () => (await taskIn(userId))!.status === 'paused', { what: 'the task paused' });
+    expect((await taskIn(userId))!.paused_reason).toBe('the user blocked the bot (blocked)');
+    await postTelegramUpdate(service.url, telegramMyChatMember(telegram, userId, { from: 'kicked', to: 'member' }));
+    await waitFor(async () => (await taskIn(userId))!.status === 'active', { what: 'the task resumed' });
+    const resumed = (await taskIn(userId))!;
+    expect(new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: resumed.timezone }).format(resumed.next_run_at)).toBe('09:00');
+    expect(await isArmed(resumed.id)).toBe(true);
+  }, 60_000);
+});
+
+describe('the platform says the bot left (Slack events)', () => {
+  it('member_left_channel for the bot pauses the channel\'s tasks, member_joined_channel resumes them, app_uninstalled pauses every task', async () => {
+    environment = await createE2eEnvironment({ slack: true });
+    const slack = environment.slack!;
+    const { openai } = environment;
+    service = await startServiceProcess(environment.env({ ...LIMITS, TELEGRAM_BOT_TOKEN: '', ...environment.slackEnv() }));
+    const post = (body: unknown) => postSlack(service!.url, slack.signedRequest('/webhooks/slack/events', body));
+    const bot = { botUserId: slack.botUserId, teamId: slack.teamId };
+    const channel = 'C0REMOVED1';
+    openai.script.push(reply.toolCall('schedule_task', { prompt: 'channel PING-T', cron: '0 9 * * *' }), 'Scheduled.');
+    await post(slack.makeEvent.mention(channel, 'U0MEMBER01', 'every morning please'));
+    await waitFor(async () => (await taskIn(channel)) !== undefined, { what: 'the channel task' });
+    openai.script.push(reply.toolCall('schedule_task', { prompt: 'dm PING-T', cron: '0 10 * * *' }), 'Scheduled.');
+    await post(slack.makeEvent.dm('U0MEMBER01', 'and here every morning'));
+    await waitFor(async () => (await taskIn('D0MEMBER01')) !== undefined, { what: 'the DM task' });
+
+    // someone else leaving is not the bot leaving
+    expect((await post(slackMembership.otherLeft(bot, channel, 'U0MEMBER02'))).status).toBe(200);
+    expect((await post(slackMembership.left(bot, channel))).status).toBe(200);
+    await waitFor(async () => (await taskIn(channel))!.status === 'paused', { what: 'the channel task paused' });
+    expect((await taskIn(channel))!.paused_reason).toBe('the bot was removed from the chat (left the channel)');
+    expect((await taskIn('D0MEMBER01'))!.status).toBe('active');
+    expect(await membershipMetric('slack', 'removed')).toBe(1);
+
+    await post(slackMembership.joined(bot, channel));
+    await waitFor(async () => (await taskIn(channel))!.status === 'active', { what: 'the channel task resumed' });
+    expect(await isArmed((await taskIn(channel))!.id)).toBe(true);
+
+    await post(slackMembership.uninstalled(bot));
+    await waitFor(async () => (await taskIn('D0MEMBER01'))!.status === 'paused' && (await taskIn(channel))!.status === 'paused', { what: 'every task paused' });
+    expect((await taskIn('D0MEMBER01'))!.paused_reason).toBe('the bot was removed from the workspace (the app was uninstalled)');
+    expect(await isArmed((await taskIn('D0MEMBER01'))!.id)).toBe(false);
+  }, 60_000);
+});
+
+describe('the platform says the bot left (Feishu events)', () => {
+  it('im.chat.member.bot.deleted_v1 pauses the group\'s tasks; im.chat.member.bot.added_v1 resumes them', async () => {
+    environment = await createE2eEnvironment({ feishu: true });
+    const feishu = environment.feishu!;
+    const { openai } = environment;
+    service = await startServiceProcess(environment.env({ ...LIMITS, TELEGRAM_BOT_TOKEN: '', ...environment.feishuEnv() }));
+    const post = (body: unknown) => postFeishu(service!.url, feishu.delivery(body));
+    openai.script.push(reply.toolCall('schedule_task', { prompt: 'group PING-U', cron: '0 9 * * *' }), 'Scheduled.');
+    await post(feishu.events.groupMention('every morning please', { chatId: 'oc_removed_group' }));
+    await waitFor(async () => (await taskIn('oc_removed_group')) !== undefined, { what: 'the group task' });
+    const task = (await taskIn('oc_removed_group'))!;
+
+    expect((await post(feishuBotMembership(feishu, 'deleted', 'oc_removed_group'))).status).toBe(200);
+    await waitFor(async () => (await taskIn('oc_removed_group'))!.status === 'paused', { what: 'the task paused' });
+    expect((await taskIn('oc_removed_group'))!.paused_reason).toBe('the bot was removed from the chat (removed from the group)');
+    expect(await isArmed(task.id)).toBe(false);
+
+    expect((await post(feishuBotMembership(feishu, 'added', 'oc_removed_group'))).status).toBe(200);
+    await waitFor(async () => (await taskIn('oc_removed_group'))!.status === 'active', { what: 'the task resumed' });
+    expect(await isArmed(task.id)).toBe(true);
+    expect(await membershipMetric('feishu', 'removed')).toBe(1);
+    expect(await membershipMetric('feishu', 'added')).toBe(1);
+  }, 60_000);
+});
