@@ -21,6 +21,8 @@ export interface LlmConfig {
   baseUrl: string | undefined;
   stream: boolean;
   contextWindow: number;
+  /** The output cap sent on every request (LLM_MAX_OUTPUT_TOKENS; per agent in the config file); budgets reserve against it. */
+  maxOutputTokens: number;
   timeoutMs: number;
   maxRetries: number;
 }

@@ -5,7 +5,7 @@ import { createOpenAiModel } from './openai.js';
 
 export * from './chat-model.js';
 export { createOpenAiModel } from './openai.js';
-export { createAnthropicModel, DEFAULT_ANTHROPIC_MAX_TOKENS } from './anthropic.js';
+export { createAnthropicModel } from './anthropic.js';
 export { convertOpenAiMessages } from './convert-openai-messages.js';
 export { convertAnthropicMessages, hasToolBlocks } from './convert-anthropic-messages.js';
 export { convertOpenAiTools, convertAnthropicTools } from './convert-tools.js';

@@ -44,7 +44,7 @@ export function createCompactor(deps: {
       const history = await loadHistory(deps.db, session.id, previous ? { fromSeq: previous.coversUpToSeq + 1 } : {});
       const messages = history.map(({ role, parts }) => ({ role, parts }));
       const due = summaryDue([...(previous ? summaryPreamble(previous.summary) : []), ...messages], {
-        budget: contextBudget(model.contextWindow),
+        budget: contextBudget(model.contextWindow, model.maxOutputTokens),
         historyTurns: DEFAULT_HISTORY_TURNS,
         factor: 1,
       });

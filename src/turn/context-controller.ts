@@ -33,7 +33,7 @@ const OVERFLOW_MARGIN = 1.25;
  * (squeezeContext). A provider's "too long" refusal shrinks harder. Never throws but for an abort.
  */
 export function createContextController(options: ContextControllerOptions): ContextControl {
-  const budget = contextBudget(options.model.contextWindow);
+  const budget = contextBudget(options.model.contextWindow, options.model.maxOutputTokens);
   const usable = usableTokens(budget);
   const calibrationKey = `${options.model.provider}:${options.model.model}`;
   let prior = options.prior;

@@ -170,7 +170,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
   if (!terminal) throw new BotError('internal', 'agent run ended without a terminal event');
   // Judged on what the session holds since its summary (not on the pruned list the model saw).
   const summarizeDue = summaryDue([...prior, ...input.user.forModel, ...terminal.messages], {
-    budget: contextBudget(deps.model.contextWindow),
+    budget: contextBudget(deps.model.contextWindow, deps.model.maxOutputTokens),
     historyTurns: deps.settings.historyTurns,
     factor: deps.calibration.factor(`${deps.model.provider}:${deps.model.model}`),
   });

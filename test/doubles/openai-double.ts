@@ -111,6 +111,12 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
     if (request.method !== 'POST' || path !== COMPLETIONS_PATH) {
       return exchange.json(404, errorBody(`Unknown request URL: ${request.method} ${path}`, 'invalid_request_error'));
     }
+    for (const field of ['max_tokens', 'max_completion_tokens']) {
+      const cap = request.body?.[field];
+      if (cap !== undefined && cap !== null && (!Number.isInteger(cap) || cap < 1)) {
+        return exchange.json(400, errorBody(`Invalid '${field}': expected a positive integer.`, 'invalid_request_error', 'invalid_value', field));
+      }
+    }
     let promptTokens: number | undefined;
     if (settings.contextWindow !== undefined) {
       promptTokens = await countPromptTokens(request.body);
