@@ -52,9 +52,9 @@ claimed as (
   returning next_seq - ${count}::bigint as first_seq
 ),
 inserted_messages as (
-  insert into messages (session_id, seq, run_id, role, parts, inbound_key, created_at, attachments)
+  insert into messages (session_id, seq, run_id, role, parts, inbound_key, created_at, attachments, omitted_from_context)
   select ${sessionId}::uuid, claimed.first_seq + message.ordinality - 1, ${runId}::text,
-         message.role, message.parts, message.inbound_key, message.created_at, message.attachments
+         message.role, message.parts, message.inbound_key, message.created_at, message.attachments, message.omitted_from_context
     from claimed,
          jsonb_populate_recordset(null::messages, ${messageRows}::text::jsonb) with ordinality as message
 ),
@@ -105,6 +105,7 @@ function messageRow(message: TurnMessage) {
     inbound_key: message.inboundKey ?? null,
     created_at: timestamp(message.createdAt),
     attachments: message.attachments?.length ? message.attachments : null,
+    omitted_from_context: message.omittedFromContext === true,
   };
 }
 

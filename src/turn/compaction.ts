@@ -1,4 +1,4 @@
-import { contextBudget, DEFAULT_HISTORY_TURNS, summarizeConversation, summaryCutPoint, summaryDue, summaryPreamble } from '../agent/index.js';
+import { contextBudget, DEFAULT_HISTORY_TURNS, withOmittedAsNotes, summarizeConversation, summaryCutPoint, summaryDue, summaryPreamble } from '../agent/index.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { Logger } from '../observability/logger.js';
@@ -41,7 +41,7 @@ export function createCompactor(deps: {
     if (!lock) return 'locked';
     try {
       const previous = await latestSummary(deps.db, session.id);
-      const history = await loadHistory(deps.db, session.id, previous ? { fromSeq: previous.coversUpToSeq + 1 } : {});
+      const history = withOmittedAsNotes(await loadHistory(deps.db, session.id, previous ? { fromSeq: previous.coversUpToSeq + 1 } : {}));
       const messages = history.map(({ role, parts }) => ({ role, parts }));
       const due = summaryDue([...(previous ? summaryPreamble(previous.summary) : []), ...messages], {
         budget: contextBudget(model.contextWindow, model.maxOutputTokens),

@@ -1,4 +1,4 @@
-import { contextBudget, fitContext, squeezeContext, summarizableTokens, usableTokens, type ContextControl, type TokenCalibration } from '../agent/index.js';
+import { contextBudget, fitContext, squeezeContext, summarizableTokens, summaryPreambleLength, usableTokens, type ContextControl, type TokenCalibration } from '../agent/index.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { Logger } from '../observability/logger.js';
@@ -27,10 +27,18 @@ const MIN_HISTORY_SHARE_TO_COMPACT = 0.2;
 const OVERFLOW_MARGIN = 1.25;
 
 /**
+ * Refused this many times in a row, the request goes out without the stored history (the summary stays): our
+ * estimate is plainly wrong (a window smaller than configured), and the turn must not fail for old messages.
+ * Refused even then, the turn itself is too long (turn/too-long.ts).
+ */
+const DROP_HISTORY_AFTER_OVERFLOWS = 2;
+
+/**
  * Context pressure, before every model call of a turn: the history pipeline over the whole request; above
  * the compaction threshold the session is summarized once mid-turn (under its lock, like any summary); when
  * that is not enough, not possible, or the summarizer fails, the oldest turns are trimmed instead
- * (squeezeContext). A provider's "too long" refusal shrinks harder. Never throws but for an abort.
+ * (squeezeContext). A provider's "too long" refusal shrinks harder, a second one leaves the stored history out.
+ * Never throws but for an abort.
  */
 export function createContextController(options: ContextControllerOptions): ContextControl {
   const budget = contextBudget(options.model.contextWindow, options.model.maxOutputTokens);
@@ -65,6 +73,11 @@ export function createContextController(options: ContextControllerOptions): Cont
       if (!compactionTried && (overflowed > 0 || (fitted.pressure === 'compact' && compactionHelps()))) {
         await compactMidTurn(signal);
         fitted = fitContext(parts(), fitOptions);
+      }
+      if (overflowed >= DROP_HISTORY_AFTER_OVERFLOWS && prior.length > summaryPreambleLength(prior)) {
+        // for the rest of the turn: its later calls would be refused the same way
+        prior = prior.slice(0, summaryPreambleLength(prior));
+        options.logger.warn({ sessionKey: options.sessionKey, overflowed }, 'refused as too long again: the stored history is left out of this turn');
       }
       if (fitted.tokens > usable || overflowed > 0) {
         fitted = squeezeContext(parts(), { ...fitOptions, targetTokens: Math.floor(usable * budget.compactAt) });

@@ -13,6 +13,7 @@ import { withMediaNotices } from '../media/index.js';
 import { runModelTurn } from './run-model.js';
 import { prepareTurnMedia } from './turn-media.js';
 import { sessionInfoOf } from './session-info.js';
+import { isTooLongForModel, leftOutOfContext, TOO_LONG_REPLY } from './too-long.js';
 import { buildTurnInput } from './turn-input.js';
 import { forAgent, type TurnDependencies } from './turn-dependencies.js';
 
@@ -112,6 +113,12 @@ export function createTurnRunner(deps: TurnDependencies) {
         // one notice per chat per day (decided in the same Redis round trip as the refusal); later refusals are silent
         const notice = refusal.notify ? budgetNotice(refusal) : '';
         return await finishTurn(deps, request, newDelivery(record({ status: 'budget_exceeded', error: refusal.message }, terminal), notice, true, groupLines.length));
+      }
+      if (terminal.type === 'run-error' && isTooLongForModel(terminal.error)) {
+        // not retried: the same request would be refused again; kept out of later turns so the chat goes on
+        log.warn({ err: terminal.error }, 'the model refused the turn as too long even after compaction and trimming');
+        const stored = leftOutOfContext(record({ status: 'failed', error: errorMessage(terminal.error) }, terminal));
+        return await finishTurn(deps, request, newDelivery(stored, TOO_LONG_REPLY, true, groupLines.length));
       }
       if (terminal.type === 'run-error') {
         const error = terminal.error;

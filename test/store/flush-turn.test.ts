@@ -54,6 +54,17 @@ describeEachBackend('flushTurn', (database) => {
     expect(after!.updatedAt.getTime()).toBeGreaterThanOrEqual(session.updatedAt.getTime());
   });
 
+  it('keeps the messages of a turn left out of the context, flagged as such', async () => {
+    const { db } = database();
+    const session = await newSession(db);
+    await flushTurn(db, turnRecord(session));
+    const refused = turnRecord(session);
+    await flushTurn(db, { ...refused, messages: refused.messages.map((message) => ({ ...message, omittedFromContext: true })) });
+    const history = await loadHistory(db, session.id);
+    expect(history.map((message) => message.omittedFromContext)).toEqual([false, false, false, false, true, true, true, true]);
+    expect(history.slice(4).map((message) => message.parts)).toEqual(refused.messages.map((message) => message.parts));
+  });
+
   it('continues the numbering with the next turn', async () => {
     const { db } = database();
     const session = await newSession(db);
