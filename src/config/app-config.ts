@@ -133,6 +133,8 @@ export interface AppConfig {
   /** The default agent's limit (`agents[0].maxIterations`). */
   maxIterations: number;
   historyTurns: number;
+  /** COMPACTION_TIMEOUT_MS: the memory flush and the summary together; past it a turn trims instead. */
+  compactionTimeoutMs: number;
   /** MEDIA_* and TRANSCRIBE_*: the attachment pipeline's limits and the transcription endpoint. */
   media: MediaConfig;
   /** Every agent; the first is the default (id `main` when no config file names agents). */

@@ -11,7 +11,7 @@ export { convertAnthropicMessages, hasToolBlocks } from './convert-anthropic-mes
 export { convertOpenAiTools, convertAnthropicTools } from './convert-tools.js';
 export { mapOpenAiFinishReason, mapAnthropicStopReason } from './map-stop-reason.js';
 export { toBotError, retryAfterMsOf, type ErrorContext } from './provider-errors.js';
-export { costOf, priceOf, MODEL_PRICES, type ModelPrice } from './pricing.js';
+export { costOf, priceOf, priceTableOf, transcriptionCostOf, MODEL_PRICES, TRANSCRIPTION_PRICES, type ModelPrice } from './pricing.js';
 export { parsePriceOverrides } from './price-overrides.js';
 
 /** The model `config.provider` names. */

@@ -1,4 +1,4 @@
-import { contextBudget, fitContext, squeezeContext, summarizableTokens, summaryPreambleLength, usableTokens, type ContextControl, type TokenCalibration } from '../agent/index.js';
+import { contextBudget, fitContext, squeezeContext, summarizableTokens, summaryPreambleLength, usableTokens, type ContextControl, type LlmSpan, type TokenCalibration } from '../agent/index.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { Logger } from '../observability/logger.js';
@@ -47,21 +47,23 @@ export function createContextController(options: ContextControllerOptions): Cont
   let prior = options.prior;
   let compactionTried = false;
 
-  async function compactMidTurn(signal: AbortSignal): Promise<void> {
+  async function compactMidTurn(signal: AbortSignal, onSpan: (span: LlmSpan) => void): Promise<void> {
     compactionTried = true;
     if (!options.compactor) return;
     try {
-      const result = await options.compactor.compact(options.sessionKey, { force: true, signal });
+      // the turn's model: the summary and the memory flush are charged to the turn's budgets and join its spans
+      const result = await options.compactor.compact(options.sessionKey, { force: true, signal, model: options.model, onSpan });
       if (result === 'summarized') prior = await options.loadPrior();
       options.logger.info({ sessionKey: options.sessionKey, result }, 'context pressure: compacted mid-turn');
     } catch (error) {
       if (signal.aborted) throw error;
+      // refused, failed or over COMPACTION_TIMEOUT_MS: the squeeze below needs no model call
       options.logger.warn({ err: error, sessionKey: options.sessionKey }, 'summarizer failed mid-turn; trimming the oldest turns instead');
     }
   }
 
   return {
-    async prepare(request, { overflowed, signal }) {
+    async prepare(request, { overflowed, signal, onSpan }) {
       const factor = options.calibration.factor(calibrationKey) * OVERFLOW_MARGIN ** overflowed;
       const turn = request.messages.slice(options.priorLength);
       const parts = () => ({ system: request.system, tools: request.tools, prior, turn });
@@ -71,7 +73,7 @@ export function createContextController(options: ContextControllerOptions): Cont
       // after a refusal as too long the estimate is proven wrong, so the summary is tried anyway
       const compactionHelps = () => summarizableTokens(prior, fitOptions).summarizable > usable * MIN_HISTORY_SHARE_TO_COMPACT;
       if (!compactionTried && (overflowed > 0 || (fitted.pressure === 'compact' && compactionHelps()))) {
-        await compactMidTurn(signal);
+        await compactMidTurn(signal, onSpan);
         fitted = fitContext(parts(), fitOptions);
       }
       if (overflowed >= DROP_HISTORY_AFTER_OVERFLOWS && prior.length > summaryPreambleLength(prior)) {

@@ -16,7 +16,7 @@ import type { ChatMessage } from '../core/chat-message.js';
 import { BotError } from '../core/errors.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { TurnAbortError } from '../core/turn-abort.js';
-import { costOf, priceOf, type ModelPrice } from '../llm/pricing.js';
+import { priceTableOf } from '../llm/pricing.js';
 import { createApprovalGate } from '../approvals/approval-gate.js';
 import { contextFilesSection } from '../memory/context-files.js';
 import { createContextController } from './context-controller.js';
@@ -45,11 +45,6 @@ export interface ModelTurnInput {
 
 /** CONTRACT §11: unanswered for ten minutes, a call counts as denied. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 600_000;
-
-const pricesWith =
-  (overrides: Record<string, ModelPrice> = {}) =>
-  (model: string, usage: Parameters<typeof costOf>[1]) =>
-    priceOf(model, overrides) ? costOf(model, usage, overrides) : undefined;
 
 /** The summary preamble and the stored history as the model sees them (a DM's user messages with their time). */
 function priorMessages(summary: string | undefined, history: Array<ChatMessage & { createdAt?: Date }>, dm: boolean): ChatMessage[] {
@@ -142,7 +137,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     },
     clock: input.clock,
     traceVerbose: deps.settings.traceVerbose,
-    prices: pricesWith(deps.settings.llmPrices),
+    prices: priceTableOf(deps.settings.llmPrices),
     resume: steps,
     checkpoint,
     context,

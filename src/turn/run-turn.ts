@@ -11,6 +11,7 @@ import { openLiveDraft } from './live-draft.js';
 import type { TerminalEvent } from '../agent/index.js';
 import { withMediaNotices } from '../media/index.js';
 import { runModelTurn } from './run-model.js';
+import { mediaCharges } from './media-charges.js';
 import { prepareTurnMedia } from './turn-media.js';
 import { sessionInfoOf } from './session-info.js';
 import { isTooLongForModel, leftOutOfContext, TOO_LONG_REPLY } from './too-long.js';
@@ -50,6 +51,8 @@ export function createTurnRunner(deps: TurnDependencies) {
     const groupLines = latest.conversation.chatType === 'group' ? await deps.groupContext.peek(contextKeyOf(messages[0]!)) : [];
     const media = await prepareTurnMedia(agentDeps, messages, channel, request.signal);
     const user = buildTurnInput(messages, groupLines, deps.settings.inputGuard, log, media);
+    const charges = mediaCharges(user.spans);
+    if (charges.costUsd > 0) await deps.budgets?.charge?.(latest, charges.costUsd);
     const record = (run: Partial<TurnRecord['run']> & Pick<TurnRecord['run'], 'status'>, terminal?: TerminalEvent): TurnRecord => ({
       runId: turnId,
       sessionKey,
@@ -60,11 +63,11 @@ export function createTurnRunner(deps: TurnDependencies) {
         provider: agentDeps.model.provider,
         model: agentDeps.model.model,
         iterations: terminal?.iterations ?? 0,
-        inputTokens: terminal?.usage.inputTokens ?? 0,
-        outputTokens: terminal?.usage.outputTokens ?? 0,
+        inputTokens: (terminal?.usage.inputTokens ?? 0) + charges.usage.inputTokens,
+        outputTokens: (terminal?.usage.outputTokens ?? 0) + charges.usage.outputTokens,
         cacheReadTokens: terminal?.usage.cacheReadTokens ?? 0,
         cacheWriteTokens: terminal?.usage.cacheWriteTokens ?? 0,
-        costUsd: terminal?.costUsd ?? 0,
+        costUsd: (terminal?.costUsd ?? 0) + charges.costUsd,
         startedAt,
         finishedAt: new Date(clock()),
         deliveredMessageIds: [],
