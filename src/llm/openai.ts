@@ -68,17 +68,23 @@ export function buildParams(config: LlmConfig, request: ChatRequest): ChatComple
   // Every request carries a cap, so one runaway answer cannot outgrow its budget reservation.
   const cap = outputCapOf(config.maxOutputTokens, request);
   params.max_completion_tokens = cap;
-  if (!usesOfficialApi(config.baseUrl)) params.max_tokens = cap;
+  if (!refusesMaxTokens(config.baseUrl)) params.max_tokens = cap;
   if (request.temperature !== undefined) params.temperature = request.temperature;
   if (request.cacheKey !== undefined && usesOfficialApi(config.baseUrl)) params.prompt_cache_key = request.cacheKey;
   return params;
 }
 
 /**
- * OpenAI deprecated `max_tokens` (its reasoning models reject it, so api.openai.com gets only
- * `max_completion_tokens`), while many compatible servers only know `max_tokens`: they get both, and
- * each reads the one it knows.
+ * OpenAI deprecated `max_tokens`: its reasoning models (on api.openai.com and on Azure) reject it, so those
+ * get only `max_completion_tokens`; many compatible servers only know `max_tokens`: they get both, and each
+ * reads the one it knows.
  */
+function refusesMaxTokens(baseUrl: string | undefined): boolean {
+  if (usesOfficialApi(baseUrl)) return true;
+  return URL.canParse(baseUrl!) && new URL(baseUrl!).hostname.endsWith('.openai.azure.com');
+}
+
+/** The OpenAI API itself (not a compatible server): it takes `prompt_cache_key`. */
 function usesOfficialApi(baseUrl: string | undefined): boolean {
   if (baseUrl === undefined) return true;
   return URL.canParse(baseUrl) && new URL(baseUrl).hostname.endsWith('openai.com');

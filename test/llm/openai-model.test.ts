@@ -136,11 +136,14 @@ describe('OpenAI model against the double', () => {
     ]);
   });
 
-  it('sends api.openai.com only max_completion_tokens (its reasoning models refuse max_tokens)', () => {
+  it('sends api.openai.com and Azure only max_completion_tokens (their reasoning models refuse max_tokens)', () => {
     const params = buildParams(testConfig('openai', 'https://api.openai.com/v1', { maxOutputTokens: 2048 }), { system: '', messages: [userText('hi')] });
     expect(params.max_completion_tokens).toBe(2048);
     expect(params).not.toHaveProperty('max_tokens');
     expect(buildParams(testConfig('openai', undefined as unknown as string), { system: '', messages: [userText('hi')] }).max_completion_tokens).toBe(4096);
+    const azure = buildParams(testConfig('openai', 'https://example.openai.azure.com/openai/v1'), { system: '', messages: [userText('hi')] });
+    expect(azure.max_completion_tokens).toBe(4096);
+    expect(azure).not.toHaveProperty('max_tokens');
   });
 
   it('keeps reasoning_content from compatible servers as a reasoning part', async () => {
