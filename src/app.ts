@@ -13,6 +13,7 @@ import type { AppConfig } from './config/app-config.js';
 import { ChatSettingsResolver, type ChatLocation } from './config/chat-settings.js';
 import type { InboundMessage } from './core/inbound-message.js';
 import { BudgetLedger, BudgetSettings, BudgetsOverview, createUsageReport, TurnBudgets } from './budgets/index.js';
+import { priceTableOf } from './llm/pricing.js';
 import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
 import { createChatMembershipHandler, createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
@@ -155,6 +156,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         ...createMemoryTools(memory),
         ...createScheduleTools(schedules),
       ]);
+      const budgets = new TurnBudgets({
+        ...budgetOptions,
+        ledger: new BudgetLedger(workerRedis, config.queuePrefix),
+        settings: new BudgetSettings(workerRedis, config.queuePrefix),
+      });
       const compactor = createCompactor({
         db: database.db,
         model: agents.defaultModel,
@@ -162,11 +168,10 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         lock: new SessionLock(workerRedis, config.queuePrefix),
         logger: moduleLogger('compaction'),
         flushMemory: createMemoryFlush(memory, moduleLogger('memory')),
-      });
-      const budgets = new TurnBudgets({
-        ...budgetOptions,
-        ledger: new BudgetLedger(workerRedis, config.queuePrefix),
-        settings: new BudgetSettings(workerRedis, config.queuePrefix),
+        timeoutMs: config.compactionTimeoutMs,
+        prices: priceTableOf(config.llmPrices),
+        // summaries and memory flushes are model calls like any other: charged to whoever caused them
+        chargedModel: (model, message) => budgets.guard(model, message),
       });
       const turnDependencies: TurnDependencies = {
         store: createTurnStore(database.db),
@@ -199,7 +204,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         memoryLines: (message, query) => memory.promptLines(memory.scopeOf(message.conversation, message.sender.id), query),
         media: createMediaProcessor({
           config: config.media,
-          transcriber: config.media.transcribe ? createTranscriber(config.media.transcribe) : undefined,
+          transcriber: config.media.transcribe ? createTranscriber(config.media.transcribe, config.llmPrices) : undefined,
           cache:
             config.media.cacheMaxBytes > 0
               ? createMediaCache({ directory: join(config.dataDir, 'media-cache'), maxBytes: config.media.cacheMaxBytes, maxAgeMs: MEDIA_CACHE_MAX_AGE_MS, logger: moduleLogger('media') })
@@ -218,7 +223,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         abortBus,
         runTurn: createTurnRunner(turnDependencies),
         abandonTurn: createTurnAbandoner(turnDependencies),
-        runCompaction: (sessionKey) => compactor.compact(sessionKey, { force: true }),
+        runCompaction: (sessionKey, requestedBy) => compactor.compactFor(sessionKey, requestedBy ? { message: requestedBy } : undefined, { force: true }),
         metrics,
         logger: moduleLogger('worker'),
       });
@@ -276,10 +281,10 @@ export async function startService(config: AppConfig): Promise<RunningService> {
           await resetSession(database.db, sessionKey);
           await approvals.forgetSession(sessionKey);
         },
-        requestCompaction: async (sessionKey) => {
+        requestCompaction: async (sessionKey, message) => {
           const stats = await sessionStats(database.db, sessionKey);
           if (!stats || stats.messageCount < 2) return 'nothing-to-compact';
-          await inbound.addCompactionJob(sessionKey);
+          await inbound.addCompactionJob(sessionKey, message);
           return 'scheduled';
         },
         sessionUsage: async (sessionKey) => sessionUsageOf(await sessionStats(database.db, sessionKey), agentConfigOf(sessionKey).llm.provider),

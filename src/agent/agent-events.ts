@@ -13,6 +13,9 @@ interface ToolCallSpanFields {
   outputPreview: string;
 }
 
+/** Why a model call outside the agent loop was made for the turn: compaction's summary or its memory flush. */
+export type LlmCallPurpose = 'summary' | 'memory-flush';
+
 /** One span of a run's trace: an LLM call, a tool call, an approval answer or an attachment's download. */
 export type TraceSpan =
   | {
@@ -20,7 +23,10 @@ export type TraceSpan =
       name: string; // `${provider}:${model}`
       provider: string;
       model: string;
+      /** The loop's iteration (1…); 0 for a call made for the turn outside the loop (see `purpose`). */
       iteration: number;
+      /** Set on calls made outside the loop (compaction); stored as the span's output preview. */
+      purpose?: LlmCallPurpose | undefined;
       startedAt: number;
       durationMs: number;
       usage: Usage | undefined;
@@ -40,6 +46,10 @@ export type TraceSpan =
       durationMs: number;
       error: string | undefined;
       detail: string;
+      /** A transcription's tokens, when the provider reports them (per-minute models report seconds: see `detail`). */
+      usage?: Usage | undefined;
+      /** A transcription's cost, when its price is known. */
+      costUsd?: number | undefined;
     };
 
 export interface RunOutcome {

@@ -122,7 +122,14 @@ async function* modelStep(
 ): AsyncGenerator<AgentEvent, ModelResponse & { span: LlmSpan }> {
   const { input, run } = state;
   for (let overflowed = 0; ; overflowed++) {
-    const prepared: PreparedRequest = input.context ? await input.context.prepare(request, { overflowed, signal: input.signal }) : { request };
+    // calls the preparation makes (a mid-turn summary) count in the run at once, so a stop halfway keeps them too
+    const made: LlmSpan[] = [];
+    const onSpan = (span: LlmSpan) => {
+      run.recordSpan(span);
+      made.push(span);
+    };
+    const prepared: PreparedRequest = input.context ? await input.context.prepare(request, { overflowed, signal: input.signal, onSpan }) : { request };
+    for (const span of made) await state.checkpoint({ type: 'context-call', span });
     try {
       const response = yield* callModel(input.model, prepared.request, input.signal, run, iteration, state.clock);
       input.context?.observe(prepared, response.usage);

@@ -2,7 +2,8 @@
 export { runAgent, MAX_ITERATIONS_FALLBACK, MAX_ITERATIONS_SUMMARY_PROMPT, INTERRUPTED_TOOL_RESULT, type AgentInput } from './agent-loop.js';
 export { replaySteps, emptyProgress, type TurnStep, type TurnProgress, type LlmSpan, type ToolSpan } from './turn-steps.js';
 export { DEFAULT_MAX_REPEATED_TOOL_CALLS, REPEATED_CALL_RESULT } from './loop-detection.js';
-export type { AgentEvent, RunOutcome, TraceSpan, TerminalEvent } from './agent-events.js';
+export type { AgentEvent, LlmCallPurpose, RunOutcome, TraceSpan, TerminalEvent } from './agent-events.js';
+export { meteredModel, type MeterOptions } from './metered-model.js';
 export { isTerminalEvent } from './agent-events.js';
 export type { PriceTable } from './pricing.js';
 export { addUsage } from './run-accounting.js';

@@ -51,14 +51,16 @@ export async function flushMemoryFacts(
 ): Promise<string[]> {
   const transcript = transcriptOf(messages.slice(-(options.recentMessages ?? 40)));
   if (transcript === '') return [];
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? 60_000);
+  // a caller's signal carries its own bound (compaction's share of COMPACTION_TIMEOUT_MS); alone, a minute at most
+  const timeout = options.timeoutMs !== undefined || !options.signal ? AbortSignal.timeout(options.timeoutMs ?? 60_000) : undefined;
+  const signals = [options.signal, timeout].filter((signal): signal is AbortSignal => signal !== undefined);
   const response = await complete(model, {
     system: MEMORY_FLUSH_SYSTEM,
     messages: [userText(`<conversation>\n${transcript}\n</conversation>\n\n${MEMORY_FLUSH_PROMPT}`)],
     toolChoice: 'none',
     maxTokens: 512,
     temperature: 0.2,
-    signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+    signal: AbortSignal.any(signals),
   });
   return parseFlushedFacts(textOf(response.message));
 }

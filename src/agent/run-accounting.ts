@@ -67,6 +67,13 @@ export class RunAccounting {
     return span;
   }
 
+  /** A model call made for the run outside the loop (compaction), already measured and priced: counted like the loop's own. */
+  recordSpan(span: LlmSpan): void {
+    if (span.usage) this.usage = addUsage(this.usage, span.usage);
+    if (span.costUsd !== undefined) this.costUsd += span.costUsd;
+    this.spans.push(span);
+  }
+
   recordToolCall(outcome: ToolCallOutcome): ToolSpan {
     const span: ToolSpan = {
       kind: 'tool',

@@ -16,6 +16,8 @@ export type TurnStep =
   | { type: 'model'; message: ChatMessage; span: LlmSpan }
   /** A model call that failed; kept for the run's trace. */
   | { type: 'model-error'; span: LlmSpan }
+  /** A model call made for the run outside the loop before a loop call (a mid-turn summary, its memory flush). */
+  | { type: 'context-call'; span: LlmSpan }
   /** A tool with side effects is about to run: if no result follows, it was interrupted and is not run again. */
   | { type: 'tool-start'; toolCallId: string }
   | { type: 'tool-result'; toolCallId: string; name: string; content: string; isError: boolean; span: ToolSpan };
@@ -60,6 +62,7 @@ export function replaySteps(steps: TurnStep[]): TurnProgress {
         addSpan(progress, step.span);
         break;
       case 'model-error':
+      case 'context-call':
         addSpan(progress, step.span);
         break;
       case 'tool-start':

@@ -1,4 +1,4 @@
-import type { ChatModel, ChatRequest, ModelStreamEvent } from '../llm/chat-model.js';
+import { outputCapOf, type ChatModel, type ChatRequest, type ModelStreamEvent } from '../llm/chat-model.js';
 import { costOf, type ModelPrice } from '../llm/pricing.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BudgetLedger, BudgetSubject, ReserveOutcome } from './budget-ledger.js';
@@ -28,12 +28,13 @@ const DEFAULT_BUSY_WAIT_MS = 60_000;
  * A ChatModel that asks the budget before every call: the expected cost is reserved first (a refusal throws
  * BudgetExceededError without calling the model) and replaced by the real cost when the call ends. Wrapping
  * the model (rather than a hook in agent/model-call.ts) keeps the agent loop unaware of budgets, and charges any
- * other caller handed the same model. Summaries are not charged: the compactor uses the agent's own model.
+ * other caller handed the same model (the summaries and memory flushes of compaction are handed it too).
  */
 export class BudgetedChatModel implements ChatModel {
   readonly provider: ChatModel['provider'];
   readonly model: string;
   readonly contextWindow: number;
+  readonly maxOutputTokens: number;
 
   constructor(
     private readonly inner: ChatModel,
@@ -42,6 +43,7 @@ export class BudgetedChatModel implements ChatModel {
     this.provider = inner.provider;
     this.model = inner.model;
     this.contextWindow = inner.contextWindow;
+    this.maxOutputTokens = inner.maxOutputTokens;
   }
 
   async *stream(request: ChatRequest): AsyncIterable<ModelStreamEvent> {
@@ -52,8 +54,9 @@ export class BudgetedChatModel implements ChatModel {
     }
     // With no limit to enforce nothing is reserved (one round trip saved): the cost is only counted afterwards.
     const limited = Object.values(this.call.limits).some((limit) => limit !== undefined);
+    // the reservation holds the largest answer the request can get: the output cap it is sent with
     const outcome = limited
-      ? await this.#reserve(expectedCostUsd(price, request), request.signal)
+      ? await this.#reserve(expectedCostUsd(price, { ...request, maxTokens: outputCapOf(this.maxOutputTokens, request) }), request.signal)
       : ({ kind: 'reserved', reservation: { keys: ledger.spendKeys(this.call.subject, clock()), nanos: 0 } } as const);
     if (outcome.kind !== 'reserved') {
       const error = new BudgetExceededError(outcome.scope, outcome.limitUsd, outcome.resetsAt, outcome.notify);

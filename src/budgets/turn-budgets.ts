@@ -42,6 +42,23 @@ export class TurnBudgets {
     return mergeLimits(this.options.defaults, console, ...this.options.levelsFor(message));
   }
 
+  /**
+   * A cost already incurred outside a ChatModel (a voice note's transcription) on the message's user, chat and
+   * agent budgets: settled as it is, with nothing reserved (it cannot be refused any more; the turn's next model
+   * call is, when the budget is used up). A failure is logged: the turn stands.
+   */
+  async charge(message: InboundMessage, usd: number): Promise<void> {
+    const { ledger, metrics, logger } = this.options;
+    const now = (this.options.clock ?? Date.now)();
+    const labels = { agent: message.agentId, channel: message.conversation.channel };
+    try {
+      await ledger.settle({ keys: ledger.spendKeys(subjectOf(message), now), nanos: 0 }, usd, now);
+      metrics?.llmSpendUsd.inc(labels, usd);
+    } catch (error) {
+      logger.warn({ err: error, ...labels }, 'a transcription could not be charged against the budget');
+    }
+  }
+
   async guard(model: ChatModel, message: InboundMessage): Promise<ChatModel> {
     const { ledger, metrics, logger } = this.options;
     const labels = { agent: message.agentId, channel: message.conversation.channel };

@@ -24,7 +24,8 @@ export interface ModelInfo {
 export interface CommandDependencies {
   stopSession(sessionKey: string): Promise<{ abortedTurns: number; droppedMessages: number }>;
   resetSession(sessionKey: string): Promise<void>;
-  requestCompaction(sessionKey: string): Promise<'scheduled' | 'nothing-to-compact'>;
+  /** `message`: the /compact itself; the summary is charged to its user, chat and agent. */
+  requestCompaction(sessionKey: string, message: InboundMessage): Promise<'scheduled' | 'nothing-to-compact'>;
   sessionUsage(sessionKey: string): Promise<SessionUsage | undefined>;
   queueDepth(sessionKey: string): Promise<{ pending: number; active: number }>;
   /** The model /status names: one for all, or the session's agent's (config file agents). */
@@ -61,7 +62,7 @@ export function createCommandHandler(deps: CommandDependencies) {
         await deps.resetSession(sessionKey);
         return 'Started a fresh conversation. Earlier messages are kept but no longer sent to the model.';
       case 'compact':
-        return (await deps.requestCompaction(sessionKey)) === 'scheduled'
+        return (await deps.requestCompaction(sessionKey, message)) === 'scheduled'
           ? 'Summarizing the conversation so far; the next answer uses the summary.'
           : 'Nothing to summarize yet.';
       case 'status':

@@ -21,6 +21,8 @@ export interface LlmConfig {
   baseUrl: string | undefined;
   stream: boolean;
   contextWindow: number;
+  /** The output cap sent on every request (LLM_MAX_OUTPUT_TOKENS; per agent in the config file); budgets reserve against it. */
+  maxOutputTokens: number;
   timeoutMs: number;
   maxRetries: number;
 }
@@ -133,6 +135,8 @@ export interface AppConfig {
   /** The default agent's limit (`agents[0].maxIterations`). */
   maxIterations: number;
   historyTurns: number;
+  /** COMPACTION_TIMEOUT_MS: the memory flush and the summary together; past it a turn trims instead. */
+  compactionTimeoutMs: number;
   /** MEDIA_* and TRANSCRIBE_*: the attachment pipeline's limits and the transcription endpoint. */
   media: MediaConfig;
   /** Every agent; the first is the default (id `main` when no config file names agents). */

@@ -27,6 +27,8 @@ export const EnvironmentSchema = Type.Object({
   LLM_PROVIDER: Optional(Type.Union([Type.Literal('openai'), Type.Literal('anthropic')])),
   LLM_MODEL: Optional(Type.String({ minLength: 1 })),
   LLM_CONTEXT_WINDOW: Optional(PositiveInt),
+  LLM_MAX_OUTPUT_TOKENS: Optional(PositiveInt),
+  COMPACTION_TIMEOUT_MS: Optional(Type.Integer({ minimum: 1000 })),
   LLM_TIMEOUT_MS: Optional(PositiveInt),
   LLM_MAX_RETRIES: Optional(Type.Integer({ minimum: 0, maximum: 10 })),
   OPENAI_API_KEY: Optional(Type.String()),

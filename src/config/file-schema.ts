@@ -99,6 +99,8 @@ export const AgentSchema = Type.Object(
     /** Unset: OPENAI_BASE_URL / ANTHROPIC_BASE_URL by provider. */
     baseUrl: Optional(Url),
     contextWindow: Optional(PositiveInt),
+    /** The output cap of every request of this agent (LLM_MAX_OUTPUT_TOKENS for the default agent). */
+    maxOutputTokens: Optional(PositiveInt),
     systemPrompt: Optional(Type.String()),
     maxIterations: Optional(PositiveInt),
     /** Daily USD limits for this agent's users, chats and the agent as a whole (CONTRACT §14). */

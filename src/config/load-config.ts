@@ -5,6 +5,9 @@ import { BotError } from '../core/errors.js';
 import { MEDIA_DEFAULTS, type MediaConfig } from '../media/media-config.js';
 import { DEFAULT_HTTP_LIMITS } from '../gateway/http-limits.js';
 import { parsePriceOverrides } from '../llm/price-overrides.js';
+
+/** COMPACTION_TIMEOUT_MS: tens of seconds, the most a turn waits on a summary before it trims instead. */
+const DEFAULT_COMPACTION_TIMEOUT_MS = 30_000;
 import type { AppConfig, PlatformName } from './app-config.js';
 import { describeError, locateConfigFile, readConfigFile, type LoadedConfigFile } from './config-file.js';
 import { EnvironmentSchema, type Environment } from './environment-schema.js';
@@ -88,6 +91,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: Loa
     systemPrompt: defaultAgent.systemPrompt,
     maxIterations: defaultAgent.maxIterations,
     historyTurns: env.HISTORY_TURNS ?? 50,
+    compactionTimeoutMs: env.COMPACTION_TIMEOUT_MS ?? DEFAULT_COMPACTION_TIMEOUT_MS,
     media: mediaConfig(env),
     agents,
     accounts,

@@ -8,6 +8,8 @@ export const DEFAULT_AGENT_ID = 'main';
 export const DEFAULT_MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6' } as const;
 const DEFAULT_CONTEXT_WINDOWS = { openai: 128_000, anthropic: 200_000 } as const;
 const DEFAULT_MAX_ITERATIONS = 20;
+/** A long answer's worth; a request may ask for less (summaries), never more. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 const keyVariable = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
 const baseUrlVariable = { openai: 'OPENAI_BASE_URL', anthropic: 'ANTHROPIC_BASE_URL' } as const;
@@ -37,6 +39,7 @@ export function mergeAgents(env: Environment, file: LoadedConfigFile | undefined
       baseUrl: isDefault ? (envBaseUrl ?? entry.baseUrl) : (entry.baseUrl ?? envBaseUrl),
       stream: env.LLM_STREAM ?? true,
       contextWindow: fromEnv(env.LLM_CONTEXT_WINDOW) ?? entry.contextWindow ?? DEFAULT_CONTEXT_WINDOWS[provider],
+      maxOutputTokens: fromEnv(env.LLM_MAX_OUTPUT_TOKENS) ?? entry.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       timeoutMs: env.LLM_TIMEOUT_MS ?? 120_000,
       maxRetries: env.LLM_MAX_RETRIES ?? 4,
     };

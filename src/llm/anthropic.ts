@@ -5,13 +5,11 @@ import { BotError } from '../core/errors.js';
 import { withCacheBreakpoints } from './anthropic-cache-breakpoints.js';
 import { AnthropicStreamAssembler, finishFromMessage } from './anthropic-stream-assembler.js';
 import { boundedRetryFetch } from './bounded-retry-fetch.js';
-import type { ChatModel, ChatRequest, ModelStreamEvent } from './chat-model.js';
+import { outputCapOf, type ChatModel, type ChatRequest, type ModelStreamEvent } from './chat-model.js';
 import { convertAnthropicMessages, hasToolBlocks } from './convert-anthropic-messages.js';
 import { convertAnthropicTools } from './convert-tools.js';
 import { toBotError } from './provider-errors.js';
 import { readModelStream } from './read-model-stream.js';
-
-export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
 /**
  * A model behind the Anthropic Messages API. Retries (408/409/429/5xx/529 and connection
@@ -30,6 +28,7 @@ export function createAnthropicModel(config: LlmConfig): ChatModel {
     provider: 'anthropic',
     model: config.model,
     contextWindow: config.contextWindow,
+    maxOutputTokens: config.maxOutputTokens,
     stream: (request) => (config.stream ? streamMessage(client, config, request) : completeOnce(client, config, request)),
   };
 }
@@ -65,7 +64,7 @@ export function buildParams(config: LlmConfig, request: ChatRequest): MessageCre
   const cached = withCacheBreakpoints(request.system, sendTools ? converted : undefined, convertAnthropicMessages(request.messages));
   const params: MessageCreateParamsBase = {
     model: config.model,
-    max_tokens: request.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+    max_tokens: outputCapOf(config.maxOutputTokens, request),
     messages: cached.messages,
   };
   if (request.system) params.system = cached.system;

@@ -13,6 +13,7 @@ export interface ChatRequest {
   tools?: ToolSpec[];
   /** `none` keeps tool definitions out of the request (max-iterations summary, summarization). */
   toolChoice?: 'auto' | 'none';
+  /** Asks for a smaller output cap than the model's `maxOutputTokens` (summaries); never a larger one. */
   maxTokens?: number;
   /** Ignored by Anthropic: its API version in this SDK has no sampling parameters. */
   temperature?: number;
@@ -54,8 +55,15 @@ export interface ChatModel {
   readonly provider: 'openai' | 'anthropic';
   readonly model: string;
   readonly contextWindow: number;
+  /** The output cap every request carries (LLM_MAX_OUTPUT_TOKENS): OpenAI `max_completion_tokens`, Anthropic `max_tokens`. */
+  readonly maxOutputTokens: number;
   /** Streams deltas and ends with `finish`; with streaming off it yields only `finish`. */
   stream(request: ChatRequest): AsyncIterable<ModelStreamEvent>;
+}
+
+/** The output cap a request is sent with: its own `maxTokens` when smaller, else the model's cap. */
+export function outputCapOf(maxOutputTokens: number, request: Pick<ChatRequest, 'maxTokens'>): number {
+  return request.maxTokens === undefined ? maxOutputTokens : Math.min(request.maxTokens, maxOutputTokens);
 }
 
 export async function complete(model: ChatModel, request: ChatRequest): Promise<ModelResponse> {

@@ -3,7 +3,7 @@ import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/compl
 import type { LlmConfig } from '../config/app-config.js';
 import { BotError } from '../core/errors.js';
 import { boundedRetryFetch } from './bounded-retry-fetch.js';
-import type { ChatModel, ChatRequest, ModelStreamEvent } from './chat-model.js';
+import { outputCapOf, type ChatModel, type ChatRequest, type ModelStreamEvent } from './chat-model.js';
 import { convertOpenAiMessages } from './convert-openai-messages.js';
 import { convertOpenAiTools } from './convert-tools.js';
 import { finishFromCompletion, OpenAiStreamAssembler } from './openai-stream-assembler.js';
@@ -28,6 +28,7 @@ export function createOpenAiModel(config: LlmConfig): ChatModel {
     provider: 'openai',
     model: config.model,
     contextWindow: config.contextWindow,
+    maxOutputTokens: config.maxOutputTokens,
     stream: (request) => (config.stream ? streamCompletion(client, config, request) : completeOnce(client, config, request)),
   };
 }
@@ -64,19 +65,26 @@ export function buildParams(config: LlmConfig, request: ChatRequest): ChatComple
   };
   // `none` sends no tools at all rather than tool_choice "none": fewer tokens, and every compatible server understands it.
   if (request.toolChoice !== 'none' && request.tools?.length) params.tools = convertOpenAiTools(request.tools);
-  if (request.maxTokens !== undefined) {
-    if (usesOfficialApi(config.baseUrl)) params.max_completion_tokens = request.maxTokens;
-    else params.max_tokens = request.maxTokens;
-  }
+  // Every request carries a cap, so one runaway answer cannot outgrow its budget reservation.
+  const cap = outputCapOf(config.maxOutputTokens, request);
+  params.max_completion_tokens = cap;
+  if (!refusesMaxTokens(config.baseUrl)) params.max_tokens = cap;
   if (request.temperature !== undefined) params.temperature = request.temperature;
   if (request.cacheKey !== undefined && usesOfficialApi(config.baseUrl)) params.prompt_cache_key = request.cacheKey;
   return params;
 }
 
 /**
- * OpenAI deprecated `max_tokens` (its reasoning models reject it) while many compatible servers
- * only know `max_tokens`.
+ * OpenAI deprecated `max_tokens`: its reasoning models (on api.openai.com and on Azure) reject it, so those
+ * get only `max_completion_tokens`; many compatible servers only know `max_tokens`: they get both, and each
+ * reads the one it knows.
  */
+function refusesMaxTokens(baseUrl: string | undefined): boolean {
+  if (usesOfficialApi(baseUrl)) return true;
+  return URL.canParse(baseUrl!) && new URL(baseUrl!).hostname.endsWith('.openai.azure.com');
+}
+
+/** The OpenAI API itself (not a compatible server): it takes `prompt_cache_key`. */
 function usesOfficialApi(baseUrl: string | undefined): boolean {
   if (baseUrl === undefined) return true;
   return URL.canParse(baseUrl) && new URL(baseUrl).hostname.endsWith('openai.com');

@@ -41,6 +41,33 @@ export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
 };
 
 /**
+ * Speech-to-text list prices: per million tokens (audio in, text out) for the models that report tokens, and per
+ * minute of audio for those that report seconds.
+ */
+export const TRANSCRIPTION_PRICES: Readonly<Record<string, ModelPrice & { perMinute?: number }>> = {
+  'gpt-4o-transcribe': { input: 6, output: 10, perMinute: 0.006 },
+  'gpt-4o-mini-transcribe': { input: 3, output: 5, perMinute: 0.003 },
+  'whisper-1': { input: 0, output: 0, perMinute: 0.006 },
+};
+
+/**
+ * A transcription's cost: its tokens at the model's token price (LLM_PRICES may name the model too), or its
+ * seconds at the per-minute price; undefined when no price is known.
+ */
+export function transcriptionCostOf(
+  model: string,
+  billed: { usage?: Usage | undefined; seconds?: number | undefined },
+  overrides: Record<string, ModelPrice> = {},
+): number | undefined {
+  const name = model.slice(model.lastIndexOf('/') + 1);
+  const price = overrides[name] ?? TRANSCRIPTION_PRICES[name];
+  if (billed.usage && price) return (billed.usage.inputTokens * price.input + billed.usage.outputTokens * price.output) / 1_000_000;
+  const perMinute = TRANSCRIPTION_PRICES[name]?.perMinute;
+  if (billed.seconds !== undefined && perMinute !== undefined) return (billed.seconds / 60) * perMinute;
+  return undefined;
+}
+
+/**
  * The price of a model name: exact, else the longest known name it starts with followed by `-`
  * (`gpt-4o-mini-2024-07-18`, `claude-sonnet-4-5-20250929`). A router prefix (`openai/gpt-4o`) is ignored.
  */
@@ -54,6 +81,11 @@ export function priceOf(model: string, overrides: Record<string, ModelPrice> = {
     if (prefix) return table[prefix];
   }
   return undefined;
+}
+
+/** The cost of a call with LLM_PRICES over the built-in table; undefined for a model with no known price. */
+export function priceTableOf(overrides: Record<string, ModelPrice> = {}): (model: string, usage: Usage) => number | undefined {
+  return (model, usage) => (priceOf(model, overrides) ? costOf(model, usage, overrides) : undefined);
 }
 
 /** USD for one call; an unknown model costs 0 (we would rather under-report than guess). */

@@ -210,9 +210,11 @@ async function transcribe(
   const started = Date.now();
   try {
     const extension = sniffed?.label ?? 'ogg';
-    const text = await deps.transcriber!({ bytes, fileName: `audio.${extension}`, mimeType }, turn.signal);
+    const { text, usage, seconds, costUsd } = await deps.transcriber!({ bytes, fileName: `audio.${extension}`, mimeType }, turn.signal);
     deps.metrics?.transcriptionSeconds.observe((Date.now() - started) / 1000);
-    media.spans.push({ kind: 'media', name: 'transcribe', startedAt: started, durationMs: Date.now() - started, error: undefined, detail: `${bytes.length} bytes of ${mimeType} → ${text.length} characters` });
+    // a model call like any other: its tokens (or seconds) and cost are the turn's (turn/media-charges.ts)
+    const billed = seconds !== undefined ? `, ${seconds} s of audio billed` : '';
+    media.spans.push({ kind: 'media', name: 'transcribe', startedAt: started, durationMs: Date.now() - started, error: undefined, detail: `${bytes.length} bytes of ${mimeType} → ${text.length} characters${billed}`, usage, costUsd });
     if (text === '') return fail('transcription-failed', 'no speech could be made out in it');
     stored.transcript = text;
     // like a document's text, a transcript is bounded by MEDIA_TEXT_MAX_CHARS (not by the typed words' limit)

@@ -5,12 +5,13 @@ import type { Logger } from '../observability/logger.js';
 import type { SessionRow } from '../store/schema/sessions.js';
 import type { MemoryService } from './memory-service.js';
 
-const FLUSH_TIMEOUT_MS = 60_000;
-
-/** The compactor's memory flush: ask the session's model once for durable facts, store them merged. */
+/**
+ * The compactor's memory flush: ask the session's model once for durable facts, store them merged. Bounded and
+ * cancelled by the compactor's signal (its share of COMPACTION_TIMEOUT_MS, the turn's /stop).
+ */
 export function createMemoryFlush(service: MemoryService, logger: Logger) {
   return async (session: SessionRow, dropped: ChatMessage[], model: ChatModel, signal?: AbortSignal): Promise<void> => {
-    const facts = await flushMemoryFacts(model, dropped, { timeoutMs: FLUSH_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+    const facts = await flushMemoryFacts(model, dropped, signal ? { signal } : {});
     if (facts.length === 0) return;
     const scope = service.scopeOf(session, session.userId ?? session.chatId);
     const stored = await service.storeFlushed(scope, facts);

@@ -15,6 +15,8 @@ export interface InboundJobData {
   sessionKey: string;
   dedupeKey?: string;
   channel?: string;
+  /** A `compact` job: the /compact message, whose user, chat and agent the summary is charged to. */
+  requestedBy?: InboundMessage;
 }
 
 export type SubmitResult = { kind: 'queued'; sessionKey: string } | { kind: 'duplicate'; sessionKey: string };
@@ -76,8 +78,8 @@ export class InboundQueue {
   }
 
   /** /compact: a worker summarizes the session (the summarization lock keeps it to one at a time). */
-  async addCompactionJob(sessionKey: string): Promise<void> {
-    await this.queue.add(COMPACT_JOB, { sessionKey }, { jobId: `c.${randomUUID()}`, attempts: 1 });
+  async addCompactionJob(sessionKey: string, requestedBy?: InboundMessage): Promise<void> {
+    await this.queue.add(COMPACT_JOB, { sessionKey, ...(requestedBy ? { requestedBy } : {}) }, { jobId: `c.${randomUUID()}`, attempts: 1 });
   }
 
   /** Moves a parked (delayed) job to the front; tolerant of the job still being on its way to `delayed`. */

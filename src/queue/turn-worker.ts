@@ -41,7 +41,7 @@ export interface TurnWorkerOptions {
   lateRounds?: number;
   lateRoundDelayMs?: number;
   /** `compact` jobs (from /compact): summarize the session now, beside any running turn. */
-  runCompaction?: (sessionKey: string) => Promise<string>;
+  runCompaction?: (sessionKey: string, requestedBy?: InboundMessage) => Promise<string>;
   logger: Logger;
   metrics?: Metrics;
 }
@@ -77,7 +77,7 @@ export class TurnWorker {
   private async process(job: Job<InboundJobData>, token: string | undefined): Promise<string> {
     const { scheduler } = this.options;
     const { sessionKey } = job.data;
-    if (job.name === COMPACT_JOB) return (await this.options.runCompaction?.(sessionKey)) ?? 'no-compactor';
+    if (job.name === COMPACT_JOB) return (await this.options.runCompaction?.(sessionKey, job.data.requestedBy)) ?? 'no-compactor';
     const claim = await scheduler.acquire(sessionKey, job.id!);
     switch (claim.kind) {
       case 'empty':

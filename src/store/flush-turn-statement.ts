@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { TraceSpan } from '../agent/agent-events.js';
+import type { LlmCallPurpose, TraceSpan } from '../agent/agent-events.js';
 import type { TurnMessage, TurnRecord } from './turn-record.js';
 
 /**
@@ -52,9 +52,9 @@ claimed as (
   returning next_seq - ${count}::bigint as first_seq
 ),
 inserted_messages as (
-  insert into messages (session_id, seq, run_id, role, parts, inbound_key, created_at, attachments)
+  insert into messages (session_id, seq, run_id, role, parts, inbound_key, created_at, attachments, omitted_from_context)
   select ${sessionId}::uuid, claimed.first_seq + message.ordinality - 1, ${runId}::text,
-         message.role, message.parts, message.inbound_key, message.created_at, message.attachments
+         message.role, message.parts, message.inbound_key, message.created_at, message.attachments, message.omitted_from_context
     from claimed,
          jsonb_populate_recordset(null::messages, ${messageRows}::text::jsonb) with ordinality as message
 ),
@@ -72,11 +72,11 @@ select (select count(*) from inserted_run)::integer as written`;
 }
 
 /** A NaN from a provider's odd usage report must not poison the session totals or fail the turn. */
-function whole(value: number): number {
+export function whole(value: number): number {
   return Number.isFinite(value) ? Math.round(value) : 0;
 }
 
-function amount(value: number): number {
+export function amount(value: number): number {
   return Number.isFinite(value) ? value : 0;
 }
 
@@ -94,7 +94,7 @@ function timestamp(date: Date): string {
   return Number.isFinite(time) && time >= 0 && time < 253_402_300_800_000 ? date.toISOString() : new Date().toISOString();
 }
 
-function toJson(value: unknown): string {
+export function toJson(value: unknown): string {
   return JSON.stringify(value, (_key, member: unknown) => (typeof member === 'string' ? withoutNul(member) : member));
 }
 
@@ -105,10 +105,14 @@ function messageRow(message: TurnMessage) {
     inbound_key: message.inboundKey ?? null,
     created_at: timestamp(message.createdAt),
     attachments: message.attachments?.length ? message.attachments : null,
+    omitted_from_context: message.omittedFromContext === true,
   };
 }
 
-function spanRow(span: TraceSpan, position: number) {
+/** What a call made outside the agent loop was for, as its span's output preview says. */
+const LLM_PURPOSE_LABELS: Record<LlmCallPurpose, string> = { summary: 'summary', 'memory-flush': 'memory flush' };
+
+export function spanRow(span: TraceSpan, position: number) {
   const common = {
     position,
     kind: span.kind,
@@ -129,7 +133,7 @@ function spanRow(span: TraceSpan, position: number) {
         cache_write_tokens: span.usage?.cacheWriteTokens === undefined ? null : whole(span.usage.cacheWriteTokens),
         cost_usd: span.costUsd === undefined ? null : amount(span.costUsd),
         is_error: span.error !== undefined,
-        output_preview: null,
+        output_preview: span.purpose ? LLM_PURPOSE_LABELS[span.purpose] : null,
         input: span.input ?? null,
       };
     case 'tool':
@@ -152,11 +156,11 @@ function spanRow(span: TraceSpan, position: number) {
         ...common,
         iteration: null,
         tool_call_id: null,
-        input_tokens: null,
-        output_tokens: null,
+        input_tokens: span.usage ? whole(span.usage.inputTokens) : null,
+        output_tokens: span.usage ? whole(span.usage.outputTokens) : null,
         cache_read_tokens: null,
         cache_write_tokens: null,
-        cost_usd: null,
+        cost_usd: span.costUsd === undefined ? null : amount(span.costUsd),
         is_error: span.error !== undefined,
         output_preview: span.detail,
         input: null,

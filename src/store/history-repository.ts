@@ -9,6 +9,8 @@ export interface StoredMessage {
   parts: MessagePart[];
   runId: string | null;
   createdAt: Date;
+  /** Stored, but left out of the model's context (see agent/history/omitted-messages.ts). */
+  omittedFromContext: boolean;
 }
 
 export interface LoadHistoryOptions {
@@ -21,7 +23,14 @@ export interface LoadHistoryOptions {
 /** The session's current conversation in seq order, from max(history start, fromSeq). */
 export async function loadHistory(db: StoreDatabase, sessionId: string, options: LoadHistoryOptions = {}): Promise<StoredMessage[]> {
   const query = db
-    .select({ seq: messages.seq, role: messages.role, parts: messages.parts, runId: messages.runId, createdAt: messages.createdAt })
+    .select({
+      seq: messages.seq,
+      role: messages.role,
+      parts: messages.parts,
+      runId: messages.runId,
+      createdAt: messages.createdAt,
+      omittedFromContext: messages.omittedFromContext,
+    })
     .from(messages)
     .innerJoin(sessions, eq(sessions.id, messages.sessionId))
     .where(and(eq(messages.sessionId, sessionId), gte(messages.seq, sql`greatest(${sessions.historyStartSeq}, ${options.fromSeq ?? 0})`)));

@@ -40,7 +40,8 @@ export async function sessionStats(db: StoreDatabase, key: string): Promise<Sess
   const rows = await db
     .select({ role: messages.role, parts: messages.parts })
     .from(messages)
-    .where(and(eq(messages.sessionId, session.id), gte(messages.seq, fromSeq)))
+    // what a turn replays: messages left out of the context (a turn refused as too long) are not counted
+    .where(and(eq(messages.sessionId, session.id), gte(messages.seq, fromSeq), eq(messages.omittedFromContext, false)))
     .orderBy(asc(messages.seq))
     .limit(CONTEXT_LOAD_LIMIT);
   const media = await mediaStats(db, session.id, session.historyStartSeq);

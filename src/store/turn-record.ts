@@ -23,6 +23,8 @@ export interface TurnMessage {
   createdAt: Date;
   /** A user message's files: metadata, outcome, transcript or extracted text (never the bytes). */
   attachments?: StoredAttachment[] | undefined;
+  /** Stored but left out of every later request (a turn refused as too long). */
+  omittedFromContext?: boolean | undefined;
 }
 
 export interface TurnRun {

@@ -47,7 +47,8 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
   }
   const stored = await storeTurn(deps, record);
   await Promise.all([deps.deliveries.clear(turnId), deps.checkpoints.clear(sessionKey, turnId)]);
-  if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey);
+  // caused by this turn: charged to its message's budgets, its calls added to its run
+  if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey, { runId: turnId, message: request.messages.at(-1)! });
   if (pending.consumedContext > 0) await deps.groupContext.consume(contextKeyOf(request.messages[0]!), pending.consumedContext);
   const outcome: TurnOutcome = stored.run.status === 'failed' ? { kind: 'failed' } : stored.run.status === 'cancelled' ? { kind: 'cancelled' } : { kind: stored.run.silent ? 'silent' : 'completed' };
   await deps.afterTurn?.({ messages: request.messages, record: stored, outcome }).catch((error: unknown) =>

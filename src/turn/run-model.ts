@@ -16,7 +16,7 @@ import type { ChatMessage } from '../core/chat-message.js';
 import { BotError } from '../core/errors.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { TurnAbortError } from '../core/turn-abort.js';
-import { costOf, priceOf, type ModelPrice } from '../llm/pricing.js';
+import { priceTableOf } from '../llm/pricing.js';
 import type { ApprovalGate } from '../agent/approval-gate.js';
 import { createApprovalGate } from '../approvals/approval-gate.js';
 import { createUnattendedGate } from '../approvals/unattended-gate.js';
@@ -47,11 +47,6 @@ export interface ModelTurnInput {
 
 /** CONTRACT §11: unanswered for ten minutes, a call counts as denied. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 600_000;
-
-const pricesWith =
-  (overrides: Record<string, ModelPrice> = {}) =>
-  (model: string, usage: Parameters<typeof costOf>[1]) =>
-    priceOf(model, overrides) ? costOf(model, usage, overrides) : undefined;
 
 /** The summary preamble and the stored history as the model sees them (a DM's user messages with their time). */
 function priorMessages(summary: string | undefined, history: Array<ChatMessage & { createdAt?: Date }>, dm: boolean): ChatMessage[] {
@@ -161,7 +156,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     },
     clock: input.clock,
     traceVerbose: deps.settings.traceVerbose,
-    prices: pricesWith(deps.settings.llmPrices),
+    prices: priceTableOf(deps.settings.llmPrices),
     resume: steps,
     checkpoint,
     context,
@@ -175,7 +170,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
   if (!terminal) throw new BotError('internal', 'agent run ended without a terminal event');
   // Judged on what the session holds since its summary (not on the pruned list the model saw).
   const summarizeDue = summaryDue([...prior, ...input.user.forModel, ...terminal.messages], {
-    budget: contextBudget(deps.model.contextWindow),
+    budget: contextBudget(deps.model.contextWindow, deps.model.maxOutputTokens),
     historyTurns: deps.settings.historyTurns,
     factor: deps.calibration.factor(`${deps.model.provider}:${deps.model.model}`),
   });

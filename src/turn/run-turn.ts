@@ -11,8 +11,10 @@ import { openLiveDraft } from './live-draft.js';
 import type { TerminalEvent } from '../agent/index.js';
 import { withMediaNotices } from '../media/index.js';
 import { runModelTurn } from './run-model.js';
+import { mediaCharges } from './media-charges.js';
 import { prepareTurnMedia } from './turn-media.js';
 import { sessionInfoOf } from './session-info.js';
+import { isTooLongForModel, leftOutOfContext, TOO_LONG_REPLY } from './too-long.js';
 import { buildTurnInput } from './turn-input.js';
 import { forAgent, type TurnDependencies } from './turn-dependencies.js';
 
@@ -49,6 +51,8 @@ export function createTurnRunner(deps: TurnDependencies) {
     const groupLines = latest.conversation.chatType === 'group' ? await deps.groupContext.peek(contextKeyOf(messages[0]!)) : [];
     const media = await prepareTurnMedia(agentDeps, messages, channel, request.signal);
     const user = buildTurnInput(messages, groupLines, deps.settings.inputGuard, log, media);
+    const charges = mediaCharges(user.spans);
+    if (charges.costUsd > 0) await deps.budgets?.charge?.(latest, charges.costUsd);
     const record = (run: Partial<TurnRecord['run']> & Pick<TurnRecord['run'], 'status'>, terminal?: TerminalEvent): TurnRecord => ({
       runId: turnId,
       sessionKey,
@@ -59,11 +63,11 @@ export function createTurnRunner(deps: TurnDependencies) {
         provider: agentDeps.model.provider,
         model: agentDeps.model.model,
         iterations: terminal?.iterations ?? 0,
-        inputTokens: terminal?.usage.inputTokens ?? 0,
-        outputTokens: terminal?.usage.outputTokens ?? 0,
+        inputTokens: (terminal?.usage.inputTokens ?? 0) + charges.usage.inputTokens,
+        outputTokens: (terminal?.usage.outputTokens ?? 0) + charges.usage.outputTokens,
         cacheReadTokens: terminal?.usage.cacheReadTokens ?? 0,
         cacheWriteTokens: terminal?.usage.cacheWriteTokens ?? 0,
-        costUsd: terminal?.costUsd ?? 0,
+        costUsd: (terminal?.costUsd ?? 0) + charges.costUsd,
         startedAt,
         finishedAt: new Date(clock()),
         deliveredMessageIds: [],
@@ -112,6 +116,12 @@ export function createTurnRunner(deps: TurnDependencies) {
         // one notice per chat per day (decided in the same Redis round trip as the refusal); later refusals are silent
         const notice = refusal.notify ? budgetNotice(refusal) : '';
         return await finishTurn(deps, request, newDelivery(record({ status: 'budget_exceeded', error: refusal.message }, terminal), notice, true, groupLines.length));
+      }
+      if (terminal.type === 'run-error' && isTooLongForModel(terminal.error)) {
+        // not retried: the same request would be refused again; kept out of later turns so the chat goes on
+        log.warn({ err: terminal.error }, 'the model refused the turn as too long even after compaction and trimming');
+        const stored = leftOutOfContext(record({ status: 'failed', error: errorMessage(terminal.error) }, terminal));
+        return await finishTurn(deps, request, newDelivery(stored, TOO_LONG_REPLY, true, groupLines.length));
       }
       if (terminal.type === 'run-error') {
         const error = terminal.error;

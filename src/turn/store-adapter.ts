@@ -1,3 +1,4 @@
+import { withOmittedAsNotes } from '../agent/history/index.js';
 import { ensureSession, findRun, flushTurn, latestSummary, loadHistory, type StoreDatabase } from '../store/index.js';
 import type { SessionInfo, TurnStore } from './turn-dependencies.js';
 
@@ -24,7 +25,8 @@ export function createTurnStore(db: StoreDatabase): TurnStore {
         ...(summary ? { fromSeq: summary.coversUpToSeq + 1 } : {}),
         limit: HISTORY_LOAD_LIMIT,
       });
-      return { summary: summary?.summary, history: history.map(({ role, parts, createdAt }) => ({ role, parts, createdAt })) };
+      // a turn refused as too long stays stored but is never replayed: it would fail every later turn the same way
+      return { summary: summary?.summary, history: withOmittedAsNotes(history).map(({ role, parts, createdAt }) => ({ role, parts, createdAt })) };
     },
     flushTurn: (record) => flushTurn(db, record),
   };

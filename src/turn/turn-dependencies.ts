@@ -97,7 +97,11 @@ export interface TurnDependencies {
   /** Approval requests in Redis; absent: tools that need approval are refused (nobody can be asked). */
   approvals?: ApprovalRecords;
   /** Daily budgets: wraps a turn's model so each call is reserved and settled (src/budgets); absent: no limits. */
-  budgets?: { guard(model: ChatModel, message: InboundMessage): Promise<ChatModel> };
+  budgets?: {
+    guard(model: ChatModel, message: InboundMessage): Promise<ChatModel>;
+    /** Charges a cost already incurred outside a ChatModel (a transcription) to the message's budgets. */
+    charge?(message: InboundMessage, usd: number): Promise<void>;
+  };
   /** The system prompt's memory lines for a turn (src/memory), chosen by the new messages' text; absent: no memory section. */
   memoryLines?: (message: InboundMessage, query: string) => Promise<string[]>;
   /** `send_file` records (once per turn and tool call); absent: the tool reports that files cannot be sent. */

@@ -92,7 +92,7 @@ describe('LLM_PRICES', () => {
 });
 
 describe('the expected cost of a call', () => {
-  const request = { system: 'You are helpful.', messages: [{ role: 'user' as const, parts: [{ type: 'text' as const, text: 'Hello there, how are you?' }] }] };
+  const request = { system: 'You are helpful.', messages: [{ role: 'user' as const, parts: [{ type: 'text' as const, text: 'Hello there, how are you?' }] }], maxTokens: 4096 };
 
   it('is the whole prompt at the input (or higher cache-write) price plus the output cap at the output price', () => {
     const outputOnly = expectedCostUsd({ input: 0, output: 100 }, request);

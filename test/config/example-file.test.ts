@@ -21,6 +21,8 @@ describe('bot.config.example.yaml', () => {
       { cwd: ROOT },
     );
     expect(config.agents.map((agent) => agent.id)).toEqual(['main', 'support']);
+    // an agent's own output cap; the others get LLM_MAX_OUTPUT_TOKENS' default
+    expect(config.agents.map((agent) => agent.llm.maxOutputTokens)).toEqual([4096, 2048]);
     expect(config.accounts.telegram.map((account) => account.name)).toEqual(['main', 'support']);
     expect(config.dmPolicy).toBe('pairing');
   });

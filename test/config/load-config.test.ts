@@ -35,6 +35,13 @@ describe('loadConfig', () => {
     expect(config.llm).toMatchObject({ provider: 'openai', stream: true, apiKey: 'sk-test' });
   });
 
+  it('caps every request at LLM_MAX_OUTPUT_TOKENS (4096) and bounds compaction by COMPACTION_TIMEOUT_MS (30 s)', () => {
+    expect(loadConfig(base)).toMatchObject({ compactionTimeoutMs: 30_000, llm: { maxOutputTokens: 4096 } });
+    expect(loadConfig({ ...base, LLM_MAX_OUTPUT_TOKENS: '1024', COMPACTION_TIMEOUT_MS: '5000' })).toMatchObject({ compactionTimeoutMs: 5000, llm: { maxOutputTokens: 1024 } });
+    expect(errorOf({ ...base, LLM_MAX_OUTPUT_TOKENS: '0' })).toMatch(/^LLM_MAX_OUTPUT_TOKENS: /);
+    expect(errorOf({ ...base, COMPACTION_TIMEOUT_MS: '10' })).toMatch(/^COMPACTION_TIMEOUT_MS: /);
+  });
+
   it('picks anthropic when only its key is set', () => {
     expect(loadConfig({ ANTHROPIC_API_KEY: 'a' }).llm.provider).toBe('anthropic');
   });

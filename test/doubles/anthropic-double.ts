@@ -58,6 +58,10 @@ export async function startAnthropicDouble(options: AnthropicDoubleOptions = {})
     if (request.method !== 'POST' || path !== MESSAGES_PATH) {
       return exchange.json(404, errorBody(request, 'not_found_error', `Not found: ${request.method} ${path}`));
     }
+    // as the API: the output cap is a required field
+    if (!Number.isInteger(request.body?.max_tokens) || request.body.max_tokens < 1) {
+      return exchange.json(400, errorBody(request, 'invalid_request_error', 'max_tokens: Field required (a positive integer)'));
+    }
     const modelReply = await script.next(request, lastUserText(request.body));
     const replySettings = settingsFor(modelReply, settings);
     if (replySettings.latencyMs > 0 && !(await exchange.pause(replySettings.latencyMs))) return;

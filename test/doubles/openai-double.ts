@@ -58,6 +58,9 @@ export interface Transcription {
 }
 
 export const DEFAULT_TRANSCRIPT = 'Please remind me to water the plants tomorrow';
+/** What the double bills a transcription: audio tokens (gpt-4o-*-transcribe), or seconds (whisper-1). */
+export const TRANSCRIPTION_INPUT_TOKENS = 120;
+export const TRANSCRIPTION_SECONDS = 3;
 
 const COMPLETIONS_PATH = '/v1/chat/completions';
 const EMBEDDINGS_PATH = '/v1/embeddings';
@@ -93,7 +96,11 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
     transcriptions.push(transcription);
     const answer = double.transcriber(transcription);
     if (typeof answer !== 'string') return exchange.json(answer.status, errorBody('transcription failed in the double', answer.status >= 500 ? 'server_error' : 'invalid_request_error'));
-    exchange.json(200, { text: answer, usage: { type: 'duration', seconds: 1 } });
+    // as OpenAI bills them: whisper-1 by the second, the gpt-4o transcription models by the token
+    const usage = model.startsWith('whisper')
+      ? { type: 'duration', seconds: TRANSCRIPTION_SECONDS }
+      : { type: 'tokens', input_tokens: TRANSCRIPTION_INPUT_TOKENS, output_tokens: Math.ceil(answer.length / 4), total_tokens: TRANSCRIPTION_INPUT_TOKENS + Math.ceil(answer.length / 4), input_token_details: { audio_tokens: TRANSCRIPTION_INPUT_TOKENS, text_tokens: 0 } };
+    exchange.json(200, { text: answer, usage });
   }
 
   const http = await startHttpDouble(async (exchange) => {
@@ -110,6 +117,12 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
     if (request.method === 'POST' && path === TRANSCRIPTIONS_PATH) return transcribe(exchange);
     if (request.method !== 'POST' || path !== COMPLETIONS_PATH) {
       return exchange.json(404, errorBody(`Unknown request URL: ${request.method} ${path}`, 'invalid_request_error'));
+    }
+    for (const field of ['max_tokens', 'max_completion_tokens']) {
+      const cap = request.body?.[field];
+      if (cap !== undefined && cap !== null && (!Number.isInteger(cap) || cap < 1)) {
+        return exchange.json(400, errorBody(`Invalid '${field}': expected a positive integer.`, 'invalid_request_error', 'invalid_value', field));
+      }
     }
     let promptTokens: number | undefined;
     if (settings.contextWindow !== undefined) {

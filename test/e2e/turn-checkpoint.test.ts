@@ -141,12 +141,15 @@ describe('every failure path ends', () => {
     expect(answersTo(chatId).filter((text) => text === 'Answered without the summary.')).toHaveLength(1);
   });
 
-  it('a provider that always says "too long": the user gets the apology once, and the turn is not retried', async () => {
+  it('a provider that always says "too long": the user is told once why, and the turn is not retried', async () => {
     const chatId = 9106;
     environment.openai.script.respondWith((request) => (isSummaryRequest(request) ? reply.serverError(500) : reply.contextTooLong()));
     await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(chatId, `too long forever (chat ${chatId})`));
-    await waitFor(() => answersTo(chatId).length > 0, { timeoutMs: 60_000, what: 'the apology' });
-    expect(answersTo(chatId)).toEqual(['Sorry, something went wrong while answering. Please try again in a moment.']);
+    await waitFor(() => answersTo(chatId).length > 0, { timeoutMs: 60_000, what: 'the notice' });
+    // issue 20: not the generic apology but why, and what to do (test/e2e/too-long.test.ts covers the next message)
+    expect(answersTo(chatId)).toEqual([
+      'Sorry, that was too long for the model to read in one go. Please send it shorter or split it into several messages (or start over with /new).',
+    ]);
     expect((await storedRun(chatId))[0]).toMatchObject({ status: 'failed' });
     const callsAfter = environment.openai.modelCalls.length;
     await new Promise((resolve) => setTimeout(resolve, 3_000));

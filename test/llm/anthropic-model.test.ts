@@ -61,6 +61,14 @@ describe('Anthropic model against the double', () => {
     expect(double.modelCalls[0]!.body.system).toBeUndefined();
   });
 
+  it('sends the configured output cap as max_tokens on every request (a smaller maxTokens wins, a larger one does not)', async () => {
+    const model = createAnthropicModel(testConfig('anthropic', double.baseUrl, { maxOutputTokens: 640 }));
+    await collect(model.stream({ system: '', messages: [userText('no cap asked for')] }));
+    await collect(model.stream({ system: '', messages: [userText('a smaller one')], maxTokens: 64 }));
+    await collect(model.stream({ system: '', messages: [userText('a larger one')], maxTokens: 9_000 }));
+    expect(double.modelCalls.map((call) => call.body.max_tokens)).toEqual([640, 64, 640]);
+  });
+
   it('reports streamed usage from message_start and message_delta', async () => {
     double.script.push(reply.text('ok', { usage: { inputTokens: 30, outputTokens: 9, cacheReadTokens: 10, cacheWriteTokens: 2 } }));
     const model = createAnthropicModel(testConfig('anthropic', double.baseUrl));

@@ -10,6 +10,7 @@ export function testConfig(provider: LlmConfig['provider'], baseUrl: string, ove
     baseUrl,
     stream: true,
     contextWindow: 128_000,
+    maxOutputTokens: 4096,
     timeoutMs: 5_000,
     maxRetries: 2,
     ...overrides,

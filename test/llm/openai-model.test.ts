@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { userText, type ChatMessage } from '../../src/core/chat-message.js';
 import { complete } from '../../src/llm/chat-model.js';
 import { createChatModel } from '../../src/llm/index.js';
-import { createOpenAiModel } from '../../src/llm/openai.js';
+import { buildParams, createOpenAiModel } from '../../src/llm/openai.js';
 import { startOpenAiDouble, type OpenAiDouble } from '../doubles/openai-double.js';
 import { reply } from '../doubles/model-script.js';
 import { collect, collectUntilError, finishOf, testConfig, textOfEvents } from './model-test-support.js';
@@ -121,6 +121,29 @@ describe('OpenAI model against the double', () => {
     expect(body.tool_choice).toBeUndefined();
     // A compatible server (not api.openai.com) gets the classic field.
     expect(body.max_tokens).toBe(50);
+  });
+
+  it('caps the output of every request at the configured maxOutputTokens (a smaller maxTokens wins, a larger one does not)', async () => {
+    const model = createOpenAiModel(testConfig('openai', double.baseUrl, { maxOutputTokens: 777 }));
+    await collect(model.stream({ system: '', messages: [userText('no cap asked for')] }));
+    await collect(model.stream({ system: '', messages: [userText('a smaller one')], maxTokens: 100 }));
+    await collect(model.stream({ system: '', messages: [userText('a larger one')], maxTokens: 5_000 }));
+    // a compatible server gets both fields and reads the one it knows
+    expect(double.modelCalls.map((call) => [call.body.max_completion_tokens, call.body.max_tokens])).toEqual([
+      [777, 777],
+      [100, 100],
+      [777, 777],
+    ]);
+  });
+
+  it('sends api.openai.com and Azure only max_completion_tokens (their reasoning models refuse max_tokens)', () => {
+    const params = buildParams(testConfig('openai', 'https://api.openai.com/v1', { maxOutputTokens: 2048 }), { system: '', messages: [userText('hi')] });
+    expect(params.max_completion_tokens).toBe(2048);
+    expect(params).not.toHaveProperty('max_tokens');
+    expect(buildParams(testConfig('openai', undefined as unknown as string), { system: '', messages: [userText('hi')] }).max_completion_tokens).toBe(4096);
+    const azure = buildParams(testConfig('openai', 'https://example.openai.azure.com/openai/v1'), { system: '', messages: [userText('hi')] });
+    expect(azure.max_completion_tokens).toBe(4096);
+    expect(azure).not.toHaveProperty('max_tokens');
   });
 
   it('keeps reasoning_content from compatible servers as a reasoning part', async () => {

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import type { TraceSpan } from '../../src/agent/agent-events.js';
-import { findRun, findSession, flushTurn, loadHistory, messages, runSpans, runs, runSpansOf } from '../../src/store/index.js';
+import { appendRunSpans, findRun, findSession, flushTurn, latestRunIdOf, loadHistory, messages, runSpans, runs, runSpansOf } from '../../src/store/index.js';
 import { newSession, turnRecord } from './fixtures.js';
 import { describeEachBackend } from './store-backends.js';
 
@@ -52,6 +52,54 @@ describeEachBackend('flushTurn', (database) => {
     const after = await findSession(db, session.key);
     expect(after).toMatchObject({ nextSeq: 4, inputTokens: 150, outputTokens: 30, costUsd: 0.0015, lastModel: 'gpt-test' });
     expect(after!.updatedAt.getTime()).toBeGreaterThanOrEqual(session.updatedAt.getTime());
+  });
+
+  it("adds calls made after a turn was stored (a background summary) to its run, its totals and the session's", async () => {
+    const { db } = database();
+    const session = await newSession(db);
+    const record = turnRecord(session);
+    await flushTurn(db, record);
+    const summary: TraceSpan = {
+      kind: 'llm',
+      name: 'openai:gpt-test',
+      provider: 'openai',
+      model: 'gpt-test',
+      iteration: 0,
+      purpose: 'summary',
+      startedAt: Date.parse('2025-01-01T10:00:05.000Z'),
+      durationMs: 800,
+      usage: { inputTokens: 500, outputTokens: 200, cacheReadTokens: 40 },
+      costUsd: 0.02,
+      error: undefined,
+      input: undefined,
+    };
+    expect(await appendRunSpans(db, record.runId, [{ ...summary, purpose: 'memory-flush', costUsd: 0.01 }, summary])).toEqual({ written: true });
+    const spans = await runSpansOf(db, record.runId);
+    expect(spans.map((span) => [span.position, span.kind, span.iteration, span.outputPreview, span.inputTokens, span.cacheReadTokens])).toEqual([
+      [0, 'llm', 1, null, 100, null],
+      [1, 'tool', null, '10:00', null, null],
+      [2, 'llm', 0, 'memory flush', 500, 40],
+      [3, 'llm', 0, 'summary', 500, 40],
+    ]);
+    const run = await findRun(db, record.runId);
+    expect(run).toMatchObject({ inputTokens: 1150, outputTokens: 430, cacheReadTokens: 80 });
+    expect(run!.costUsd).toBeCloseTo(0.0315, 12);
+    const after = await findSession(db, session.key);
+    expect(after).toMatchObject({ inputTokens: 1150, outputTokens: 430, cacheReadTokens: 80 });
+    expect(after!.costUsd).toBeCloseTo(0.0315, 12);
+    expect(await latestRunIdOf(db, session.id)).toBe(record.runId);
+    expect(await appendRunSpans(db, 'no-such-run', [summary])).toEqual({ written: false });
+  });
+
+  it('keeps the messages of a turn left out of the context, flagged as such', async () => {
+    const { db } = database();
+    const session = await newSession(db);
+    await flushTurn(db, turnRecord(session));
+    const refused = turnRecord(session);
+    await flushTurn(db, { ...refused, messages: refused.messages.map((message) => ({ ...message, omittedFromContext: true })) });
+    const history = await loadHistory(db, session.id);
+    expect(history.map((message) => message.omittedFromContext)).toEqual([false, false, false, false, true, true, true, true]);
+    expect(history.slice(4).map((message) => message.parts)).toEqual(refused.messages.map((message) => message.parts));
   });
 
   it('continues the numbering with the next turn', async () => {

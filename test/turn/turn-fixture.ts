@@ -65,6 +65,7 @@ export async function createTurnFixture(): Promise<TurnFixture> {
         baseUrl: openai.baseUrl,
         stream: true,
         contextWindow: 128_000,
+        maxOutputTokens: 4096,
         timeoutMs: 10_000,
         maxRetries: 0,
       }),

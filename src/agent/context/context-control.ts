@@ -1,4 +1,5 @@
 import type { ChatRequest, Usage } from '../../llm/chat-model.js';
+import type { LlmSpan } from '../turn-steps.js';
 
 export interface PreparedRequest {
   request: ChatRequest;
@@ -12,8 +13,11 @@ export interface PreparedRequest {
  * by the turn, which owns the store and the session lock.
  */
 export interface ContextControl {
-  /** `overflowed`: the provider refused the last attempt as too long; shrink harder. */
-  prepare(request: ChatRequest, options: { overflowed: number; signal: AbortSignal }): Promise<PreparedRequest>;
+  /**
+   * `overflowed`: the provider refused the last attempt as too long; shrink harder. `onSpan`: each model call the
+   * preparation made (a mid-turn summary and its memory flush), as it ends, for the run's accounting.
+   */
+  prepare(request: ChatRequest, options: { overflowed: number; signal: AbortSignal; onSpan: (span: LlmSpan) => void }): Promise<PreparedRequest>;
   /** The provider's usage for a request that was sent. */
   observe(prepared: PreparedRequest, usage: Usage): void;
 }

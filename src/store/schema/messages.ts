@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { StoredAttachment } from '../../core/attachment.js';
 import type { MessagePart, MessageRole } from '../../core/chat-message.js';
 import { runs } from './runs.js';
@@ -22,6 +22,11 @@ export const messages = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /** A user message's files (kind, name, type, size, platform file id, outcome, transcript / extracted text). */
     attachments: jsonb('attachments').$type<StoredAttachment[]>(),
+    /**
+     * Kept in the record but never replayed to the model: the message belongs to a turn the model refused as too
+     * long. Later turns see a short note in place of a user message and nothing of the rest (agent/history).
+     */
+    omittedFromContext: boolean('omitted_from_context').notNull().default(false),
   },
   // The unique index doubles as the (session_id, seq) index every history load walks.
   (table) => [

@@ -49,12 +49,14 @@ export class ScriptedModel implements ChatModel {
   readonly provider = 'openai' as const;
   readonly model = 'scripted-model';
   readonly contextWindow: number;
+  readonly maxOutputTokens: number;
   readonly requests: ChatRequest[] = [];
   readonly #steps: ScriptStep[];
 
-  constructor(steps: ScriptStep[], options: { contextWindow?: number } = {}) {
+  constructor(steps: ScriptStep[], options: { contextWindow?: number; maxOutputTokens?: number } = {}) {
     this.#steps = [...steps];
     this.contextWindow = options.contextWindow ?? 100_000;
+    this.maxOutputTokens = options.maxOutputTokens ?? 4096;
   }
 
   async *stream(request: ChatRequest): AsyncIterable<ModelStreamEvent> {
