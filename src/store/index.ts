@@ -3,7 +3,7 @@ export { migrateDatabase, pendingMigrations } from './migrate.js';
 export { ensureSession, findSession, resetSession, type EnsureSessionInput } from './session-repository.js';
 export { loadHistory, type LoadHistoryOptions, type StoredMessage } from './history-repository.js';
 export { flushTurn, findRun, runSpansOf } from './turn-repository.js';
-export type { TurnMessage, TurnRecord, TurnRun } from './turn-record.js';
+export type { TurnMessage, TurnPerson, TurnRecord, TurnRun } from './turn-record.js';
 export { saveSummary, latestSummary } from './summary-repository.js';
 export { sessionStats, type SessionStats } from './session-stats.js';
 export { usageTotals, type UsageOwner, type UsageTotals } from './usage-totals.js';

@@ -12,7 +12,7 @@ import type { TerminalEvent } from '../agent/index.js';
 import { withMediaNotices } from '../media/index.js';
 import { runModelTurn } from './run-model.js';
 import { prepareTurnMedia } from './turn-media.js';
-import { sessionInfoOf } from './session-info.js';
+import { namesOf, sessionInfoOf } from './session-info.js';
 import { buildTurnInput } from './turn-input.js';
 import { forAgent, type TurnDependencies } from './turn-dependencies.js';
 
@@ -70,6 +70,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         ...run,
       },
       spans: [...user.spans, ...(terminal?.spans ?? [])],
+      ...namesOf(messages),
     });
 
     if (user.blockedReply) {
