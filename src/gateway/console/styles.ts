@@ -30,7 +30,7 @@ h3 { font-size: 1rem; margin: 1rem 0 .5rem; }
 .lead { color: var(--muted); margin-top: -.5rem; }
 .notice { padding: .6rem 1rem; border-left: 4px solid var(--accent); background: #ddf4ff; margin: 1rem 0; }
 .notice.problem { border-color: var(--error); background: #ffebe9; }
-.table-scroll { overflow-x: auto; margin: .5rem 0 1rem; }
+.table-scroll { overflow-x: auto; margin: .5rem 0 1rem; position: relative; }
 table { border-collapse: collapse; width: 100%; font-size: .95rem; }
 caption { text-align: left; font-weight: 600; padding: .25rem 0; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }

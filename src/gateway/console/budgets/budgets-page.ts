@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { LIMIT_FIELDS, type BudgetLimitLevels, type BudgetLimits, type BudgetScope } from '../../../budgets/index.js';
 import { ADMIN_PREFIX } from '../../admin-scope.js';
 import type { ConsoleContext } from '../console-section.js';
-import { count, pathWithQuery, usd } from '../format.js';
+import { count, pathWithQuery, sharePercent, usd } from '../format.js';
 import { EMPTY_HTML, html, type Html } from '../html.js';
 import { MAX_SEARCH_LENGTH } from '../query-parameters.js';
 import type { NamedSpend, SpendPage, SpendQuery } from './budget-spend-page.js';
@@ -67,8 +67,8 @@ const SCOPE_NAMES: Record<BudgetScope, string> = { user: 'User', chat: 'Chat', a
 function spendOf(input: BudgetsPageInput, row: NamedSpend): Html {
   const limit = input.limits.effective[LIMIT_FIELDS[row.scope]];
   if (limit === undefined || limit <= 0) return html`${usd(row.spentUsd)}`;
-  const share = Math.round((row.spentUsd / limit) * 100);
-  return html`${usd(row.spentUsd)} <span class="${share >= 100 ? 'badge failed' : 'badge'}">${share} % of ${usd(limit)}</span>`;
+  const share = sharePercent(row.spentUsd, limit);
+  return html`${usd(row.spentUsd)} <span class="${row.spentUsd >= limit ? 'badge failed' : 'badge'}">${share} of ${usd(limit)}</span>`;
 }
 
 function spendSearch(input: BudgetsPageInput): Html {

@@ -2,7 +2,7 @@ import type { ConsoleSection } from '../console-section.js';
 import { ADMIN_PREFIX } from '../../admin-scope.js';
 import type { RecentFailure, RunCounts } from '../../../store/index.js';
 import type { ChannelConnection, QueueState } from '../../service-status.js';
-import { count, duration, shorten, timeOf, usd } from '../format.js';
+import { count, duration, sharePercent, shorten, timeOf, usd } from '../format.js';
 import { EMPTY_HTML, html, type Html } from '../html.js';
 import { chatLabel } from '../names.js';
 import { sessionPath } from '../sessions/sessions-page.js';
@@ -35,7 +35,7 @@ function todayCard(data: OverviewData): Html {
     }</td><td class="number">!${
       agent.limitUsd === undefined || agent.limitUsd <= 0
         ? html`–`
-        : html`<span class="${agent.spentUsd >= agent.limitUsd ? 'badge failed' : 'badge'}">${Math.round((agent.spentUsd / agent.limitUsd) * 100)} %</span>`
+        : html`<span class="${agent.spentUsd >= agent.limitUsd ? 'badge failed' : 'badge'}">${sharePercent(agent.spentUsd, agent.limitUsd)}</span>`
     }</td></tr>`,
   );
   const defaults = spend?.defaults;
