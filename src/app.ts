@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { createAccountChannels } from '../channels/index.js';
 import { createAccessControl, PairingService, UserRateLimiter } from './access/index.js';
 import { AgentRuntimes } from './agent-runtimes.js';
-import { createApprovalAnswerHandler, stopWaitingTurn } from './approvals/index.js';
+import { createApprovalAnswerHandler, denyAsOperator, stopWaitingTurn } from './approvals/index.js';
 import { holdConnection } from './gateway/connection-leader.js';
 import { LeaderLease } from './queue/leader-lease.js';
 import { createCommandHandler } from './commands/index.js';
@@ -17,6 +17,8 @@ import { priceTableOf } from './llm/pricing.js';
 import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
 import { createChatMembershipHandler, createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
+import { connectionName, createServiceStatus } from './gateway/service-status.js';
+import type { InboundSink } from './core/channel.js';
 import type { McpToolSource } from './mcp/index.js';
 import { createMediaCache, createMediaProcessor, createTranscriber, MEDIA_CACHE_MAX_AGE_MS } from './media/index.js';
 import { moduleLogger } from './observability/logger.js';
@@ -24,6 +26,7 @@ import { Metrics, statementKind } from './observability/metrics.js';
 import {
   AbortBus,
   AlbumMarks,
+  ChannelActivity,
   createRedis,
   GroupContext,
   InboundDedupe,
@@ -258,7 +261,9 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     const gatewayLedger = new BudgetLedger(redis, config.queuePrefix);
     const gatewayBudgets = new TurnBudgets({ ...budgetOptions, ledger: gatewayLedger, settings: budgetSettings });
     const agentConfigOf = (sessionKey: string) => config.agents.find((agent) => agent.id === sessionKey.split(':')[1]) ?? config.agents[0]!;
-    const sink = createInboundHandler({
+    // when each account last received an update, for the console (memory per message, a write every few seconds)
+    const activity = new ChannelActivity(redis, config.queuePrefix, moduleLogger('channels'));
+    const handleInbound = createInboundHandler({
       queue: inbound,
       groupContext,
       dedupe: new InboundDedupe(redis, config.queuePrefix),
@@ -301,6 +306,14 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         memory: { list: (message) => memoryCommand(memory, message), forget: (message, args) => forgetCommand(memory, message, args) },
       }),
     });
+    const sink: InboundSink = (message) => {
+      activity.received(message.conversation.channel, message.conversation.accountId);
+      return handleInbound(message);
+    };
+    if (runsGateway) {
+      activity.start();
+      onStop('channel activity', async () => activity.stop());
+    }
 
     const server = await createHttpServer({
       routes: runsGateway ? channels.all().flatMap((channel) => channel.webhookRoutes(sink)) : [],
@@ -324,6 +337,13 @@ export async function startService(config: AppConfig): Promise<RunningService> {
           publicUrl: config.publicUrl,
           logger: moduleLogger('console'),
           budgets: new BudgetsOverview({ ledger: gatewayLedger, settings: budgetSettings, defaults: config.budgets, agents: config.agents }),
+          status: createServiceStatus({ redis, prefix: config.queuePrefix, queues: [inbound.queue, scheduleQueue.queue], channels: channels.all(), activity }),
+          schedules,
+          approvals: {
+            pending: (limit) => approvals.pending(limit),
+            pendingCount: () => approvals.pendingCount(),
+            deny: (approvalId, operator) => denyAsOperator(approvalAnswers, approvalId, operator),
+          },
         });
       });
     }
@@ -338,7 +358,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         }
         const name = `${channel.name}:${channel.accountId}`;
         const held = await holdConnection({
-          lease: LeaderLease.named(redis, config.queuePrefix, `connection:${name}`, config.connectionLeaseMs),
+          lease: LeaderLease.named(redis, config.queuePrefix, connectionName(channel), config.connectionLeaseMs),
           name,
           open: () => channel.startInbound(sink),
           close: () => channel.stopInbound(),

@@ -6,7 +6,7 @@ import type { ApprovalRecord, ApprovalRecords, ApprovalStatus } from '../queue/a
 import type { InboundQueue } from '../queue/inbound-queue.js';
 import type { SessionScheduler } from '../queue/session-scheduler.js';
 import { promptOf } from './approval-gate.js';
-import { decisionText } from './approval-text.js';
+import { decisionText, OPERATOR_PREFIX } from './approval-text.js';
 
 export interface ApprovalAnswerDependencies {
   records: ApprovalRecords;
@@ -39,11 +39,30 @@ export function createApprovalAnswerHandler(deps: ApprovalAnswerDependencies): A
     if (decided.kind !== 'ok') return refused('This request was already answered.');
     if (answer.choice === 'session') await deps.records.allowForSession(record.sessionKey, record.toolName);
     const text = decisionText(status, answer.userName);
-    await settlePrompt(deps, record, text);
-    await resumeTurn(deps, record);
-    deps.logger.info({ approvalId: record.id, runId: record.turnId, sessionKey: record.sessionKey, status }, 'approval answered');
+    await afterDecision(deps, record, status, text);
     return { kind: 'accepted', text };
   };
+}
+
+export type OperatorDenial = { kind: 'denied'; record: ApprovalRecord } | { kind: 'settled'; status: ApprovalStatus } | { kind: 'missing' };
+
+/**
+ * Deny from the operator console: the same path as the requester's Deny button (the prompt shows the
+ * decision, the parked turn resumes with the denial), for any pending request, before or after its deadline.
+ */
+export async function denyAsOperator(deps: ApprovalAnswerDependencies, approvalId: string, operator: string): Promise<OperatorDenial> {
+  const record = await deps.records.get(approvalId);
+  if (!record) return { kind: 'missing' };
+  const decided = await deps.records.decide(record.id, 'denied', `${OPERATOR_PREFIX}${operator}`, (deps.clock ?? Date.now)());
+  if (decided.kind !== 'ok') return decided;
+  await afterDecision(deps, record, 'denied', decisionText('denied', 'an operator'));
+  return { kind: 'denied', record };
+}
+
+async function afterDecision(deps: ApprovalAnswerDependencies, record: ApprovalRecord, status: ApprovalStatus, text: string): Promise<void> {
+  await settlePrompt(deps, record, text);
+  await resumeTurn(deps, record);
+  deps.logger.info({ approvalId: record.id, runId: record.turnId, sessionKey: record.sessionKey, status }, 'approval answered');
 }
 
 /** /stop while a turn waits: its open requests are settled as stopped and the turn resumes only to end. */

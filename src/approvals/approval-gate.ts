@@ -5,7 +5,7 @@ import type { ChannelRegistry } from '../core/channel-registry.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { Logger } from '../observability/logger.js';
 import { approvalIdOf, type ApprovalRecord, type ApprovalRecords } from '../queue/approval-records.js';
-import { argumentsPreview, decisionText } from './approval-text.js';
+import { argumentsPreview, decisionText, OPERATOR_PREFIX } from './approval-text.js';
 
 export interface ApprovalGateOptions {
   records: ApprovalRecords;
@@ -47,7 +47,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       case 'allowed-session':
         return { kind: 'allow', decision: decisionOf(record) };
       case 'denied':
-        return { kind: 'deny', reason: 'the user denied it', decision: decisionOf(record) };
+        return { kind: 'deny', reason: record.decidedBy?.startsWith(OPERATOR_PREFIX) ? 'an operator denied it' : 'the user denied it', decision: decisionOf(record) };
       case 'timed-out':
         return { kind: 'deny', reason: 'nobody answered the approval request in time', decision: decisionOf(record) };
       case 'stopped':

@@ -2,6 +2,9 @@ import type { ApprovalStatus } from '../queue/approval-records.js';
 
 const PREVIEW_CHARS = 300;
 
+/** Who decided, in a record's `decidedBy`, when an operator denied the request from the console. */
+export const OPERATOR_PREFIX = 'operator:';
+
 /** The call's arguments for the prompt: compact JSON, cut with an ellipsis. */
 export function argumentsPreview(rawArguments: string): string {
   let text = rawArguments.trim();

@@ -48,6 +48,20 @@ export class BudgetsOverview {
     return this.options.settings.update(changes);
   }
 
+  /** Each configured agent's spend today with the agent limit that applies to it (the console's home page). */
+  async agentsToday(): Promise<{ day: string; agents: Array<{ id: string; spentUsd: number; limitUsd: number | undefined }> }> {
+    const now = (this.options.clock ?? Date.now)();
+    const [console, spent] = await Promise.all([this.options.settings.overrides(), this.options.ledger.spendOfAgents(this.options.agents.map((agent) => agent.id), now)]);
+    return {
+      day: utcDay(now),
+      agents: this.options.agents.map((agent, index) => ({
+        id: agent.id,
+        spentUsd: spent[index] ?? 0,
+        limitUsd: mergeLimits(this.options.defaults, console, agent.budgets).agentDailyUsd,
+      })),
+    };
+  }
+
   async spendToday(): Promise<{ day: string; spend: BudgetSpend[] }> {
     const now = (this.options.clock ?? Date.now)();
     return { day: utcDay(now), spend: await this.options.ledger.spendOfDay(now) };

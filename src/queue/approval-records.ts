@@ -26,6 +26,8 @@ export interface ApprovalRecord {
 
 /** Kept a day past the deadline, so a late click is told it is over, not that it is unknown. */
 const KEEP_AFTER_DEADLINE_SECONDS = 24 * 60 * 60;
+/** Requests the pending index holds at most; beyond it the oldest leave the index (their records stay). */
+const PENDING_INDEX_LIMIT = 10_000;
 /** "Allow for this session" lasts until /new, at most this long. */
 const SESSION_ALLOW_TTL_SECONDS = 30 * 24 * 60 * 60;
 
@@ -63,7 +65,9 @@ export function approvalIdOf(turnId: string, toolCallId: string): string {
  * Approval requests of tool calls, in Redis: the truth any worker (resuming the parked turn) and any gateway
  * (receiving the click) share. Keys: `<prefix>:approval:<id>` (a hash, see ApprovalRecord),
  * `<prefix>:s:{<sessionKey>}:approvals:<turnId>` (the ids a turn asked about) and
- * `<prefix>:s:{<sessionKey>}:approved-tools` (tools allowed for the rest of the session).
+ * `<prefix>:s:{<sessionKey>}:approved-tools` (tools allowed for the rest of the session), and
+ * `{<prefix>:approvals}:pending` (a sorted set of the ids still pending, by creation time, for the operator
+ * console; written beside the record, not in its script, since it lives in another hash slot).
  */
 export class ApprovalRecords {
   readonly #decide: Script;
@@ -72,6 +76,7 @@ export class ApprovalRecords {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    private readonly pendingLimit = PENDING_INDEX_LIMIT,
   ) {
     if (!('approvalDecide' in redis)) redis.defineCommand('approvalDecide', { numberOfKeys: 1, lua: DECIDE });
     if (!('approvalOpen' in redis)) redis.defineCommand('approvalOpen', { numberOfKeys: 2, lua: OPEN });
@@ -88,6 +93,10 @@ export class ApprovalRecords {
     return `${this.prefix}:s:{${sessionKey}}:approvals:${turnId}`;
   }
 
+  private pendingKey(): string {
+    return `{${this.prefix}:approvals}:pending`;
+  }
+
   private sessionAllowKey(sessionKey: string): string {
     return `${this.prefix}:s:{${sessionKey}}:approved-tools`;
   }
@@ -96,7 +105,46 @@ export class ApprovalRecords {
   async open(record: Omit<ApprovalRecord, 'status' | 'promptMessageId' | 'decidedBy' | 'decidedAtMs' | 'createdAtMs'>, nowMs: number): Promise<'created' | 'exists'> {
     const fields = Object.entries({ ...record, status: 'pending', deadlineMs: String(record.deadlineMs), createdAtMs: String(nowMs) }).flat();
     const ttl = Math.max(60, Math.ceil((record.deadlineMs - nowMs) / 1000) + KEEP_AFTER_DEADLINE_SECONDS);
-    return (await this.#open(this.key(record.id), this.turnKey(record.sessionKey, record.turnId), record.id, ...fields, String(ttl))) as 'created' | 'exists';
+    const opened = (await this.#open(this.key(record.id), this.turnKey(record.sessionKey, record.turnId), record.id, ...fields, String(ttl))) as 'created' | 'exists';
+    if (opened === 'created') {
+      await this.redis
+        .multi()
+        .zadd(this.pendingKey(), nowMs, record.id)
+        .zremrangebyrank(this.pendingKey(), 0, -(this.pendingLimit + 1))
+        .exec();
+    }
+    return opened;
+  }
+
+  /**
+   * Pending requests, oldest first, for the operator console: ids from the index, each checked against its
+   * record (an index entry whose request was settled or expired is dropped on the way).
+   */
+  async pending(limit: number): Promise<{ records: ApprovalRecord[]; total: number }> {
+    const key = this.pendingKey();
+    const records: ApprovalRecord[] = [];
+    let start = 0;
+    // a few settled leftovers are skipped, not walked through without end
+    for (let round = 0; round < 4 && records.length < limit; round += 1) {
+      const ids = await this.redis.zrange(key, start, String(start + limit - 1));
+      if (ids.length === 0) break;
+      // sent together on the one connection: one round trip's wait
+      const found = await Promise.all(ids.map((id) => this.get(id)));
+      const stale: string[] = [];
+      found.forEach((record, index) => {
+        if (record?.status === 'pending') records.push(record);
+        else stale.push(ids[index]!);
+      });
+      if (stale.length > 0) await this.redis.zrem(key, ...stale);
+      start += ids.length - stale.length;
+      if (ids.length < limit) break;
+    }
+    return { records: records.slice(0, limit), total: await this.redis.zcard(key) };
+  }
+
+  /** How many requests the pending index holds (settled leftovers included until a listing drops them). */
+  pendingCount(): Promise<number> {
+    return this.redis.zcard(this.pendingKey());
   }
 
   /** Every request a turn made (a turn may ask about several calls). */
@@ -134,7 +182,10 @@ export class ApprovalRecords {
   /** Settles a pending request; a second answer learns the first one's status. */
   async decide(id: string, status: Exclude<ApprovalStatus, 'pending'>, decidedBy: string, nowMs = Date.now()): Promise<{ kind: 'ok' } | { kind: 'settled'; status: ApprovalStatus } | { kind: 'missing' }> {
     const [kind, current] = (await this.#decide(this.key(id), status, decidedBy, String(nowMs))) as [string, string?];
-    if (kind === 'ok') return { kind: 'ok' };
+    if (kind === 'ok') {
+      await this.redis.zrem(this.pendingKey(), id);
+      return { kind: 'ok' };
+    }
     if (kind === 'settled') return { kind: 'settled', status: current as ApprovalStatus };
     return { kind: 'missing' };
   }

@@ -12,3 +12,5 @@ export { stopSessions } from './stop-sessions.js';
 export { TurnCheckpoints } from './turn-checkpoints.js';
 export { ApprovalRecords, approvalIdOf, type ApprovalRecord, type ApprovalStatus } from './approval-records.js';
 export { AlbumMarks } from './album-marks.js';
+export { ChannelActivity, CHANNEL_ACTIVITY_FLUSH_MS } from './channel-activity.js';
+export { LeaderLease, type LeaseHolder } from './leader-lease.js';

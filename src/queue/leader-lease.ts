@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 
 /** KEYS[1] the lease; ARGV: token, ttl ms → 1 while `token` holds it (the expiry is pushed back), else 0. */
@@ -16,12 +17,21 @@ return 0
 
 type Script = (key: string, ...args: string[]) => Promise<number>;
 
+/** Who holds a lease, as the operator console shows it. */
+export interface LeaseHolder {
+  /** `<host>/<pid>` of the holding process. */
+  holder: string;
+  /** Until the lease expires unless renewed. */
+  expiresInMs: number;
+}
+
 /**
  * A lease one process holds at a time (`<prefix>:leader:{<name>}`), kept by renewing it before it expires:
- * a holder that dies stops renewing, and another takes it once it expires.
+ * a holder that dies stops renewing, and another takes it once it expires. The token names the holding
+ * process (`<host>/<pid>/<random>`) so an operator can see which one it is.
  */
 export class LeaderLease {
-  readonly token = randomUUID();
+  readonly token = `${hostname()}/${process.pid}/${randomUUID()}`;
   readonly #renew: Script;
   readonly #release: Script;
 
@@ -38,7 +48,19 @@ export class LeaderLease {
   }
 
   static named(redis: Redis, prefix: string, name: string, ttlMs: number): LeaderLease {
-    return new LeaderLease(redis, `${prefix}:leader:{${name}}`, ttlMs);
+    return new LeaderLease(redis, LeaderLease.keyOf(prefix, name), ttlMs);
+  }
+
+  static keyOf(prefix: string, name: string): string {
+    return `${prefix}:leader:{${name}}`;
+  }
+
+  /** Who holds the named lease now; undefined when nobody does. */
+  static async holderOf(redis: Redis, prefix: string, name: string): Promise<LeaseHolder | undefined> {
+    const key = LeaderLease.keyOf(prefix, name);
+    const [token, ttl] = await Promise.all([redis.get(key), redis.pttl(key)]);
+    if (token === null) return undefined;
+    return { holder: token.split('/').slice(0, 2).join('/'), expiresInMs: Math.max(0, ttl) };
   }
 
   async acquire(): Promise<boolean> {

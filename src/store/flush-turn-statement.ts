@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { LlmCallPurpose, TraceSpan } from '../agent/agent-events.js';
-import type { TurnMessage, TurnRecord } from './turn-record.js';
+import type { TurnMessage, TurnPerson, TurnRecord } from './turn-record.js';
 
 /**
  * The whole turn as ONE statement (one round trip, atomic by itself):
@@ -10,7 +10,10 @@ import type { TurnMessage, TurnRecord } from './turn-record.js';
  *   COMMITTED a concurrent flush of the same session waits on the row lock and then sees the
  *   bumped `next_seq`, so turns get consecutive, non-interleaved ranges;
  * - messages and spans arrive as one JSON array each, turned into rows by
- *   jsonb_populate_recordset (JSON keys are the column names).
+ *   jsonb_populate_recordset (JSON keys are the column names);
+ * - the group's title rides on the session UPDATE, and senders whose name changed (`record.people`, usually
+ *   none: see turn/store-adapter.ts) are upserted in one more step, which writes nothing when the stored
+ *   names are already these.
  */
 export function flushTurnStatement(record: TurnRecord): SQL {
   const { run, runId, sessionId } = record;
@@ -24,6 +27,8 @@ export function flushTurnStatement(record: TurnRecord): SQL {
   const messageRows = toJson(record.messages.map(messageRow));
   const spanRows = toJson(record.spans.map(spanRow));
   const error = run.error === undefined ? null : withoutNul(run.error);
+  const chatTitle = record.chatTitle === undefined || record.chatTitle === '' ? null : withoutNul(record.chatTitle);
+  const people = uniquePeople(record.people ?? []);
   return sql`
 with inserted_run as (
   insert into runs (id, session_id, status, silent, provider, model, iterations, input_tokens, output_tokens,
@@ -47,6 +52,7 @@ claimed as (
          cache_write_tokens = cache_write_tokens + ${cacheWriteTokens}::bigint,
          cost_usd = cost_usd + ${costUsd}::double precision,
          last_model = ${run.model}::text,
+         title = coalesce(${chatTitle}::text, title),
          updated_at = now()
    where id = ${sessionId}::uuid and exists (select from inserted_run)
   returning next_seq - ${count}::bigint as first_seq
@@ -67,8 +73,44 @@ inserted_spans as (
          span.cost_usd, span.is_error, span.error, span.output_preview, span.input
     from inserted_run,
          jsonb_populate_recordset(null::run_spans, ${spanRows}::text::jsonb) as span
-)
+)${people.length === 0 ? sql`` : peopleStep(people)}
 select (select count(*) from inserted_run)::integer as written`;
+}
+
+/**
+ * A name the platform did not send (a Slack slash command has no display name) keeps the stored one; the
+ * row is only written when a sent field differs from it.
+ */
+function peopleStep(people: TurnPerson[]): SQL {
+  return sql`,
+upserted_people as (
+  insert into people (channel, user_id, name, username, updated_at)
+  select person.channel, person.user_id, person.name, person.username, now()
+    from inserted_run,
+         jsonb_populate_recordset(null::people, ${toJson(people.map(personRow))}::text::jsonb) as person
+  on conflict (channel, user_id) do update
+     set name = coalesce(excluded.name, people.name),
+         username = coalesce(excluded.username, people.username),
+         updated_at = excluded.updated_at
+   where (excluded.name is not null and excluded.name is distinct from people.name)
+      or (excluded.username is not null and excluded.username is distinct from people.username)
+)`;
+}
+
+/** ON CONFLICT may not meet the same row twice in one statement: one entry per person, the latest naming wins. */
+function uniquePeople(people: TurnPerson[]): TurnPerson[] {
+  const byId = new Map<string, TurnPerson>();
+  for (const person of people) {
+    if (!person.name && !person.username) continue;
+    const key = `${person.channel}\u0000${person.userId}`;
+    byId.delete(key);
+    byId.set(key, person);
+  }
+  return [...byId.values()];
+}
+
+function personRow(person: TurnPerson) {
+  return { channel: person.channel, user_id: person.userId, name: person.name || null, username: person.username || null };
 }
 
 /** A NaN from a provider's odd usage report must not poison the session totals or fail the turn. */

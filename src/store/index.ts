@@ -4,7 +4,7 @@ export { ensureSession, findSession, resetSession, type EnsureSessionInput } fro
 export { loadHistory, type LoadHistoryOptions, type StoredMessage } from './history-repository.js';
 export { flushTurn, findRun, runSpansOf } from './turn-repository.js';
 export { appendRunSpans, latestRunIdOf } from './append-run-spans.js';
-export type { TurnMessage, TurnRecord, TurnRun } from './turn-record.js';
+export type { TurnMessage, TurnPerson, TurnRecord, TurnRun } from './turn-record.js';
 export { saveSummary, latestSummary } from './summary-repository.js';
 export { sessionStats, type SessionStats } from './session-stats.js';
 export { usageTotals, type UsageOwner, type UsageTotals } from './usage-totals.js';

@@ -1,6 +1,7 @@
 import type { TraceSpan } from '../agent/agent-events.js';
 import type { StoredAttachment } from '../core/attachment.js';
 import type { MessagePart, MessageRole } from '../core/chat-message.js';
+import type { ChannelName } from '../core/inbound-message.js';
 import type { RunStatus } from './schema/index.js';
 
 /** Everything one turn stored at its end, written in one transaction by `flushTurn`. */
@@ -13,6 +14,21 @@ export interface TurnRecord {
   messages: TurnMessage[];
   run: TurnRun;
   spans: TraceSpan[];
+  /**
+   * Senders whose name or username the `people` table should get (only those that changed: the turn store
+   * leaves out what it wrote lately). Written with the turn, in the same statement.
+   */
+  people?: TurnPerson[] | undefined;
+  /** The group's title as the latest message had it: kept current on the session. */
+  chatTitle?: string | undefined;
+}
+
+/** A sender as the platform named them; an absent field leaves the stored one as it is. */
+export interface TurnPerson {
+  channel: ChannelName;
+  userId: string;
+  name?: string | undefined;
+  username?: string | undefined;
 }
 
 export interface TurnMessage {

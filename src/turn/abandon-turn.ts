@@ -1,6 +1,6 @@
 import type { TurnAbandoner } from '../queue/turn-worker.js';
 import type { TurnRecord } from '../store/turn-record.js';
-import { sessionInfoOf } from './session-info.js';
+import { namesOf, sessionInfoOf } from './session-info.js';
 import { APOLOGY } from './run-turn.js';
 import type { TurnDependencies } from './turn-dependencies.js';
 
@@ -40,6 +40,7 @@ export function createTurnAbandoner(deps: TurnDependencies): TurnAbandoner {
           deliveredMessageIds: [],
         },
         spans: [],
+        ...namesOf(messages),
       };
       await deps.store.flushTurn(record);
       await deps.afterTurn?.({ messages, record, outcome: { kind: 'failed' } });

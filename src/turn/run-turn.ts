@@ -13,7 +13,7 @@ import { withMediaNotices } from '../media/index.js';
 import { runModelTurn } from './run-model.js';
 import { mediaCharges } from './media-charges.js';
 import { prepareTurnMedia } from './turn-media.js';
-import { sessionInfoOf } from './session-info.js';
+import { namesOf, sessionInfoOf } from './session-info.js';
 import { isTooLongForModel, leftOutOfContext, TOO_LONG_REPLY } from './too-long.js';
 import { buildTurnInput } from './turn-input.js';
 import { forAgent, type TurnDependencies } from './turn-dependencies.js';
@@ -74,6 +74,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         ...run,
       },
       spans: [...user.spans, ...(terminal?.spans ?? [])],
+      ...namesOf(messages),
     });
 
     if (user.blockedReply) {

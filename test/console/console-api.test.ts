@@ -31,6 +31,10 @@ describe('console authentication', () => {
     transcriptUrl(fixture.dm.key),
     '/admin/api/usage',
     '/admin/api/pairings',
+    '/admin/schedules',
+    '/admin/api/schedules',
+    '/admin/api/overview',
+    '/admin/sessions?user=telegram%3A4242',
     '/%61dmin/api/sessions',
     '/%61dmin',
     '/admin/%61pi/sessions',
@@ -46,7 +50,7 @@ describe('console authentication', () => {
       expect({ target, status: response.status, leaked: leaks(response.body) }).toEqual({ target, status: 401, leaked: false });
       expect(response.head).toMatch(/www-authenticate: Basic realm="admin"/i);
     }
-    for (const target of ['/admin/pairings/approve', '/%61dmin/pairings/approve']) {
+    for (const target of ['/admin/pairings/approve', '/%61dmin/pairings/approve', '/admin/schedules/cancel', '/admin/approvals/deny']) {
       expect((await rawRequest(portOf(app), 'POST', target)).status).toBe(401);
     }
     expect(await fixture.pairing.pending()).toHaveLength(1);
@@ -106,6 +110,23 @@ describe('GET /admin/api/sessions', () => {
     expect(await keys('onerror=alert')).toEqual([fixture.dm.key]);
     expect(await keys('what time is it')).toHaveLength(2);
     expect(await keys('no such words anywhere')).toEqual([]);
+  });
+
+  it('finds a DM by its user’s name or @username, and narrows to a user, a chat or an agent as budgets name them', async () => {
+    const keys = async (query: string) => {
+      const response = await get(`/admin/api/sessions?${query}`);
+      expect({ query, status: response.statusCode }).toEqual({ query, status: 200 });
+      return response.json().sessions.map((session: { key: string }) => session.key).sort();
+    };
+    expect(await keys('q=ada%20lovelace')).toEqual([fixture.dm.key]);
+    expect(await keys('q=%40ADA')).toEqual([fixture.dm.key]);
+    expect(await keys('q=lovelace&agent=main')).toEqual([fixture.dm.key]);
+    expect(await keys('user=telegram%3A4242')).toEqual([fixture.dm.key]);
+    expect(await keys('user=slack%3A4242')).toEqual([]);
+    expect(await keys('chat=slack%3AT1%3AC0OPS')).toEqual([fixture.group.key]);
+    expect(await keys('chat=telegram%3Abot%3A4242&q=what%20time')).toEqual([fixture.dm.key]);
+    expect(await keys('agent=main')).toEqual([fixture.dm.key, fixture.group.key].sort());
+    expect(await keys('agent=support')).toEqual([]);
   });
 
   it('pages with limit and nextCursor until nextCursor is null', async () => {
@@ -213,6 +234,13 @@ describe('bad parameters', () => {
     ['/admin/sessions?limit=0', /limit/],
     ['/admin/usage?from=2026-03-10&to=2026-03-01', /after/],
     ['/admin/pairings?approved=ABCDEFGH&approved=HGFEDCBA', /approved/],
+    ['/admin/api/sessions?user=4242', /user: <channel>:<userId> expected/],
+    ['/admin/api/sessions?user=irc%3A4242', /user: the channel is one of telegram, slack, feishu/],
+    ['/admin/api/sessions?chat=telegram%3Abot', /chat: <channel>:<accountId>:<chatId> expected/],
+    ['/admin/api/sessions?user=telegram%3A1&chat=slack%3AT1%3AC1', /two different channels/],
+    ['/admin/sessions?chat=telegram%3A%3A1', /chat/],
+    ['/admin/api/schedules?limit=0', /limit/],
+    ['/admin/api/schedules?cursor=bm90LWEtY2hhdA', /cursor/],
   ])('%s → 400 with a message naming the problem', async (url, problem) => {
     const response = await get(url);
     expect(response.statusCode).toBe(400);
@@ -231,6 +259,28 @@ describe('HTML pages', () => {
     expect(response.headers['content-security-policy']).not.toMatch(/script-src/);
     expect(response.body).not.toMatch(/<script|<img/i);
     expect(response.body).toContain('&#60;script&#62;alert(&#34;pwned&#34;)&#60;/script&#62; &#38; &#60;img src&#61;x onerror&#61;alert(1)&#62;');
+  });
+
+  it('call people and chats by their names, with the ids beside them', async () => {
+    const list = await get('/admin/sessions');
+    expect(list.body).toContain(`<a href="/admin/sessions/${encodeURIComponent(fixture.dm.key)}">Ada Lovelace (@ada)</a>`);
+    expect(list.body).toContain('<td>Ada Lovelace (@ada)<br><code>4242</code></td>');
+    expect(list.body).not.toContain('Direct messages 4242');
+    const transcript = await get(`/admin/sessions/${encodeURIComponent(fixture.dm.key)}`);
+    expect(transcript.body).toContain('<h1>Ada Lovelace (@ada) · telegram</h1>');
+    expect(transcript.body).toContain('<dt>User</dt><dd>Ada Lovelace (@ada)<br><code>4242</code></dd>');
+    const found = await get('/admin/sessions?q=lovelace');
+    expect(found.body).toContain('1 session matching “lovelace”.');
+
+    // a budget row's link: the filter is said, kept in the search form and in the pager
+    const narrowed = await get('/admin/sessions?user=telegram%3A4242&limit=1');
+    expect(narrowed.statusCode).toBe(200);
+    expect(narrowed.body).toContain('Showing the direct messages of telegram user 4242.');
+    expect(narrowed.body).toContain('<input type="hidden" name="user" value="telegram:4242">');
+    expect(narrowed.body).toContain('Ada Lovelace (@ada)</a>');
+    expect(narrowed.body).not.toContain('Ops &#60;Room&#62;');
+    const empty = await get('/admin/sessions?agent=nobody');
+    expect(empty.body).toContain('<p>No sessions.</p>');
   });
 
   it('escape titles, tool errors, search terms and pairing names', async () => {
@@ -257,6 +307,8 @@ describe('HTML pages', () => {
       `/admin/sessions/${encodeURIComponent(fixture.group.key)}`,
       '/admin/usage?from=2026-03-01&to=2026-03-10',
       '/admin/pairings',
+      '/admin/schedules',
+      '/admin/sessions?user=telegram%3A4242',
     ]) {
       const body = (await get(url)).body;
       expect({ url, doubleEscaped: ownTags.exec(body)?.[0] }).toEqual({ url, doubleEscaped: undefined });
@@ -270,6 +322,7 @@ describe('HTML pages', () => {
       ['/admin/sessions', 'Sessions'],
       ['/admin/usage?from=2026-03-01&to=2026-03-10', 'Cost and tokens'],
       ['/admin/pairings', 'Pairing requests'],
+      ['/admin/schedules', 'Scheduled tasks'],
     ] as const) {
       const body = (await get(url)).body;
       expect(body).toMatch(/^<!doctype html>/);
@@ -277,7 +330,7 @@ describe('HTML pages', () => {
       expect(body).toContain('<meta name="viewport"');
       expect(body).toContain('<main id="main"');
       expect(body).toContain('<nav aria-label="Console sections">');
-      for (const section of ['Sessions', 'Cost', 'Pairings', 'Queues']) expect(body).toContain(`>${section}</a>`);
+      for (const section of ['Sessions', 'Cost', 'Schedules', 'Approvals', 'Pairings', 'Budgets', 'Queues']) expect(body).toContain(`>${section}</a>`);
       expect(body).toContain(`<h1>${heading}</h1>`);
     }
   });

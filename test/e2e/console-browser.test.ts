@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,8 @@ import { chromiumPath, requireSystemPackages } from '../support/system-packages.
 /**
  * The operator console in a real browser (headless Chromium through playwright-core) against the BUILT
  * service: real turns and spans from the Telegram and model doubles, a stranger waiting with a pairing
- * code. Screenshots go to test-artifacts/ (git-ignored).
+ * code, a scheduled task, a turn parked on an approval request. Screenshots go to test-artifacts/
+ * (git-ignored).
  */
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
@@ -18,10 +20,20 @@ const ADMIN = { username: 'operator', password: 'correct horse: battery' };
 const FRIEND = 8101;
 const STRANGER = 8202;
 const HOSTILE = 'Thanks! <script>alert("console")</script><img src=x onerror=alert(2)>';
+/** The Telegram double's name for a user (first and last name, username). */
+const FRIEND_NAME = `User ${FRIEND} (@user${FRIEND})`;
+/** write_file waits for a person's approval. */
+const CONFIG = `
+agents:
+  - id: main
+    toolPolicy:
+      requireApproval: [write_file]
+`;
 
 let environment: E2eEnvironment;
 let service: ServiceProcess;
 let browser: Browser;
+let configDirectory: string;
 
 const post = (update: unknown) => postTelegramUpdate(service.url, update);
 const textsTo = (chatId: number) =>
@@ -30,8 +42,11 @@ const textsTo = (chatId: number) =>
 beforeAll(async () => {
   requireSystemPackages('chromium');
   environment = await createE2eEnvironment();
+  configDirectory = mkdtempSync(join(tmpdir(), 'console-e2e-'));
+  writeFileSync(join(configDirectory, 'bot.config.yaml'), CONFIG);
   service = await startServiceProcess(
     environment.env({
+      CONFIG_FILE: join(configDirectory, 'bot.config.yaml'),
       ADMIN_USER: ADMIN.username,
       ADMIN_PASSWORD: ADMIN.password,
       DM_POLICY: 'pairing',
@@ -45,7 +60,14 @@ beforeAll(async () => {
   await waitFor(() => textsTo(FRIEND).length === 1, { what: 'the answer after the tool call' });
   await post(environment.telegram.makeUpdate.privateText(FRIEND, HOSTILE));
   await waitFor(() => textsTo(FRIEND).length === 2, { what: 'the second answer' });
-  await waitFor(async () => (await environment.sql`SELECT count(*)::int AS n FROM runs`)[0]!.n === 2, { what: 'both runs stored' });
+  // a task the model schedules, and a turn that waits for an approval of write_file
+  environment.openai.script.push(reply.toolCall('schedule_task', { prompt: 'Remind me to water the plants', every_seconds: 3600 }), reply.text('Scheduled.'));
+  await post(environment.telegram.makeUpdate.privateText(FRIEND, 'Remind me every hour to water the plants'));
+  await waitFor(() => textsTo(FRIEND).length === 3, { what: 'the scheduling answer' });
+  await waitFor(async () => (await environment.sql`SELECT count(*)::int AS n FROM runs`)[0]!.n === 3, { what: 'three runs stored' });
+  environment.openai.script.push(reply.toolCall('write_file', { path: 'notes.txt', content: 'buy milk\n', append: true }));
+  await post(environment.telegram.makeUpdate.privateText(FRIEND, 'please note: buy milk'));
+  await waitFor(() => textsTo(FRIEND).some((text) => text.includes('write_file')), { what: 'the approval request in the chat' });
   await post(environment.telegram.makeUpdate.privateText(STRANGER, 'hello, may I come in?'));
   await waitFor(() => textsTo(STRANGER).length === 1, { what: 'the pairing code' });
 
@@ -57,6 +79,7 @@ afterAll(async () => {
   await browser?.close();
   await service?.stop();
   await environment?.close();
+  if (configDirectory) rmSync(configDirectory, { recursive: true, force: true });
 });
 
 async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
@@ -80,6 +103,18 @@ describe('the operator console in Chromium', () => {
     const response = await page.goto(`${service.url}/admin`);
     expect(response?.status()).toBe(200);
     expect(await heading(page)).toBe('Operator console');
+    // the home page: today's and the last hour's turns, what runs and waits, the channel's last update
+    const today = page.getByRole('region', { name: /^Today/ });
+    expect(await today.locator('.figure').textContent()).toMatch(/ settled over 3 turns$/);
+    const lastHour = page.getByRole('region', { name: 'Last hour' });
+    expect(await lastHour.locator('.figure').textContent()).toBe('3 turns');
+    expect(await lastHour.textContent()).toContain('3 completed, 0 failed');
+    const work = page.getByRole('region', { name: 'Running and waiting' });
+    expect(await work.getByRole('row', { name: /^Turns \(inbound queue\)/ }).count()).toBe(1);
+    expect(await work.textContent()).toContain('1 turn parked on an approval request.');
+    const telegramRow = page.getByRole('region', { name: 'Channels' }).getByRole('row', { name: new RegExp(`^telegram ${environment.telegram.botId}`) });
+    expect(await telegramRow.textContent()).toMatch(/webhookevery gateway \(webhook\)\d{4}-\d{2}-\d{2} [\d:]+ UTC/);
+    await shoot(page, 'home');
 
     // keyboard first: the first Tab reaches the skip link
     await page.keyboard.press('Tab');
@@ -88,12 +123,18 @@ describe('the operator console in Chromium', () => {
     const navigation = page.getByRole('navigation', { name: 'Console sections' });
     await navigation.getByRole('link', { name: 'Sessions' }).click();
     expect(await heading(page)).toBe('Sessions');
-    const sessionLink = page.getByRole('link', { name: `Direct messages ${FRIEND}` });
+    const sessionLink = page.getByRole('link', { name: FRIEND_NAME, exact: true });
     expect(await sessionLink.count()).toBe(1);
+    // the user column: the name, then the id
+    expect(await page.locator('main tbody td', { hasText: FRIEND_NAME }).textContent()).toBe(`${FRIEND_NAME}${FRIEND}`);
     await shoot(page, 'sessions');
+    // found by the user's @username
+    await page.getByLabel(/^Chat, user/).fill(`@user${FRIEND}`);
+    await page.getByRole('button', { name: 'Search' }).click();
+    expect(await page.getByRole('status').textContent()).toBe(`1 session matching “@user${FRIEND}”.`);
 
     await sessionLink.click();
-    expect(await heading(page)).toBe(`Direct messages ${FRIEND} · telegram`);
+    expect(await heading(page)).toBe(`${FRIEND_NAME} · telegram`);
     expect(await page.getByText('What is in my workspace?').count()).toBe(1);
     // the hostile message is there as text, and nothing of it became markup
     expect(await page.getByText(HOSTILE, { exact: true }).count()).toBe(1);
@@ -139,14 +180,66 @@ describe('the operator console in Chromium', () => {
     await waitFor(() => textsTo(STRANGER).length === 2, { what: 'the answer to the approved stranger' });
     expect(textsTo(STRANGER)[1]).toBe('You said: am I in now?');
 
-    // budgets: today's spend of the friend's chat, and a limit set with the form
+    // schedules: the friend's task under the friend's name, cancelled with its button
+    await navigation.getByRole('link', { name: 'Schedules' }).click();
+    expect(await heading(page)).toBe('Scheduled tasks');
+    const chat = page.getByRole('region', { name: FRIEND_NAME });
+    const task = chat.getByRole('row', { name: /Remind me to water the plants/ });
+    expect(await task.textContent()).toContain('every 3600 s');
+    expect(await task.textContent()).toContain(FRIEND_NAME);
+    const [taskRow] = await environment.sql`SELECT id FROM scheduled_tasks WHERE status = 'active'`;
+    const taskId = String(taskRow!.id);
+    await shoot(page, 'schedules');
+    await task.getByRole('button', { name: `Cancel task ${taskId} of ${FRIEND_NAME}` }).click();
+    await page.waitForURL(/\/admin\/schedules\?cancelled=/);
+    expect(await page.getByRole('status').textContent()).toBe(`Cancelled task ${taskId} (“Remind me to water the plants”): it will not fire again.`);
+    expect(await page.getByText('No scheduled tasks.').count()).toBe(1);
+    expect((await environment.sql`SELECT status FROM scheduled_tasks WHERE id = ${taskId}`)[0]!.status).toBe('cancelled');
+    await shoot(page, 'schedule-cancelled');
+
+    // approvals: the parked write_file call, denied here; the turn goes on with the denial
+    await navigation.getByRole('link', { name: 'Approvals' }).click();
+    expect(await heading(page)).toBe('Approval requests');
+    const request = page.getByRole('row', { name: /write_file/ });
+    expect(await request.textContent()).toContain('buy milk');
+    expect(await request.getByRole('cell', { name: new RegExp(`^${FRIEND_NAME.replace(/[()]/g, '\\$&')}`) }).count()).toBeGreaterThan(0);
+    await shoot(page, 'approvals');
+    environment.openai.script.push(reply.text('I did not write the note: it was denied.'));
+    await request.getByRole('button', { name: `Deny write_file for ${FRIEND_NAME}` }).click();
+    await page.waitForURL(/\/admin\/approvals\?denied=/);
+    expect(await page.getByRole('status').first().textContent()).toMatch(/^Denied request .+: Denied by an operator\. The turn goes on without the call\.$/);
+    expect(await page.getByText('No approval requests are waiting.').count()).toBe(1);
+    await waitFor(() => textsTo(FRIEND).includes('I did not write the note: it was denied.'), { what: 'the answer after the denial' });
+    expect(environment.telegram.callsOf('editMessageText').some((call) => String(call.params.text).includes('Denied by an operator.'))).toBe(true);
+    const toolResults = await environment.sql`SELECT parts::text AS parts FROM messages WHERE role = 'tool' AND parts::text LIKE '%operator denied%'`;
+    expect(toolResults).toHaveLength(1);
+    await shoot(page, 'approval-denied');
+
+    // budgets: today's spend with names, paged, searched, linked to the sessions; a limit set with the form
     await navigation.getByRole('link', { name: 'Budgets' }).click();
     expect(await heading(page)).toBe('Budgets');
-    expect(await page.getByRole('table', { name: /^Per chat: spent today/ }).getByRole('row', { name: new RegExp(`telegram:\\d+:${FRIEND}`) }).count()).toBe(1);
+    const spend = page.getByRole('table', { name: /^Spent today/ });
+    expect(await spend.getByRole('row', { name: new RegExp(`telegram:\\d+:${FRIEND}`) }).count()).toBe(1);
+    expect(await spend.getByRole('row', { name: new RegExp(`^User ${FRIEND_NAME.replace(/[()]/g, '\\$&')}`) }).count()).toBe(1);
+    await page.goto(`${service.url}/admin/budgets?limit=2`);
+    expect(await page.getByRole('status').textContent()).toBe('5 budgets with spend today, page 1 of 3.');
+    expect(await page.getByRole('table', { name: /^Spent today/ }).locator('tbody tr').count()).toBe(2);
+    await page.getByRole('link', { name: 'Next page' }).click();
+    await page.waitForURL(/page=2/);
+    expect(await page.getByRole('status').textContent()).toBe('5 budgets with spend today, page 2 of 3.');
+    await shoot(page, 'budgets-page-2');
+    await page.getByLabel(/^User, chat or agent/).fill(`@user${FRIEND}`);
+    await page.getByRole('button', { name: 'Search' }).click();
+    expect(await page.getByRole('status').textContent()).toBe('2 matching budgets with spend today.');
+    await page.getByRole('row', { name: new RegExp(`^User ${FRIEND_NAME.replace(/[()]/g, '\\$&')}`) }).getByRole('link', { name: `Sessions of ${FRIEND_NAME}` }).click();
+    expect(await heading(page)).toBe('Sessions');
+    expect(await page.getByText(`Showing the direct messages of telegram user ${FRIEND}.`).count()).toBe(1);
+    expect(await page.getByRole('link', { name: FRIEND_NAME, exact: true }).count()).toBe(1);
+    await navigation.getByRole('link', { name: 'Budgets' }).click();
     await page.getByLabel('Per chat (USD a day)').fill('1.5');
     await page.getByRole('button', { name: 'Save limits' }).click();
     await page.waitForURL(/\/admin\/budgets\?saved=1$/);
-    expect(await page.getByRole('status').textContent()).toBe('Saved: the new limits apply to the next model call in every process.');
+    expect(await page.getByRole('status').first().textContent()).toBe('Saved: the new limits apply to the next model call in every process.');
     expect(await page.getByLabel('Per chat (USD a day)').inputValue()).toBe('1.5');
     expect(await page.getByRole('row', { name: /^Per chat/ }).first().textContent()).toContain('$1.50');
     await shoot(page, 'budgets');
@@ -157,11 +250,17 @@ describe('the operator console in Chromium', () => {
   it('fits a phone screen', async () => {
     const page = await newPage({ width: 390, height: 844 });
     await page.goto(`${service.url}/admin/sessions?q=${FRIEND}`);
-    await page.getByRole('link', { name: `Direct messages ${FRIEND}` }).click();
-    expect(await heading(page)).toBe(`Direct messages ${FRIEND} · telegram`);
+    await page.getByRole('link', { name: FRIEND_NAME, exact: true }).click();
+    expect(await heading(page)).toBe(`${FRIEND_NAME} · telegram`);
     const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
     expect(overflow).toBeLessThanOrEqual(0);
     await shoot(page, 'transcript-phone');
+    // the home page and today's spend fit too (their wide tables scroll inside, hidden button labels included)
+    for (const path of ['/admin', '/admin/budgets']) {
+      await page.goto(`${service.url}${path}`);
+      expect({ path, overflow: Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) }).toEqual({ path, overflow: 0 });
+    }
+    await shoot(page, 'budgets-phone');
     await page.context().close();
   }, 60_000);
 });

@@ -41,7 +41,7 @@ describe.each<BackendKind>(['postgres', 'pglite'])('migrateDatabase (%s)', (kind
 
     expect(await pendingMigrations(database)).toBe(0);
     expect(await appliedCount(database)).toBe(journal.entries.length);
-    expect(await tableNames(database)).toEqual(['approved_senders', 'memories', 'messages', 'pairing_requests', 'run_spans', 'runs', 'scheduled_tasks', 'sessions', 'summaries']);
+    expect(await tableNames(database)).toEqual(['approved_senders', 'memories', 'messages', 'pairing_requests', 'people', 'run_spans', 'runs', 'scheduled_tasks', 'sessions', 'summaries']);
     await database.ping();
   });
 

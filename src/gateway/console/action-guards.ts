@@ -86,7 +86,7 @@ function crossSiteReason(request: FastifyRequest, allowedHosts: Set<string>): st
 }
 
 /** The user name of the (already verified) basic-auth header. */
-function basicAuthUser(request: FastifyRequest): string {
+export function basicAuthUser(request: FastifyRequest): string {
   const match = /^basic +([A-Za-z0-9+/=]*) *$/i.exec(request.headers.authorization ?? '');
   const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
   const colon = decoded.indexOf(':');

@@ -1,10 +1,25 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { PairingService } from '../../access/index.js';
+import type { OperatorDenial } from '../../approvals/index.js';
 import type { DmPolicy } from '../../config/app-config.js';
 import type { BudgetsOverview } from '../../budgets/index.js';
 import type { Logger } from '../../observability/logger.js';
+import type { ApprovalRecord } from '../../queue/approval-records.js';
 import type { StoreDatabase } from '../../store/index.js';
+import type { ServiceStatus } from '../service-status.js';
 import type { Html } from './html.js';
+
+/** Pending approval requests of tool calls, and an operator's Deny (the requester's Deny path). */
+export interface ConsoleApprovals {
+  pending(limit: number): Promise<{ records: ApprovalRecord[]; total: number }>;
+  pendingCount(): Promise<number>;
+  deny(approvalId: string, operator: string): Promise<OperatorDenial>;
+}
+
+/** Cancelling a scheduled task (the `/tasks cancel` service: PostgreSQL, then its firings in Redis). */
+export interface ConsoleSchedules {
+  cancel(sessionKey: string, taskId: string): Promise<unknown>;
+}
 
 /** What the sections read and act on. A new section adds the dependency it needs here. */
 export interface ConsoleDependencies {
@@ -17,6 +32,12 @@ export interface ConsoleDependencies {
   clock?: () => number;
   /** Daily budgets: limits and today's spend (absent: the Budgets section says they are not available). */
   budgets?: BudgetsOverview;
+  /** Queues and channel connections for the home page (absent: it says they are not available here). */
+  status?: ServiceStatus;
+  /** Absent: tasks are listed without a Cancel button. */
+  schedules?: ConsoleSchedules;
+  /** Absent: the Approvals section says approvals are not available in this process. */
+  approvals?: ConsoleApprovals;
 }
 
 export interface PageOptions {

@@ -22,6 +22,12 @@ export function duration(ms: number): string {
   return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
+/** `13 %` of a limit; a little spent never reads as `0 %`. */
+export function sharePercent(spent: number, limit: number): string {
+  const share = Math.round((spent / limit) * 100);
+  return share === 0 && spent > 0 ? '<1 %' : `${share} %`;
+}
+
 /** Long text cut for a table cell or preview, saying how much was left out. */
 export function shorten(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${count(text.length - max)} more characters)`;

@@ -4,6 +4,9 @@ import { guardActions } from './action-guards.js';
 import type { ConsoleContext, ConsoleDependencies, ConsoleSection } from './console-section.js';
 import { EMPTY_HTML, html } from './html.js';
 import { sendPage } from './layout.js';
+import { overviewData } from './overview/overview-data.js';
+import { overviewJson } from './overview/overview-json.js';
+import { overviewPage } from './overview/overview-page.js';
 import { consoleSections } from './sections.js';
 
 export interface ConsoleOptions extends ConsoleDependencies {
@@ -54,14 +57,9 @@ export async function mountConsole(scope: FastifyInstance, options: ConsoleOptio
     });
 
     routes.get('/', async (_request, reply) =>
-      context.page(reply, {
-        section: undefined,
-        title: 'Operator console',
-        body: html`<ul class="sections">!${sections.map(
-          (section) => html`<li><h2><a href="${ADMIN_PREFIX}/${section.id}">${section.title}</a></h2><p>${section.description}</p></li>`,
-        )}<li><h2><a href="${ADMIN_PREFIX}/queues">Queues</a></h2><p>Jobs waiting, running and failed (bull-board).</p></li></ul>`,
-      }),
+      context.page(reply, { section: undefined, title: 'Operator console', body: overviewPage(await overviewData(options, context.now(), options.logger), sections) }),
     );
+    routes.get('/api/overview', async () => overviewJson(await overviewData(options, context.now(), options.logger)));
     for (const section of sections) await section.register(routes, context);
   });
 }

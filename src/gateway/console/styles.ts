@@ -30,7 +30,7 @@ h3 { font-size: 1rem; margin: 1rem 0 .5rem; }
 .lead { color: var(--muted); margin-top: -.5rem; }
 .notice { padding: .6rem 1rem; border-left: 4px solid var(--accent); background: #ddf4ff; margin: 1rem 0; }
 .notice.problem { border-color: var(--error); background: #ffebe9; }
-.table-scroll { overflow-x: auto; margin: .5rem 0 1rem; }
+.table-scroll { overflow-x: auto; margin: .5rem 0 1rem; position: relative; }
 table { border-collapse: collapse; width: 100%; font-size: .95rem; }
 caption { text-align: left; font-weight: 600; padding: .25rem 0; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -40,7 +40,7 @@ td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; wh
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85em; overflow-wrap: anywhere; }
 form.search, form.range { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; margin: 0 0 1rem; }
 form.search label, form.range label { display: flex; flex-direction: column; font-size: .9rem; color: var(--muted); }
-input[type="search"], input[type="date"], input[type="number"] { font: inherit; padding: .4rem .5rem; border: 1px solid var(--line); border-radius: .4rem; min-width: 12rem; }
+input[type="search"], input[type="date"], input[type="number"], select { font: inherit; padding: .4rem .5rem; border: 1px solid var(--line); border-radius: .4rem; min-width: 12rem; }
 button, .button { font: inherit; padding: .4rem .9rem; border-radius: .4rem; border: 1px solid #1f883d; background: #1f883d; color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: #fff; color: var(--ink); border-color: var(--line); }
 form.action { margin: 0; }
@@ -72,13 +72,20 @@ svg.chart .axis { stroke: var(--line); } svg.chart text { fill: var(--muted); fo
 .channel-telegram { fill: var(--telegram); } .channel-slack { fill: var(--slack); } .channel-feishu { fill: var(--feishu); } .channel-other { fill: #6e7781; }
 ul.sections { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); gap: 1rem; }
 ul.sections li { border: 1px solid var(--line); border-radius: .5rem; padding: 1rem; }
-ul.sections h2 { margin-top: 0; }
+ul.sections h2, ul.sections h3 { margin-top: 0; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 30rem), 1fr)); gap: 1rem; }
+section.card { border: 1px solid var(--line); border-radius: .5rem; padding: .25rem 1rem .75rem; min-width: 0; }
+section.card > h2 { margin-top: .75rem; }
+.figure { margin: .25rem 0; color: var(--muted); }
+.figure .value { font-size: 1.8rem; font-weight: 600; color: var(--ink); margin-right: .35rem; font-variant-numeric: tabular-nums; }
+ul.plain { padding-left: 1.1rem; margin: .25rem 0 .75rem; }
+ul.plain li { margin: .25rem 0; overflow-wrap: anywhere; }
 footer.site { max-width: 75rem; margin: 2rem auto; padding: 0 1rem; color: var(--muted); font-size: .85rem; }
 @media (max-width: 40rem) {
   body { font-size: 15px; }
   main { padding: .75rem; }
   section.turn { padding: .5rem .6rem .75rem; }
-  input[type="search"], input[type="date"], input[type="number"] { min-width: 0; width: 100%; }
+  input[type="search"], input[type="date"], input[type="number"], select { min-width: 0; width: 100%; }
   form.search label, form.range label { flex: 1 1 100%; }
   th, td { padding: .35rem .4rem; }
 }

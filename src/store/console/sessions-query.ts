@@ -1,7 +1,7 @@
 import { and, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { ChannelName, ChatType } from '../../core/inbound-message.js';
 import type { StoreDatabase } from '../database.js';
-import { sessions } from '../schema/index.js';
+import { people, sessions } from '../schema/index.js';
 
 /** One row of the console's session list. */
 export interface ConsoleSession {
@@ -13,6 +13,9 @@ export interface ConsoleSession {
   chatId: string;
   chatType: ChatType;
   userId: string | null;
+  /** The DM user's display name and username (`people`), when the platform sent them. */
+  userName: string | null;
+  username: string | null;
   title: string | null;
   lastActivityAt: Date;
   /** Stored runs (turns) of the session. */
@@ -28,9 +31,20 @@ export interface SessionsCursor {
   id: string;
 }
 
+/** Exact filters, as the budgets page links to a user's, a chat's or an agent's sessions. */
+export interface SessionsFilter {
+  channel?: string | undefined;
+  accountId?: string | undefined;
+  chatId?: string | undefined;
+  /** The DM sessions of this user. */
+  userId?: string | undefined;
+  agentId?: string | undefined;
+}
+
 export interface SessionsQuery {
-  /** Case-insensitive substring of the chat (id, title, key), the user id, or a message's text. */
+  /** Case-insensitive substring of the chat (id, title, key), the user (id, name, username), or a message's text. */
   search?: string | undefined;
+  filter?: SessionsFilter | undefined;
   limit: number;
   after?: SessionsCursor | undefined;
 }
@@ -52,6 +66,8 @@ const sessionColumns = {
   chatId: sessions.chatId,
   chatType: sessions.chatType,
   userId: sessions.userId,
+  userName: people.name,
+  username: people.username,
   title: sessions.title,
   lastActivityAt: sessions.updatedAt,
   // written out: drizzle leaves the selected columns unqualified, where `id` would be the runs' own (index: runs_session_id_started_at_index)
@@ -70,13 +86,15 @@ const sessionColumns = {
 export async function listConsoleSessions(db: StoreDatabase, query: SessionsQuery): Promise<SessionsPage> {
   const conditions: SQL[] = [];
   const search = query.search?.trim();
-  if (search) conditions.push(matches(`%${escapeLike(search)}%`));
+  if (search) conditions.push(matches(`%${escapeLike(search)}%`, `%${escapeLike(search.replace(/^@/, ''))}%`));
+  conditions.push(...filterConditions(query.filter ?? {}));
   if (query.after) {
     conditions.push(sql`(${sessions.updatedAt}, ${sessions.id}) < (${query.after.lastActivityAt}::timestamptz, ${query.after.id}::uuid)`);
   }
   const rows = await db
     .select({ ...sessionColumns, cursorTime: sql<string>`to_char(${sessions.updatedAt} at time zone 'UTC', ${MICROSECONDS_UTC})` })
     .from(sessions)
+    .leftJoin(people, personOfSession)
     .where(conditions.length > 0 ? and(...conditions) : undefined)
     .orderBy(desc(sessions.updatedAt), desc(sessions.id))
     .limit(query.limit + 1);
@@ -93,12 +111,27 @@ export async function findConsoleSession(db: StoreDatabase, key: string): Promis
   const [row] = await db
     .select(sessionColumns)
     .from(sessions)
+    .leftJoin(people, personOfSession)
     .where(eq(sessions.key, key))
     .limit(1);
   return row;
 }
 
-function matches(pattern: string): SQL {
+/** A DM session's user, by the primary key of `people`. */
+const personOfSession = and(eq(people.channel, sessions.channel), eq(people.userId, sessions.userId));
+
+function filterConditions(filter: SessionsFilter): SQL[] {
+  const conditions: SQL[] = [];
+  if (filter.channel !== undefined) conditions.push(eq(sessions.channel, filter.channel as ChannelName));
+  if (filter.accountId !== undefined) conditions.push(eq(sessions.accountId, filter.accountId));
+  if (filter.chatId !== undefined) conditions.push(eq(sessions.chatId, filter.chatId));
+  if (filter.userId !== undefined) conditions.push(eq(sessions.userId, filter.userId));
+  if (filter.agentId !== undefined) conditions.push(eq(sessions.agentId, filter.agentId));
+  return conditions;
+}
+
+/** `usernamePattern`: the same without a leading `@`, as people write usernames. */
+function matches(pattern: string, usernamePattern: string): SQL {
   const messageText = sql`exists (
     select 1 from messages, jsonb_array_elements(messages.parts) as part
      where messages.session_id = ${sessions.id}
@@ -108,6 +141,8 @@ function matches(pattern: string): SQL {
     ilike(sessions.chatId, pattern),
     ilike(sessions.title, pattern),
     ilike(sessions.userId, pattern),
+    ilike(people.name, pattern),
+    ilike(people.username, usernamePattern),
     ilike(sessions.key, pattern),
     messageText,
   )!;

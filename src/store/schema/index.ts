@@ -6,3 +6,4 @@ export * from './summaries.js';
 export * from './access.js';
 export * from './scheduled-tasks.js';
 export * from './memories.js';
+export * from './people.js';

@@ -14,6 +14,7 @@ export const sessions = pgTable(
     chatId: text('chat_id').notNull(),
     chatType: text('chat_type').$type<ChatType>().notNull(),
     userId: text('user_id'),
+    /** The group's title as the platform sent it with the latest stored turn (none for a DM: see `people`). */
     title: text('title'),
     /** The seq the next stored message gets; messages of a session are numbered 0, 1, 2… without gaps. */
     nextSeq: bigint('next_seq', { mode: 'number' }).notNull().default(0),
@@ -33,6 +34,8 @@ export const sessions = pgTable(
     check('sessions_chat_type_check', sql`${table.chatType} in ('dm', 'group')`),
     // the operator console lists sessions by last activity, paged by (updated_at, id)
     index('sessions_updated_at_id_index').on(table.updatedAt, table.id),
+    // the console finds a chat's sessions (budget rows, schedules) by the chat, across agents and threads
+    index('sessions_channel_account_id_chat_id_index').on(table.channel, table.accountId, table.chatId),
   ],
 );
 

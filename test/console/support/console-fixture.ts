@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { PairingService } from '../../../src/access/index.js';
 import type { BudgetsOverview } from '../../../src/budgets/index.js';
 import { createHttpServer, registerAdminScope } from '../../../src/gateway/index.js';
-import { mountConsole, type ConsoleSection } from '../../../src/gateway/console/index.js';
+import { mountConsole, type ConsoleDependencies, type ConsoleSection } from '../../../src/gateway/console/index.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { ensureSession, flushTurn, migrateDatabase, openDatabase, type Database, type SessionRow } from '../../../src/store/index.js';
 import { turnRecord } from '../../store/fixtures.js';
@@ -22,13 +22,21 @@ export interface ConsoleFixture {
   dm: SessionRow;
   group: SessionRow;
   /** Mounts the console (with the built-in sections, or `sections`) in a fresh server. */
-  app(options?: { readOnly?: boolean; sections?: readonly ConsoleSection[]; publicUrl?: string; budgets?: BudgetsOverview }): Promise<FastifyInstance>;
+  app(options?: {
+    readOnly?: boolean;
+    sections?: readonly ConsoleSection[];
+    publicUrl?: string;
+    budgets?: BudgetsOverview;
+    /** The home page's live state, schedules and approvals (absent: the console says they are not available). */
+    more?: Pick<ConsoleDependencies, 'status' | 'schedules' | 'approvals'>;
+  }): Promise<FastifyInstance>;
   close(): Promise<void>;
 }
 
 /**
- * A migrated database with two sessions written by `flushTurn` (a DM with two turns, one of them with
- * hostile text; a titled Slack group whose turn has a failing tool call), and one pending pairing.
+ * A migrated database with two sessions written by `flushTurn` (a DM of Ada Lovelace (@ada) with two turns,
+ * one of them with hostile text; a titled Slack group whose turn has a failing tool call), and one pending
+ * pairing.
  */
 export async function createConsoleFixture(): Promise<ConsoleFixture> {
   const testDatabase = await createTestDatabase();
@@ -48,7 +56,7 @@ export async function createConsoleFixture(): Promise<ConsoleFixture> {
     title: 'Ops <Room> & "friends"',
   });
   const first = turnRecord(dm, { runId: 'run-dm-1' });
-  await flushTurn(db, first);
+  await flushTurn(db, { ...first, people: [{ channel: 'telegram', userId: '4242', name: 'Ada Lovelace', username: 'ada' }] });
   const second = turnRecord(dm, { runId: 'run-dm-2' });
   second.messages[0] = { ...second.messages[0]!, parts: [{ type: 'text', text: HOSTILE }] };
   second.run = { ...second.run, startedAt: new Date('2026-03-09T08:00:00Z'), finishedAt: new Date('2026-03-09T08:00:02Z') };
@@ -80,6 +88,7 @@ export async function createConsoleFixture(): Promise<ConsoleFixture> {
             logger: createLogger({ level: 'silent' }),
             clock: () => NOW,
             ...(options.budgets ? { budgets: options.budgets } : {}),
+            ...options.more,
           },
           options.sections,
         ),

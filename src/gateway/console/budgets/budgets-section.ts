@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { LIMIT_FIELDS, type BudgetLimits } from '../../../budgets/index.js';
 import type { ConsoleContext, ConsoleSection } from '../console-section.js';
 import { html } from '../html.js';
-import { ConsoleRequestError } from '../query-parameters.js';
-import { BUDGETS_PATH, budgetsPage } from './budgets-page.js';
+import { BudgetsQuerySchema, ConsoleRequestError, type BudgetsQueryParameters } from '../query-parameters.js';
+import { spendPage } from './budget-spend-page.js';
+import { BUDGETS_PAGE_SIZE, BUDGETS_PATH, budgetsPage } from './budgets-page.js';
 
 type LimitChanges = { [Field in keyof BudgetLimits]?: number | null };
 
@@ -39,14 +40,21 @@ export const budgetsSection: ConsoleSection = {
       if (!budgets) throw new ConsoleRequestError(404, 'budgets are not available in this process');
       return budgets;
     };
-    const render = async (saved: boolean) => {
+    const render = async (parameters: BudgetsQueryParameters) => {
       const budgets = overview();
+      const query = { search: parameters.q?.trim() ?? '', scope: parameters.scope || undefined, page: parameters.page ?? 1, limit: parameters.limit ?? BUDGETS_PAGE_SIZE };
       const [limits, { day, spend }] = await Promise.all([budgets.limits(), budgets.spendToday()]);
-      return { limits, day, spend, ...(saved ? { outcome: html`<p class="notice" role="status">Saved: the new limits apply to the next model call in every process.</p>` } : {}) };
+      return {
+        limits,
+        day,
+        query,
+        spend: await spendPage(context.deps.db, spend, query),
+        ...(parameters.saved === '1' ? { outcome: html`<p class="notice" role="status">Saved: the new limits apply to the next model call in every process.</p>` } : {}),
+      };
     };
 
-    routes.get<{ Querystring: { saved?: string } }>('/budgets', async (request, reply) =>
-      context.page(reply, { section: 'budgets', title: 'Budgets', body: budgetsPage(context, reply, await render(request.query.saved === '1')) }),
+    routes.get<{ Querystring: BudgetsQueryParameters }>('/budgets', { schema: { querystring: BudgetsQuerySchema } }, async (request, reply) =>
+      context.page(reply, { section: 'budgets', title: 'Budgets', body: budgetsPage(context, reply, await render(request.query)) }),
     );
 
     routes.post<{ Body: unknown }>('/budgets', async (request, reply) => {
@@ -55,9 +63,9 @@ export const budgetsSection: ConsoleSection = {
       return reply.redirect(`${BUDGETS_PATH}?saved=1`, 303);
     });
 
-    routes.get('/api/budgets', async () => {
-      const { limits, day, spend } = await render(false);
-      return { day, limits, spend };
+    routes.get<{ Querystring: BudgetsQueryParameters }>('/api/budgets', { schema: { querystring: BudgetsQuerySchema } }, async (request) => {
+      const { limits, day, spend } = await render({ ...request.query, saved: undefined });
+      return { day, limits, spend: spend.rows, total: spend.total, page: spend.page, pageCount: spend.pageCount };
     });
   },
 };

@@ -12,6 +12,7 @@ import {
 } from '../query-parameters.js';
 import { messageJson, runJson, sessionJson } from './contract-shapes.js';
 import { decodeSessionsCursor, encodeSessionsCursor } from './sessions-cursor.js';
+import { sessionsFilterOf } from './sessions-filter.js';
 import { sessionLabel, sessionsPage } from './sessions-page.js';
 import { transcriptPage as transcriptView } from './transcript-page.js';
 
@@ -28,8 +29,9 @@ export const sessionsSection: ConsoleSection = {
 
     const sessions = async (query: SessionsQueryParameters) => {
       const limit = query.limit ?? SESSIONS_LIMIT;
-      const page = await listConsoleSessions(db, { search: query.q, limit, after: decodeSessionsCursor(query.cursor) });
-      return { ...page, limit, nextCursor: page.next ? encodeSessionsCursor(page.next) : undefined };
+      const filter = sessionsFilterOf(query);
+      const page = await listConsoleSessions(db, { search: query.q, filter: filter?.filter, limit, after: decodeSessionsCursor(query.cursor) });
+      return { ...page, limit, filter: filter?.view, nextCursor: page.next ? encodeSessionsCursor(page.next) : undefined };
     };
     const transcript = async (key: string, query: TranscriptQueryParameters) => {
       const session = await findConsoleSession(db, key);
@@ -44,7 +46,7 @@ export const sessionsSection: ConsoleSection = {
       return context.page(reply, {
         section: 'sessions',
         title: 'Sessions',
-        body: sessionsPage({ search: request.query.q?.trim() ?? '', sessions: page.sessions, limit: page.limit, cursor: request.query.cursor, nextCursor: page.nextCursor }),
+        body: sessionsPage({ search: request.query.q?.trim() ?? '', filter: page.filter, sessions: page.sessions, limit: page.limit, cursor: request.query.cursor, nextCursor: page.nextCursor }),
       });
     });
 

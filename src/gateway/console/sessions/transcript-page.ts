@@ -3,6 +3,7 @@ import type { MessagePart } from '../../../core/chat-message.js';
 import type { ConsoleSession, TranscriptMessage, TranscriptRun } from '../../../store/index.js';
 import { count, duration, pathWithQuery, shorten, timeOf, usd } from '../format.js';
 import { EMPTY_HTML, html, type Html } from '../html.js';
+import { personCell } from '../names.js';
 import { sessionPath } from './sessions-page.js';
 import { spanTimeline } from './span-timeline.js';
 
@@ -38,7 +39,7 @@ export function transcriptPage(input: TranscriptPageInput): Html {
 <dt>Channel</dt><dd>${session.channel} (account ${session.accountId})</dd>
 <dt>Agent</dt><dd>${session.agentId}</dd>
 <dt>Chat</dt><dd>${session.chatType === 'dm' ? 'direct messages' : 'group'} <code>${session.chatId}</code></dd>
-!${session.userId ? html`<dt>User</dt><dd><code>${session.userId}</code></dd>` : EMPTY_HTML}
+!${session.userId ? html`<dt>User</dt><dd>!${personCell({ userId: session.userId, name: session.userName, username: session.username })}</dd>` : EMPTY_HTML}
 <dt>Last activity</dt><dd>!${timeOf(session.lastActivityAt)}</dd>
 <dt>Turns</dt><dd>${count(session.turns)}</dd>
 <dt>Tokens</dt><dd>${count(session.inputTokens)} in, ${count(session.outputTokens)} out</dd>
