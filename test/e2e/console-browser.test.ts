@@ -211,7 +211,14 @@ describe('the operator console in Chromium', () => {
     expect(await page.getByText('No approval requests are waiting.').count()).toBe(1);
     await waitFor(() => textsTo(FRIEND).includes('I did not write the note: it was denied.'), { what: 'the answer after the denial' });
     expect(environment.telegram.callsOf('editMessageText').some((call) => String(call.params.text).includes('Denied by an operator.'))).toBe(true);
-    const toolResults = await environment.sql`SELECT parts::text AS parts FROM messages WHERE role = 'tool' AND parts::text LIKE '%operator denied%'`;
+    // the turn is stored right after its answer is delivered
+    const toolResults = await waitFor(
+      async () => {
+        const rows = await environment.sql`SELECT parts::text AS parts FROM messages WHERE role = 'tool' AND parts::text LIKE '%operator denied%'`;
+        return rows.length > 0 ? rows : undefined;
+      },
+      { what: 'the stored denial' },
+    );
     expect(toolResults).toHaveLength(1);
     await shoot(page, 'approval-denied');
 
