@@ -45,7 +45,7 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
     // sends reported every part through `progress`; a notice has no progress, so it is marked delivered here
     if (pending.plain && record.run.status !== 'failed') await deps.deliveries.save(turnId, { ...pending, delivered: true, deliveredIds: record.run.deliveredMessageIds });
   }
-  const stored = await storeTurn(deps, record);
+  const stored = await storeTurn(deps, record, request.signal);
   await Promise.all([deps.deliveries.clear(turnId), deps.checkpoints.clear(sessionKey, turnId)]);
   if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey);
   if (pending.consumedContext > 0) await deps.groupContext.consume(contextKeyOf(request.messages[0]!), pending.consumedContext);
@@ -60,9 +60,9 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
  * Writes the turn; when the database refuses it for good (data it cannot hold), the turn is stored as failed
  * with placeholders for its messages instead, so a poison message ends instead of being retried forever.
  */
-async function storeTurn(deps: TurnDependencies, record: TurnRecord): Promise<TurnRecord> {
+async function storeTurn(deps: TurnDependencies, record: TurnRecord, signal: AbortSignal): Promise<TurnRecord> {
   try {
-    await flushWithRetry(deps.store, record, deps.logger, deps.flushRetry);
+    await flushWithRetry(deps.store, record, deps.logger, deps.flushRetry, signal);
     return record;
   } catch (error) {
     if (!isPermanentStoreError(error)) throw error;
@@ -71,7 +71,7 @@ async function storeTurn(deps: TurnDependencies, record: TurnRecord): Promise<Tu
       'the database refused the turn for good; storing it as failed without its content',
     );
     const placeholder = unstorable(record, error);
-    await flushWithRetry(deps.store, placeholder, deps.logger, deps.flushRetry);
+    await flushWithRetry(deps.store, placeholder, deps.logger, deps.flushRetry, signal);
     return placeholder;
   }
 }
