@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { startService } from '../app.js';
-import { loadConfig, readDotEnv, type AppConfig } from '../config/index.js';
+import { inspectConfig, loadConfig, readDotEnv, type AppConfig } from '../config/index.js';
 import { BotError } from '../core/errors.js';
 import { acquireDataDirLock, DataDirInUseError } from '../lifecycle/data-dir-lock.js';
 import { StopSignals } from '../lifecycle/stop-signals.js';
@@ -13,6 +13,8 @@ const USAGE = `usage: chatbot <command>
   doctor                              check configuration, Redis, PostgreSQL, the LLM and channels
   pairing list                        pending pairing requests (DM_POLICY=pairing)
   pairing approve <CODE>              allow the user who got this code`;
+
+const COMMANDS = new Set(['start', 'migrate', 'doctor', 'pairing']);
 
 async function start(config: AppConfig): Promise<void> {
   // A library's stray rejection must not take every running turn down with it: postgres.js leaves the
@@ -54,8 +56,21 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
+  if (!COMMANDS.has(command)) {
+    process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
+    process.exitCode = 1;
+    return;
+  }
   readDotEnv();
   if (values.role) process.env.ROLE = values.role;
+  if (command === 'doctor') {
+    // every problem gets its line, and the other checks run on the valid part of the configuration
+    const inspection = inspectConfig(process.env);
+    setRootLogger(createLogger({ level: inspection.config.logLevel, format: inspection.config.logFormat }));
+    const { runDoctor } = await import('../doctor.js');
+    process.exitCode = await runDoctor(inspection);
+    return;
+  }
   // migrate and pairing call no LLM: no API key needed
   const config = loadConfig(command === 'migrate' || command === 'pairing' ? { ...process.env, ROLE: 'gateway' } : process.env);
   setRootLogger(createLogger({ level: config.logLevel, format: config.logFormat }));
@@ -64,18 +79,11 @@ async function main(argv: string[]): Promise<void> {
       return start(config);
     case 'migrate':
       return migrate(config);
-    case 'doctor': {
-      const { runDoctor } = await import('../doctor.js');
-      process.exitCode = await runDoctor(config);
-      return;
-    }
     case 'pairing': {
       const { runPairingCommand } = await import('../pairing-command.js');
       process.exitCode = await runPairingCommand(config, positionals.slice(1), (line) => process.stdout.write(`${line}\n`));
       return;
     }
-    default:
-      throw new BotError('config', `unknown command "${command}"\n${USAGE}`);
   }
 }
 
@@ -83,7 +91,8 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof DataDirInUseError) {
     process.stderr.write(`${error.message}\n`);
   } else if (error instanceof BotError && error.code === 'config') {
-    process.stderr.write(`configuration error: ${error.message}\n`);
+    // one line per problem, each naming its variable (or the config file and field)
+    for (const line of error.message.split('\n')) process.stderr.write(`configuration error: ${line}\n`);
   } else {
     process.stderr.write(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }
