@@ -13,7 +13,7 @@ import { ChatSettingsResolver, type ChatLocation } from './config/chat-settings.
 import type { InboundMessage } from './core/inbound-message.js';
 import { BudgetLedger, BudgetSettings, BudgetsOverview, createUsageReport, TurnBudgets } from './budgets/index.js';
 import { ChannelRegistry } from './core/channel-registry.js';
-import { createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
+import { AdminLoginGuard, createHttpServer, createInboundHandler, RedisLoginFailures, registerAdminScope } from './gateway/index.js';
 import type { McpToolSource } from './mcp/index.js';
 import { createMediaProcessor, createTranscriber } from './media/index.js';
 import { acquireDataDirLock } from './lifecycle/data-dir-lock.js';
@@ -322,8 +322,10 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       // bull-board, the console and their assets load only when the dashboard is on
       const [{ mountQueueDashboard }, { mountConsole }] = await Promise.all([import('./gateway/admin-dashboard.js'), import('./gateway/console/index.js')]);
       const admin = config.admin;
+      // wrong passwords are counted per client address in Redis, across every gateway process
+      const loginGuard = new AdminLoginGuard({ store: new RedisLoginFailures(redis, config.queuePrefix), logger: moduleLogger('admin'), metrics });
       await registerAdminScope(server, admin, async (scope) => {
-        await mountQueueDashboard(scope, [inbound.queue], config.adminReadOnly);
+        await mountQueueDashboard(scope, [inbound.queue], { readOnly: config.adminReadOnly, credentials: admin, publicUrl: config.publicUrl });
         await mountConsole(scope, {
           db: database.db,
           pairing: new PairingService(database.db, { metrics }),
@@ -334,7 +336,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
           logger: moduleLogger('console'),
           budgets: new BudgetsOverview({ ledger: gatewayLedger, settings: budgetSettings, defaults: config.budgets, agents: config.agents }),
         });
-      });
+      }, { loginGuard });
     }
     await server.listen({ port: config.port, host: config.host });
     onStop('http server', () => server.close());
