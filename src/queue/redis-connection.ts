@@ -31,16 +31,21 @@ export class RedisConnections {
   private readonly open = new Set<Redis>();
   private stopping = false;
   private markLost: () => void = () => undefined;
-  /** Resolves when, once stopping, Redis is found away (a connection not ready, or one that ends by itself). */
+  /**
+   * Resolves when, once stopping, Redis is found away: a connection is not ready when the stop begins, or one
+   * (BullMQ's copies too) loses its connection meanwhile (ioredis asks to reconnect only after a loss, never
+   * after a QUIT or a disconnect of ours).
+   */
   readonly lost: Promise<void> = new Promise((resolve) => (this.markLost = resolve));
 
   create(url: string, purpose: RedisPurpose): Redis {
-    const redis = createRedis(url, purpose, () => !this.stopping);
-    this.open.add(redis);
-    redis.once('end', () => {
-      if (this.stopping && this.open.has(redis)) this.markLost();
-      this.open.delete(redis);
+    const redis = createRedis(url, purpose, () => {
+      if (!this.stopping) return true;
+      this.markLost();
+      return false;
     });
+    this.open.add(redis);
+    redis.once('end', () => this.open.delete(redis));
     return redis;
   }
 

@@ -67,6 +67,8 @@ describe('stopping the service that runs its own redis-server', { timeout: 90_00
     expect(sentTo(7001).map((call) => call.params.text)).toEqual(['You said: warm up', 'You said: finish before you go']);
     expect(await storedRoles(7001)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(isAlive(redisPid)).toBe(false);
+    // nothing was given up on: every part stopped in order while its redis-server was still there
+    expect(service.output()).not.toMatch(/Redis is away|not stopped within|error while stopping/);
   });
 
   it('ends at once on a second SIGINT, and answers after a restart the message it had acknowledged', async () => {
