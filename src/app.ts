@@ -69,9 +69,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
   const connections = new RedisConnections();
   /** A step that needs Redis is not waited for once Redis is found away during the stop. */
   const unlessRedisLost = (name: string, stop: (budget: StopBudget) => Promise<unknown>) =>
-    onStop(name, (budget) =>
-      Promise.race([stop(budget), connections.lost.then(() => logger.warn({ step: name }, 'Redis is away: not waiting for this part to stop'))]),
-    );
+    onStop(name, (budget) => connections.unlessLost(stop(budget), () => logger.warn({ step: name }, 'Redis is away: not waiting for this part to stop')));
   const stopAll = async () => {
     // from here on a Redis that is away is given up on rather than waited for
     connections.giveUpWhenAway();
@@ -242,14 +240,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       // a summary is an LLM call like a turn's, and gets the turns' time
       onStop('summaries in progress', (budget) => settleBefore(compactor.idle(), budget.turnsEndAt));
       onStop('workers', (budget) =>
-        Promise.race([
-          worker.close(Math.max(0, budget.turnsEndAt - Date.now())),
-          // a turn cannot finish without Redis: hand them all back now (their jobs stay in Redis's files)
-          connections.lost.then(() => {
-            logger.warn('Redis is away: handing running turns back instead of waiting for them');
-            abortBus.abortAll('shutdown');
-          }),
-        ]),
+        // a turn cannot finish without Redis: then they are all handed back at once (their jobs stay in Redis's files)
+        connections.unlessLost(worker.close(Math.max(0, budget.turnsEndAt - Date.now())), () => {
+          logger.warn('Redis is away: handing running turns back instead of waiting for them');
+          abortBus.abortAll('shutdown');
+        }),
       );
     }
 

@@ -49,6 +49,17 @@ export class RedisConnections {
     return redis;
   }
 
+  /** `work`, or, should Redis be found away before it ends, `onLost()` and no more waiting for it. */
+  async unlessLost(work: Promise<unknown>, onLost: () => void): Promise<void> {
+    let ended = false;
+    await Promise.race([
+      work.finally(() => (ended = true)),
+      this.lost.then(() => {
+        if (!ended) onLost();
+      }),
+    ]);
+  }
+
   /** From now on a lost connection stays lost. */
   giveUpWhenAway(): void {
     this.stopping = true;
