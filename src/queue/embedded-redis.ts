@@ -58,7 +58,7 @@ export async function startEmbeddedRedis(
   );
   const watchdog = watch(child.pid!);
   const stopWithUs = () => {
-    watchdog.kill('SIGKILL');
+    endWatchdog(watchdog);
     child.kill('SIGTERM');
   };
   process.once('exit', stopWithUs);
@@ -91,7 +91,7 @@ export async function startEmbeddedRedis(
     stop: async (timeoutMs = 5_000) => {
       stopping = true;
       process.off('exit', stopWithUs);
-      watchdog.kill('SIGKILL');
+      endWatchdog(watchdog);
       if (child.exitCode !== null || child.signalCode !== null) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -116,4 +116,13 @@ function watch(pid: number): ChildProcess {
   (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   watchdog.on('error', () => undefined);
   return watchdog;
+}
+
+/** The watchdog and its `cat`: a group of their own (detached), ended together. */
+function endWatchdog(watchdog: ChildProcess): void {
+  try {
+    process.kill(-watchdog.pid!, 'SIGKILL');
+  } catch {
+    // already gone
+  }
 }
