@@ -1,9 +1,19 @@
 // `npm start` builds first when dist/ is missing or older than the sources.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
+
+// an unsupported Node is refused here too, before a build it may not manage (the service's entry checks again)
+const minimum = Number(/\d+/.exec(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines.node)[0]);
+if (Number(process.versions.node.split('.')[0]) < minimum) {
+  process.stderr.write(
+    `chatbot-service needs Node.js ${minimum} or later, and this is Node.js ${process.versions.node} (${process.execPath}): ` +
+      'install Node.js 24 LTS (https://nodejs.org/en/download, or `nvm install 24`, or `fnm install 24`) and run it with that node\n',
+  );
+  process.exit(1);
+}
 const output = join(root, 'dist/src/cli.js');
 
 function newestSource(directory) {

@@ -1,4 +1,3 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -14,24 +13,25 @@ import { ChatSettingsResolver, type ChatLocation } from './config/chat-settings.
 import type { InboundMessage } from './core/inbound-message.js';
 import { BudgetLedger, BudgetSettings, BudgetsOverview, createUsageReport, TurnBudgets } from './budgets/index.js';
 import { priceTableOf } from './llm/pricing.js';
-import { EMBEDDED_DATABASE_OWNER_FILE } from './pairing-command.js';
 import { ChannelRegistry } from './core/channel-registry.js';
-import { createChatMembershipHandler, createHttpServer, createInboundHandler, registerAdminScope } from './gateway/index.js';
+import { AdminLoginGuard, createChatMembershipHandler, createHttpServer, createInboundHandler, RedisLoginFailures, registerAdminScope } from './gateway/index.js';
 import { connectionName, createServiceStatus } from './gateway/service-status.js';
 import type { InboundSink } from './core/channel.js';
 import type { McpToolSource } from './mcp/index.js';
 import { createMediaCache, createMediaProcessor, createTranscriber, MEDIA_CACHE_MAX_AGE_MS } from './media/index.js';
+import { acquireDataDirLock } from './lifecycle/data-dir-lock.js';
+import { settleBefore, stopBudget, StopSteps, type StopBudget } from './lifecycle/stop-steps.js';
 import { moduleLogger } from './observability/logger.js';
 import { Metrics, statementKind } from './observability/metrics.js';
 import {
   AbortBus,
   AlbumMarks,
   ChannelActivity,
-  createRedis,
   GroupContext,
   InboundDedupe,
   InboundQueue,
   RedisChannelState,
+  RedisConnections,
   SessionLock,
   SessionScheduler,
   startEmbeddedRedis,
@@ -61,26 +61,36 @@ export { DEFAULT_AGENT_ID } from './config/merge-agents.js';
 export interface RunningService {
   /** The HTTP port actually bound (PORT=0 picks a free one). */
   port: number;
+  /** Stops everything within SHUTDOWN_GRACE_MS (see `stopBudget`); rejects when some part did not stop in time. */
   stop(): Promise<void>;
 }
 
 /** The composition root: builds what the role needs, starts it, and knows how to stop it in order. */
 export async function startService(config: AppConfig): Promise<RunningService> {
   const logger = moduleLogger('app');
-  const stops: Array<{ name: string; stop: () => Promise<unknown> }> = [];
-  const onStop = (name: string, stop: () => Promise<unknown>) => stops.push({ name, stop });
+  const steps = new StopSteps(logger);
+  const onStop = (name: string, stop: (budget: StopBudget) => Promise<unknown>) => steps.add(name, stop);
+  const connections = new RedisConnections();
+  /** A step that needs Redis is not waited for once Redis is found away during the stop. */
+  const unlessRedisLost = (name: string, stop: (budget: StopBudget) => Promise<unknown>) =>
+    onStop(name, (budget) => connections.unlessLost(stop(budget), () => logger.warn({ step: name }, 'Redis is away: not waiting for this part to stop')));
   const stopAll = async () => {
-    for (const { name, stop } of stops.reverse()) {
-      logger.debug({ step: name }, 'stopping');
-      await stop().catch((error: unknown) => logger.warn({ err: error, step: name }, 'error while stopping'));
-    }
+    // from here on a Redis that is away is given up on rather than waited for
+    connections.giveUpWhenAway();
+    await steps.run(stopBudget(config.shutdownGraceMs));
   };
   try {
+    // one process per data folder while it holds an embedded store (PGlite, or the redis-server's files)
+    const lock = !config.databaseUrl || !config.redisUrl ? acquireDataDirLock(config.dataDir, 'start') : undefined;
+    if (lock) onStop('data folder lock', async () => lock.release());
     let embedded: EmbeddedRedis | undefined;
     if (!config.redisUrl) {
-      embedded = await startEmbeddedRedis(config.dataDir);
-      onStop('embedded redis', () => embedded!.stop());
-      logger.info({ url: embedded.url }, 'REDIS_URL unset: started redis-server from PATH');
+      embedded = await startEmbeddedRedis(join(config.dataDir, 'redis'), {
+        onUnexpectedExit: (code, signal) => logger.error({ code, signal }, 'the embedded redis-server exited; Redis is away until the service is restarted'),
+      });
+      // stopped last, after the turns have drained and every connection to it is closed
+      onStop('embedded redis', (budget) => embedded!.stop(Math.max(500, budget.deadline - Date.now())));
+      logger.info({ url: embedded.url, pid: embedded.pid }, 'REDIS_URL unset: started redis-server from PATH');
     }
     const redisUrl = config.redisUrl ?? embedded!.url;
     const metrics = new Metrics();
@@ -90,12 +100,15 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       onQuery: (statement) => metrics.databaseStatements.inc({ kind: statementKind(statement) }),
     });
     onStop('database', () => database.close());
-    if (database.kind === 'pglite') claimEmbeddedDatabase(config.dataDir, onStop);
     await migrateDatabase(database);
 
     const runsGateway = config.role !== 'worker';
     const runsWorker = config.role !== 'gateway';
-    const redis = track('redis', createRedis(redisUrl, runsGateway ? 'producer' : 'worker'), onStop);
+    const track = (name: string, redis: Redis): Redis => {
+      onStop(name, () => connections.close(redis));
+      return redis;
+    };
+    const redis = track('redis', connections.create(redisUrl, runsGateway ? 'producer' : 'worker'));
     await waitUntilReady(redis);
     const chats = new ChatSettingsResolver(config);
     const schedulerOptions = {
@@ -112,7 +125,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     const abortChannel = `${config.queuePrefix}:abort`;
     const publisherBus = new AbortBus(abortChannel, redis, undefined, logger);
     const inbound = new InboundQueue(redis, config.queuePrefix, scheduler, publisherBus, moduleLogger('queue'));
-    onStop('inbound queue', () => inbound.close());
+    unlessRedisLost('inbound queue', () => inbound.close());
     const groupContext = new GroupContext(redis, config.queuePrefix);
     const approvals = new ApprovalRecords(redis, config.queuePrefix);
     metrics.sampleQueuesWith(async () => {
@@ -123,7 +136,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     const memory = new MemoryService(database.db, moduleLogger('memory'));
     if (config.embedding) await memory.enableEmbeddings(createOpenAiEmbedder(config.embedding));
     const scheduleQueue = new ScheduleQueue(redis, config.queuePrefix);
-    onStop('schedule queue', () => scheduleQueue.close());
+    unlessRedisLost('schedule queue', () => scheduleQueue.close());
     const schedules = new ScheduleService(database.db, scheduleQueue, config.schedules, moduleLogger('schedules'));
     const channels = new ChannelRegistry();
     const channelState = new RedisChannelState(redis, config.queuePrefix);
@@ -140,8 +153,8 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     const budgetOptions = { defaults: config.budgets, levelsFor: budgetLevelsFor, prices: config.llmPrices, metrics, logger: moduleLogger('budgets') };
 
     if (runsWorker) {
-      const workerRedis = track('worker redis', createRedis(redisUrl, 'worker'), onStop);
-      const subscriber = track('abort subscriber', createRedis(redisUrl, 'subscriber'), onStop);
+      const workerRedis = track('worker redis', connections.create(redisUrl, 'worker'));
+      const subscriber = track('abort subscriber', connections.create(redisUrl, 'subscriber'));
       const workerScheduler = new SessionScheduler(workerRedis, schedulerOptions);
       const abortBus = new AbortBus(abortChannel, workerRedis, subscriber, moduleLogger('abort'));
       await abortBus.listen();
@@ -234,10 +247,17 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       const firings = new FiringWorker({ connection: workerRedis, prefix: config.queuePrefix, db: database.db, schedules: scheduleQueue, inbound, logger: moduleLogger('schedules'), metrics });
       await firings.rearmMissing().catch((error: unknown) => logger.warn({ err: error }, 'could not check the scheduled tasks against Redis'));
       firings.start();
-      onStop('schedule firings', () => firings.close());
-      onStop('abort bus', () => abortBus.close());
-      onStop('summaries in progress', () => compactor.idle());
-      onStop('workers', () => worker.close(config.shutdownGraceMs));
+      unlessRedisLost('schedule firings', () => firings.close());
+      unlessRedisLost('abort bus', () => abortBus.close());
+      // a summary is an LLM call like a turn's, and gets the turns' time
+      onStop('summaries in progress', (budget) => settleBefore(compactor.idle(), budget.turnsEndAt));
+      onStop('workers', (budget) =>
+        // a turn cannot finish without Redis: then they are all handed back at once (their jobs stay in Redis's files)
+        connections.unlessLost(worker.close(Math.max(0, budget.turnsEndAt - Date.now())), () => {
+          logger.warn('Redis is away: handing running turns back instead of waiting for them');
+          abortBus.abortAll('shutdown');
+        }),
+      );
     }
 
     // button clicks (any gateway process) settle the request and hand the parked turn back to a worker
@@ -326,8 +346,10 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       // bull-board, the console and their assets load only when the dashboard is on
       const [{ mountQueueDashboard }, { mountConsole }] = await Promise.all([import('./gateway/admin-dashboard.js'), import('./gateway/console/index.js')]);
       const admin = config.admin;
+      // wrong passwords are counted per client address in Redis, across every gateway process
+      const loginGuard = new AdminLoginGuard({ store: new RedisLoginFailures(redis, config.queuePrefix), logger: moduleLogger('admin'), metrics });
       await registerAdminScope(server, admin, async (scope) => {
-        await mountQueueDashboard(scope, [inbound.queue], config.adminReadOnly);
+        await mountQueueDashboard(scope, [inbound.queue], { readOnly: config.adminReadOnly, credentials: admin, publicUrl: config.publicUrl });
         await mountConsole(scope, {
           db: database.db,
           pairing: new PairingService(database.db, { metrics }),
@@ -345,10 +367,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
             deny: (approvalId, operator) => denyAsOperator(approvalAnswers, approvalId, operator),
           },
         });
-      });
+      }, { loginGuard });
     }
     await server.listen({ port: config.port, host: config.host });
     onStop('http server', () => server.close());
+    lock?.announce(localUrl(config.host, boundPort(server)));
     if (runsGateway) {
       for (const channel of channels.all()) {
         if (!channel.inboundConnection) {
@@ -364,7 +387,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
           close: () => channel.stopInbound(),
           logger: moduleLogger('connections'),
         });
-        onStop(`${channel.name} inbound`, () => held.stop());
+        unlessRedisLost(`${channel.name} inbound`, () => held.stop());
       }
     }
     if (channels.all().length === 0) {
@@ -383,26 +406,19 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     );
     return { port, stop: stopAll };
   } catch (error) {
-    await stopAll();
+    await stopAll().catch((stopError: unknown) => logger.warn({ err: stopError }, 'could not undo the start completely'));
     throw error;
   }
 }
 
-/** Marks the embedded database as in use by this process (the CLI refuses to open it meanwhile). */
-function claimEmbeddedDatabase(dataDir: string, onStop: (name: string, stop: () => Promise<unknown>) => void): void {
-  const file = join(dataDir, EMBEDDED_DATABASE_OWNER_FILE);
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, String(process.pid));
-  onStop('embedded database owner file', async () => rmSync(file, { force: true }));
+/** How a process on this machine reaches the server (a wildcard HOST listens on loopback too). */
+function localUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
 function chatLocationOf({ conversation }: InboundMessage): ChatLocation {
   return { channel: conversation.channel, accountId: conversation.accountId, chatType: conversation.chatType, chatId: conversation.chatId };
-}
-
-function track(name: string, redis: Redis, onStop: (name: string, stop: () => Promise<unknown>) => void): Redis {
-  onStop(name, () => redis.quit().catch(() => redis.disconnect()));
-  return redis;
 }
 
 function boundPort(server: FastifyInstance): number {

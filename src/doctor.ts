@@ -1,27 +1,46 @@
 import { createChannels } from '../channels/index.js';
 import { commandToolSettings, describeSandboxHost, detectSandbox, SANDBOX_INSTALL_HINT } from './agent/index.js';
-import type { AppConfig } from './config/app-config.js';
+import type { AppConfig, ConfigInspection } from './config/index.js';
 import { errorMessage } from './core/errors.js';
+import { checkRedisServerOnPath, checkThroughService, describeRunningService, readinessOf, type Readiness } from './doctor-embedded.js';
+import { acquireDataDirLock, dataDirHolder } from './lifecycle/data-dir-lock.js';
 import { complete, createChatModel } from './llm/index.js';
 import { mcpDoctorChecks } from './mcp/mcp-doctor.js';
 import { createLogger } from './observability/logger.js';
 import { createRedis, waitUntilReady } from './queue/index.js';
 import { openDatabase, pendingMigrations } from './store/index.js';
 
+/** Passed, but worth the operator's attention: printed as WARN, and does not fail the run. */
+export class Warning {
+  constructor(readonly text: string) {}
+}
+
 interface Check {
   name: string;
-  run: () => Promise<string>;
+  run: () => Promise<string | Warning>;
   hint: string;
 }
 
-/** One line per check, with what to do when it fails; the exit code says whether all passed. */
-export async function runDoctor(config: AppConfig): Promise<number> {
+export const NO_CHANNEL_HINT =
+  'nobody can reach this bot: set TELEGRAM_BOT_TOKEN, or SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN), or FEISHU_APP_ID with FEISHU_APP_SECRET (or accounts in the config file)';
+
+/**
+ * One line per check (ok, WARN or FAIL with what to do), every check run whatever failed before it: every
+ * configuration problem gets its line, and the other checks run on the valid part of the configuration. With a
+ * service running in DATA_DIR, its embedded Redis and database are checked through its /readyz, never opened.
+ * The exit code says whether nothing failed.
+ */
+export async function runDoctor({ config, problems }: ConfigInspection): Promise<number> {
+  const holder = !config.redisUrl || !config.databaseUrl ? dataDirHolder(config.dataDir) : undefined;
+  let readiness: Promise<Readiness> | undefined;
+  const serviceReadiness = () => (readiness ??= readinessOf(holder!));
   const checks: Check[] = [
-    { name: 'configuration', run: async () => `role ${config.role}, provider ${config.llm.provider}/${config.llm.model}`, hint: 'fix the variable named above' },
+    ...configurationChecks(config, problems),
+    ...(holder ? [{ name: 'service', run: () => describeRunningService(holder, serviceReadiness()), hint: "see the service's log" }] : []),
     {
       name: 'redis',
       run: async () => {
-        if (!config.redisUrl) return 'REDIS_URL unset: a redis-server from PATH will be started';
+        if (!config.redisUrl) return holder ? checkThroughService('redis', 'its redis-server (REDIS_URL unset)', holder, serviceReadiness()) : checkRedisServerOnPath(config);
         const redis = createRedis(config.redisUrl, 'producer');
         try {
           await waitUntilReady(redis, 3_000);
@@ -31,11 +50,14 @@ export async function runDoctor(config: AppConfig): Promise<number> {
           redis.disconnect();
         }
       },
-      hint: 'start Redis or fix REDIS_URL',
+      hint: config.redisUrl ? 'start Redis or fix REDIS_URL' : 'install Redis (its redis-server) or set REDIS_URL',
     },
     {
       name: 'postgres',
       run: async () => {
+        if (!config.databaseUrl && holder) return checkThroughService('postgres', 'the embedded database (PGlite, DATABASE_URL unset)', holder, serviceReadiness());
+        // the embedded database is one process's: held while doctor looks into it
+        const lock = config.databaseUrl ? undefined : acquireDataDirLock(config.dataDir, 'doctor');
         const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
         try {
           await database.ping();
@@ -43,6 +65,7 @@ export async function runDoctor(config: AppConfig): Promise<number> {
           return `${database.kind} reachable, ${pending} pending migration(s)${pending ? ' (run `cli migrate` or start the service)' : ''}`;
         } finally {
           await database.close();
+          lock?.release();
         }
       },
       hint: 'start PostgreSQL or fix DATABASE_URL',
@@ -62,7 +85,8 @@ export async function runDoctor(config: AppConfig): Promise<number> {
       run: async () => {
         const noMemory = { has: async () => false, remember: async () => undefined };
         const channels = await createChannels(config, createLogger({ level: 'silent' }), noMemory);
-        return channels.length ? channels.map((channel) => `${channel.name} account ${channel.accountId} ok`).join(', ') : 'none configured';
+        if (channels.length === 0) return new Warning(`none configured — ${NO_CHANNEL_HINT}`);
+        return channels.map((channel) => `${channel.name} account ${channel.accountId} ok`).join(', ');
       },
       hint: 'check the platform tokens (TELEGRAM_BOT_TOKEN …)',
     },
@@ -72,13 +96,28 @@ export async function runDoctor(config: AppConfig): Promise<number> {
   let failures = 0;
   for (const check of checks) {
     try {
-      process.stdout.write(`ok    ${check.name}: ${await check.run()}\n`);
+      const outcome = await check.run();
+      process.stdout.write(outcome instanceof Warning ? `WARN  ${check.name}: ${outcome.text}\n` : `ok    ${check.name}: ${outcome}\n`);
     } catch (error) {
       failures += 1;
       process.stdout.write(`FAIL  ${check.name}: ${errorMessage(error)} — ${check.hint}\n`);
     }
   }
   return failures === 0 ? 0 : 1;
+}
+
+/** One line when the configuration is valid; one FAIL line per problem otherwise. */
+function configurationChecks(config: AppConfig, problems: string[]): Check[] {
+  if (problems.length === 0) {
+    return [{ name: 'configuration', run: async () => `role ${config.role}, provider ${config.llm.provider}/${config.llm.model}`, hint: '' }];
+  }
+  return problems.map((problem) => ({
+    name: 'configuration',
+    run: async () => {
+      throw new Error(problem);
+    },
+    hint: 'fix the variable named here (the other checks ran as if it were unset)',
+  }));
 }
 
 /** Fails only when an agent runs bash or a CLI tool with the sandbox on and bubblewrap cannot run here. */

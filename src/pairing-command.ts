@@ -1,12 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { PairingService } from './access/index.js';
 import type { AppConfig } from './config/app-config.js';
 import { BotError } from './core/errors.js';
+import { acquireDataDirLock, DataDirInUseError, describeHolder, type DataDirLock } from './lifecycle/data-dir-lock.js';
 import { migrateDatabase, openDatabase } from './store/index.js';
-
-/** Written under DATA_DIR while a service uses the embedded database; other processes (the CLI) must not open it then. */
-export const EMBEDDED_DATABASE_OWNER_FILE = 'service.pid';
 
 export const PAIRING_USAGE = `usage: chatbot pairing list | chatbot pairing approve <CODE>`;
 
@@ -14,7 +10,15 @@ export const PAIRING_USAGE = `usage: chatbot pairing list | chatbot pairing appr
 export async function runPairingCommand(config: AppConfig, args: string[], out: (line: string) => void): Promise<number> {
   const [action, code] = args;
   if (action !== 'list' && !(action === 'approve' && code)) throw new BotError('config', PAIRING_USAGE);
-  if (!config.databaseUrl) refuseWhileServiceHoldsEmbeddedDatabase(config.dataDir);
+  const lock = config.databaseUrl ? undefined : lockEmbeddedDatabase(config.dataDir);
+  try {
+    return await onDatabase(config, action, code, out);
+  } finally {
+    lock?.release();
+  }
+}
+
+async function onDatabase(config: AppConfig, action: string, code: string | undefined, out: (line: string) => void): Promise<number> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await migrateDatabase(database);
@@ -49,18 +53,16 @@ export async function runPairingCommand(config: AppConfig, args: string[], out: 
 }
 
 /** The embedded database (PGlite) is one process's: opening it beside a running service would corrupt it. */
-function refuseWhileServiceHoldsEmbeddedDatabase(dataDir: string): void {
-  const file = join(dataDir, EMBEDDED_DATABASE_OWNER_FILE);
-  if (!existsSync(file)) return;
-  const pid = Number(readFileSync(file, 'utf8').trim());
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return;
+function lockEmbeddedDatabase(dataDir: string): DataDirLock {
   try {
-    process.kill(pid, 0);
-  } catch {
-    return; // a stale file: that process is gone
+    return acquireDataDirLock(dataDir, 'pairing');
+  } catch (error) {
+    if (!(error instanceof DataDirInUseError)) throw error;
+    const console = error.holder.url ? `; approve codes in the console (${error.holder.url}/admin/pairings, with ADMIN_USER/ADMIN_PASSWORD set)` : '';
+    throw new DataDirInUseError(
+      dataDir,
+      error.holder,
+      `the service is running on the embedded database under ${dataDir}: ${describeHolder(error.holder)}; the CLI cannot open it meanwhile${console}, or stop the service first (or run it on PostgreSQL, DATABASE_URL, which the CLI can share)`,
+    );
   }
-  throw new BotError(
-    'config',
-    `DATABASE_URL: the service (pid ${pid}) is using the embedded database under ${dataDir}; stop it first, or run it on PostgreSQL (DATABASE_URL) so the CLI can share it`,
-  );
 }

@@ -89,10 +89,14 @@ export function createCommandHandler(deps: CommandDependencies) {
     const { provider, name, contextWindow } = typeof deps.model === 'function' ? deps.model(sessionKey) : deps.model;
     const used = usage?.estimatedContextTokens ?? 0;
     const fill = contextWindow > 0 ? Math.round((used / contextWindow) * 100) : 0;
+    // Each number says what it counts: "in" adds up every call's whole prompt, so it dwarfs the context estimate.
     return [
       `Model: ${provider}/${name}`,
-      `Tokens used: ${number.format(usage?.inputTokens ?? 0)} in, ${number.format(usage?.outputTokens ?? 0)} out (cost $${(usage?.costUsd ?? 0).toFixed(4)}; prompt cache: ${number.format(usage?.cacheReadTokens ?? 0)} read, ${number.format(usage?.cacheWriteTokens ?? 0)} written)`,
-      `Context: ~${number.format(used)} of ${number.format(contextWindow)} tokens (${fill}%)`,
+      `Tokens used: ${number.format(usage?.inputTokens ?? 0)} in, ${number.format(usage?.outputTokens ?? 0)} out since /new ` +
+        `(in: everything sent to the model, added up over all its calls, each of which sends the instructions, tools and conversation again; out: everything it wrote); ` +
+        `cost $${(usage?.costUsd ?? 0).toFixed(4)}; prompt cache: ${number.format(usage?.cacheReadTokens ?? 0)} read, ${number.format(usage?.cacheWriteTokens ?? 0)} written`,
+      `Context: ~${number.format(used)} of ${number.format(contextWindow)} tokens (${fill}%): ~${number.format(used)} is the conversation the next message starts from ` +
+        `(an estimate, before the instructions and tools); ${number.format(contextWindow)} is the most the model takes in at once`,
       `Queue: ${depth.active} running, ${depth.pending} waiting`,
       ...(usage?.media?.files ? [mediaLine(usage.media)] : []),
     ].join('\n');

@@ -20,19 +20,23 @@ export function readDotEnv(directory = process.cwd()): void {
   if (existsSync(file)) process.loadEnvFile(file);
 }
 
-function parseEnvironment(source: NodeJS.ProcessEnv): Environment {
+/** The valid variables; each invalid one is a problem (one per variable) and is left out, as if unset. */
+function parseEnvironment(source: NodeJS.ProcessEnv, problems: string[]): Environment {
   const known = Object.keys(EnvironmentSchema.properties);
   const picked: Record<string, unknown> = {};
   for (const key of known) {
     const value = source[key];
     if (value !== undefined && value !== '') picked[key] = value;
   }
-  const converted = Value.Convert(EnvironmentSchema, picked);
-  const firstError = Value.Errors(EnvironmentSchema, converted).First();
-  if (firstError) {
-    const variable = firstError.path.replace(/^\//, '');
+  const converted = Value.Convert(EnvironmentSchema, picked) as Record<string, unknown>;
+  const reported = new Set<string>();
+  for (const error of Value.Errors(EnvironmentSchema, converted)) {
+    const variable = error.path.replace(/^\//, '');
+    if (reported.has(variable)) continue;
+    reported.add(variable);
     const shown = /KEY|TOKEN|SECRET|PASSWORD/.test(variable) ? '(hidden)' : JSON.stringify(picked[variable]);
-    throw new BotError('config', `${variable}: ${describeError(firstError)} (got ${shown})`);
+    problems.push(`${variable}: ${describeError(error)} (got ${shown})`);
+    delete converted[variable];
   }
   return converted as Environment;
 }
@@ -59,21 +63,58 @@ export interface LoadConfigOptions {
  * The whole configuration: the environment (CONTRACT §2) and, when present, the config file.
  * Where both set the same thing the environment wins; the single-agent variables (LLM_*,
  * SYSTEM_PROMPT, MAX_ITERATIONS, TELEGRAM_* …) are the default agent's and default accounts'.
+ * Every problem is reported, one line each naming the variable (or the file and field).
  */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): AppConfig {
-  const env = parseEnvironment(source);
-  const location = locateConfigFile(env.CONFIG_FILE, options.cwd ?? process.cwd());
-  const file = location ? readConfigFile(location, source) : undefined;
-  const agents = mergeAgents(env, file);
+  const { config, problems } = inspectConfig(source, options);
+  if (problems.length > 0) throw new BotError('config', problems.join('\n'));
+  return config;
+}
+
+export interface ConfigInspection {
+  /** Built from the valid parts: an invalid variable counts as unset, a config file with an error as absent. */
+  config: AppConfig;
+  /** One line each; empty when the configuration is valid. */
+  problems: string[];
+}
+
+/** Every configuration problem at once (for `doctor`), and the configuration the valid parts make. */
+export function inspectConfig(source: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): ConfigInspection {
+  const problems: string[] = [];
+  const attempt = <T>(work: () => T, fallback: () => T): T => {
+    try {
+      return work();
+    } catch (error) {
+      if (!(error instanceof BotError) || error.code !== 'config') throw error;
+      problems.push(...error.message.split('\n'));
+      return fallback();
+    }
+  };
+  const env = parseEnvironment(source, problems);
+  const location = attempt(() => locateConfigFile(env.CONFIG_FILE, options.cwd ?? process.cwd()), () => undefined);
+  let file = location ? attempt<LoadedConfigFile | undefined>(() => readConfigFile(location, source), () => undefined) : undefined;
+  const withoutFile = () => {
+    file = undefined;
+  };
+  const agents = attempt(
+    () => mergeAgents(env, file),
+    () => (withoutFile(), mergeAgents(env, undefined)),
+  );
   const defaultAgent = agents[0]!;
-  if (file) checkReferences(file, new Set(agents.map((agent) => agent.id)));
-  const accounts = mergeAccounts(env, file, defaultAgent.id);
+  if (file) attempt(() => checkReferences(file!, new Set(agents.map((agent) => agent.id))), withoutFile);
+  const accounts = attempt(
+    () => mergeAccounts(env, file, defaultAgent.id),
+    () => (withoutFile(), mergeAccounts(env, undefined, defaultAgent.id)),
+  );
   const access = file?.content.access;
   const config: AppConfig = {
     configFile: location?.path,
     port: env.PORT ?? 8080,
     host: env.HOST ?? '0.0.0.0',
-    http: httpLimits(env),
+    http: attempt(
+      () => httpLimits(env),
+      () => httpLimits({ ...env, HTTP_HEADERS_TIMEOUT_MS: undefined }),
+    ),
     role: env.ROLE ?? 'all',
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
@@ -106,9 +147,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: Loa
     schedules: { minIntervalSeconds: env.SCHEDULE_MIN_INTERVAL_S ?? 60, maxPerChat: env.SCHEDULE_MAX_PER_CHAT ?? 20 },
     embedding: env.EMBEDDING_MODEL ? { model: env.EMBEDDING_MODEL, apiKey: env.OPENAI_API_KEY ?? '', baseUrl: env.OPENAI_BASE_URL } : undefined,
     dmPolicy: env.DM_POLICY ?? access?.dmPolicy ?? 'open',
-    allowFrom: env.ALLOW_FROM !== undefined ? entriesOf('ALLOW_FROM', env.ALLOW_FROM) : (access?.allowFrom ?? []),
+    allowFrom: env.ALLOW_FROM !== undefined ? attempt(() => entriesOf('ALLOW_FROM', env.ALLOW_FROM!), () => []) : (access?.allowFrom ?? []),
     groupRequireMention: env.GROUP_REQUIRE_MENTION ?? true,
-    groupAllowlist: env.GROUP_ALLOWLIST !== undefined ? entriesOf('GROUP_ALLOWLIST', env.GROUP_ALLOWLIST) : (access?.groupAllowlist ?? []),
+    groupAllowlist:
+      env.GROUP_ALLOWLIST !== undefined ? attempt(() => entriesOf('GROUP_ALLOWLIST', env.GROUP_ALLOWLIST!), () => []) : (access?.groupAllowlist ?? []),
     userRateLimit: env.USER_RATE_LIMIT ?? access?.userRateLimit ?? 0,
     inputGuard: env.INPUT_GUARD ?? 'warn',
     traceVerbose: env.TRACE_VERBOSE ?? false,
@@ -117,12 +159,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: Loa
       ...(env.BUDGET_CHAT_DAILY_USD !== undefined ? { chatDailyUsd: env.BUDGET_CHAT_DAILY_USD } : {}),
       ...(env.BUDGET_AGENT_DAILY_USD !== undefined ? { agentDailyUsd: env.BUDGET_AGENT_DAILY_USD } : {}),
     },
-    llmPrices: llmPricesOf(env.LLM_PRICES),
+    llmPrices: attempt(() => llmPricesOf(env.LLM_PRICES), () => ({})),
     logLevel: env.LOG_LEVEL ?? 'info',
     logFormat: env.LOG_FORMAT ?? 'json',
   };
-  checkContradictions(env, file, config);
-  return config;
+  problems.push(...contradictions(env, file, config));
+  return { config, problems };
 }
 
 function llmPricesOf(json: string | undefined): AppConfig['llmPrices'] {
@@ -172,10 +214,9 @@ function accountField(file: LoadedConfigFile | undefined, platform: PlatformName
   return index === 0 ? `${pointer} (or ${variable})` : pointer;
 }
 
-function checkContradictions(env: Environment, file: LoadedConfigFile | undefined, config: AppConfig): void {
-  const fail = (message: string): never => {
-    throw new BotError('config', message);
-  };
+function contradictions(env: Environment, file: LoadedConfigFile | undefined, config: AppConfig): string[] {
+  const found: string[] = [];
+  const fail = (message: string) => found.push(message);
   if (config.role !== 'gateway') {
     const missingKey = checkAgentKeys(env, file, config.agents);
     if (missingKey) fail(missingKey);
@@ -204,4 +245,5 @@ function checkContradictions(env: Environment, file: LoadedConfigFile | undefine
   if (config.dmPolicy === 'allowlist' && config.allowFrom.length === 0) {
     fail('ALLOW_FROM: required when DM_POLICY=allowlist (comma-separated channel:userId)');
   }
+  return found;
 }

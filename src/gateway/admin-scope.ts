@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AdminLoginGuard } from './admin-login-guard.js';
 
 export const ADMIN_PREFIX = '/admin';
 
@@ -14,18 +15,35 @@ export interface AdminCredentials {
  * so it runs for whatever request the router matched to them, however the request line spelled the
  * path (`/%61dmin/…`, absolute-form `GET http://host/admin/…`, …): authentication never looks at the
  * raw URL. Routes registered in `register` are relative to `/admin` (`scope.get('/api/x')` serves
- * `/admin/api/x`).
+ * `/admin/api/x`). With a `loginGuard`, wrong passwords from one client address are slowed down and then
+ * locked out (429 with Retry-After); a request without credentials is not counted (browsers send one first).
  */
 export async function registerAdminScope(
   app: FastifyInstance,
   credentials: AdminCredentials,
   register: (scope: FastifyInstance) => Promise<void> | void,
+  options: { loginGuard?: AdminLoginGuard } = {},
 ): Promise<void> {
   const expected = { user: digest(credentials.user), password: digest(credentials.password) };
+  const guard = options.loginGuard;
+  const locked = (reply: FastifyReply, retryAfterSeconds: number) =>
+    reply
+      .code(429)
+      .header('Retry-After', String(retryAfterSeconds))
+      .send({ error: `too many wrong passwords from this address: try again in ${retryAfterSeconds} s` });
   await app.register(
     async (scope) => {
       scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-        if (authorized(request.headers.authorization, expected)) return;
+        const verdict = guard ? await guard.check(request.ip) : undefined;
+        if (verdict?.kind === 'locked') return locked(reply, verdict.retryAfterSeconds);
+        if (authorized(request.headers.authorization, expected)) {
+          if (verdict) await guard!.succeeded(request.ip, verdict);
+          return;
+        }
+        if (guard && request.headers.authorization !== undefined) {
+          const failure = await guard.failed(request.ip);
+          if (failure.kind === 'locked') return locked(reply, failure.retryAfterSeconds);
+        }
         await reply.code(401).header('WWW-Authenticate', 'Basic realm="admin", charset="UTF-8"').send({ error: 'authentication required' });
       });
       await register(scope);

@@ -1,11 +1,13 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { WebhookRoute } from '../core/channel.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { limitConnectionsPerAddress } from './connection-limit.js';
 import { connectionsCheckingIntervalMs, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
+import { MAX_BODY_BYTES, readBodyWithin } from './raw-body.js';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES };
 
 export interface HealthChecks {
   /** Each check throws when its dependency does not answer. */
@@ -47,9 +49,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     lastRefusalLog = Date.now();
     options.logger.warn({ address, max: limits.maxConnectionsPerAddress }, 'refusing connections over HTTP_MAX_CONNECTIONS_PER_ADDRESS (logged once a minute)');
   });
-  // Channels verify signatures over the exact bytes, so every body reaches them as a string.
+  // Channels verify signatures over the exact bytes, so every body reaches them as a string; one over the
+  // limit is read to its end (up to a bound) and then answered 413, so that the sender reads the answer.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', (_request: FastifyRequest, payload: IncomingMessage) => readBodyWithin(payload));
 
   app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;

@@ -3,3 +3,5 @@ export { createInboundHandler, type InboundChatSettings, type InboundHandlerOpti
 export { createChatMembershipHandler, type ChatMembershipHandlerOptions } from './membership-handler.js';
 export { ADMIN_PREFIX, registerAdminScope, type AdminCredentials } from './admin-scope.js';
 export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
+export { AdminLoginGuard, DEFAULT_LOGIN_POLICY, type LoginPolicy } from './admin-login-guard.js';
+export { MemoryLoginFailures, RedisLoginFailures, type LoginFailureStore } from './admin-login-failures.js';

@@ -25,6 +25,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly adminLoginFailures = new Counter({
+    name: 'bot_admin_login_failures_total',
+    help: 'Admin requests with a wrong user or password (refused: 401, slowed down after the first few) and requests from an address locked out after too many (locked: 429)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly pairingRefused = new Counter({
     name: 'bot_pairing_refused_total',
     help: 'Strangers told to try later because the platform already had the maximum of pending pairing codes',

@@ -1,7 +1,7 @@
 export { AbortBus } from './abort-bus.js';
-export { startEmbeddedRedis, type EmbeddedRedis } from './embedded-redis.js';
+export { redisServerVersion, startEmbeddedRedis, type EmbeddedRedis } from './embedded-redis.js';
 export { InboundQueue, INBOUND_QUEUE, jobIdFor, type InboundJobData, type SubmitResult } from './inbound-queue.js';
-export { createRedis, waitUntilReady } from './redis-connection.js';
+export { createRedis, RedisConnections, waitUntilReady, type RedisPurpose } from './redis-connection.js';
 export { SessionScheduler, type SchedulerOptions } from './session-scheduler.js';
 export { TurnWorker, TURN_RETRY, type TurnAbandoner } from './turn-worker.js';
 export { GroupContext, type ContextLine } from './group-context.js';

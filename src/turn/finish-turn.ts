@@ -45,7 +45,7 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
     // sends reported every part through `progress`; a notice has no progress, so it is marked delivered here
     if (pending.plain && record.run.status !== 'failed') await deps.deliveries.save(turnId, { ...pending, delivered: true, deliveredIds: record.run.deliveredMessageIds });
   }
-  const stored = await storeTurn(deps, record);
+  const stored = await storeTurn(deps, record, request.signal);
   await Promise.all([deps.deliveries.clear(turnId), deps.checkpoints.clear(sessionKey, turnId)]);
   // caused by this turn: charged to its message's budgets, its calls added to its run
   if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey, { runId: turnId, message: request.messages.at(-1)! });
@@ -61,9 +61,9 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
  * Writes the turn; when the database refuses it for good (data it cannot hold), the turn is stored as failed
  * with placeholders for its messages instead, so a poison message ends instead of being retried forever.
  */
-async function storeTurn(deps: TurnDependencies, record: TurnRecord): Promise<TurnRecord> {
+async function storeTurn(deps: TurnDependencies, record: TurnRecord, signal: AbortSignal): Promise<TurnRecord> {
   try {
-    await flushWithRetry(deps.store, record, deps.logger, deps.flushRetry);
+    await flushWithRetry(deps.store, record, deps.logger, deps.flushRetry, signal);
     return record;
   } catch (error) {
     if (!isPermanentStoreError(error)) throw error;
@@ -72,7 +72,7 @@ async function storeTurn(deps: TurnDependencies, record: TurnRecord): Promise<Tu
       'the database refused the turn for good; storing it as failed without its content',
     );
     const placeholder = unstorable(record, error);
-    await flushWithRetry(deps.store, placeholder, deps.logger, deps.flushRetry);
+    await flushWithRetry(deps.store, placeholder, deps.logger, deps.flushRetry, signal);
     return placeholder;
   }
 }

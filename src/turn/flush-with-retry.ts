@@ -1,3 +1,4 @@
+import { abortReasonOf } from '../core/turn-abort.js';
 import type { Logger } from '../observability/logger.js';
 import { isPermanentStoreError } from '../store/store-errors.js';
 import type { TurnRecord } from '../store/turn-record.js';
@@ -14,13 +15,15 @@ export const DEFAULT_FLUSH_RETRY: FlushRetryOptions = { maxWaitMs: 30_000, first
 
 /**
  * The flush is idempotent by run id, so it is safe to repeat: a PostgreSQL outage after the reply went out
- * is waited out here rather than turned into a failed turn. A permanent error (bad data) is not retried.
+ * is waited out here rather than turned into a failed turn. A permanent error (bad data) is not retried, and
+ * nothing is waited out once the process is stopping (`signal` aborted for shutdown): the turn is handed back.
  */
 export async function flushWithRetry(
   store: TurnStore,
   record: TurnRecord,
   logger: Logger,
   options: FlushRetryOptions = DEFAULT_FLUSH_RETRY,
+  signal?: AbortSignal,
 ): Promise<{ written: boolean }> {
   const deadline = Date.now() + options.maxWaitMs;
   let delay = options.firstDelayMs;
@@ -32,10 +35,25 @@ export async function flushWithRetry(
         logger.warn({ err: error, runId: record.runId, attempt }, 'flush failed for good (the database refuses this data); not retrying');
         throw error;
       }
-      if (Date.now() + delay > deadline) throw error;
+      if (Date.now() + delay > deadline || stopping(signal)) throw error;
       logger.warn({ err: error, runId: record.runId, attempt, retryInMs: delay }, 'flush failed; retrying');
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await pause(delay, signal);
       delay = Math.min(delay * 2, options.maxDelayMs);
     }
   }
+}
+
+const stopping = (signal: AbortSignal | undefined) => signal !== undefined && abortReasonOf(signal) === 'shutdown';
+
+/** Waits `ms`, or less when the process starts stopping meanwhile. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

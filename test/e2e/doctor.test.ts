@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createE2eEnvironment, type E2eEnvironment } from '../support/e2e-environment.js';
-import { CLI } from '../support/service-process.js';
+import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
+import { CLI, startServiceProcess, waitFor } from '../support/service-process.js';
 
 let environment: E2eEnvironment;
 let configDirectory: string;
@@ -25,9 +25,9 @@ function configFileWithBash(): string {
   return file;
 }
 
-function cli(command: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+function cli(command: string, env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, command], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env } });
+    const child = spawn(process.execPath, [CLI, command, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env } });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -78,4 +78,73 @@ describe('cli doctor', () => {
     const { output } = await cli('doctor', environment.env({ BWRAP_PATH: '/nonexistent/bwrap' }));
     expect(output).toMatch(/^ok    sandbox: bubblewrap not available \(BWRAP_PATH=\/nonexistent\/bwrap is not an executable file\); no agent runs bash or CLI tools in it$/m);
   });
+
+  it('lists every configuration problem in one run, and still checks the rest', async () => {
+    const { code, output } = await cli('doctor', environment.env({ PORT: 'eighty', QUEUE_MODE: 'sometimes', TELEGRAM_WEBHOOK_SECRET: '' }));
+    expect(code).toBe(1);
+    const configuration = output.split('\n').filter((line) => line.startsWith('FAIL  configuration: '));
+    expect(configuration).toEqual([
+      'FAIL  configuration: PORT: Expected integer (got "eighty") — fix the variable named here (the other checks ran as if it were unset)',
+      'FAIL  configuration: QUEUE_MODE: Expected one of: "collect", "followup", "interrupt" (got "sometimes") — fix the variable named here (the other checks ran as if it were unset)',
+      'FAIL  configuration: TELEGRAM_WEBHOOK_SECRET: required when TELEGRAM_MODE=webhook — fix the variable named here (the other checks ran as if it were unset)',
+    ]);
+    for (const check of ['redis', 'postgres', 'llm']) expect(output).toMatch(new RegExp(`^ok    ${check}: `, 'm'));
+  });
+
+  it('warns, with what to set, when no channel is configured (and does not fail for it)', async () => {
+    const { code, output } = await cli('doctor', environment.env({ TELEGRAM_BOT_TOKEN: '' }));
+    expect(output).toMatch(
+      /^WARN  channels: none configured — nobody can reach this bot: set TELEGRAM_BOT_TOKEN, or SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET \(or SLACK_APP_TOKEN\), or FEISHU_APP_ID with FEISHU_APP_SECRET/m,
+    );
+    expect(output).not.toMatch(/^FAIL/m);
+    expect(code).toBe(0);
+  });
+
+  describe('with REDIS_URL unset', () => {
+    it('starts the redis-server from PATH once and says it answers', async () => {
+      const { output } = await cli('doctor', environment.env({ REDIS_URL: '' }));
+      expect(output).toMatch(/^ok    redis: REDIS_URL unset: redis-server [\d.]+ from PATH starts and answers; the service runs one with its data in \S+\/redis$/m);
+    });
+
+    it('fails, saying how to get one, when PATH has no redis-server, or one that does not run', async () => {
+      const nodeOnly = join(configDirectory, 'no-redis');
+      mkdirSync(nodeOnly, { recursive: true });
+      const missing = await cli('doctor', { ...environment.env({ REDIS_URL: '' }), PATH: nodeOnly });
+      expect(missing.code).toBe(1);
+      expect(missing.output).toMatch(/^FAIL  redis: REDIS_URL: not set and no redis-server on PATH\. Install Redis .* — install Redis \(its redis-server\) or set REDIS_URL$/m);
+
+      const broken = join(configDirectory, 'broken-redis');
+      mkdirSync(broken, { recursive: true });
+      const fake = join(broken, 'redis-server');
+      writeFileSync(fake, '#!/bin/sh\nif [ "$1" = --version ]; then echo "Redis server v=7.2.0"; exit 0; fi\necho "FATAL: cannot load libssl" >&2\necho "*** FATAL CONFIG FILE ERROR ***"\nexit 1\n');
+      chmodSync(fake, 0o755);
+      const failing = await cli('doctor', { ...environment.env({ REDIS_URL: '' }), PATH: `${broken}:${process.env.PATH}` });
+      expect(failing.code).toBe(1);
+      expect(failing.output).toMatch(/^FAIL  redis: redis-server exited with code 1: \*\*\* FATAL CONFIG FILE ERROR \*\*\*/m);
+    });
+  });
+
+  it('with the service running in DATA_DIR on its embedded stores, checks it through its /readyz and opens nothing of it', async () => {
+    const embedded = { REDIS_URL: '', DATABASE_URL: '' };
+    const service = await startServiceProcess(environment.env(embedded));
+    try {
+      const { code, output } = await cli('doctor', environment.env(embedded));
+      expect(output).toMatch(new RegExp(`^ok    service: running in DATA_DIR: process ${service.child.pid} \\(chatbot start, since [^,]+, ${service.url}\\); ${service.url}/readyz answers ready$`, 'm'));
+      expect(output).toMatch(new RegExp(`^ok    redis: its redis-server \\(REDIS_URL unset\\) belongs to the running service \\(process ${service.child.pid}\\), which says it answers; not opened here$`, 'm'));
+      expect(output).toMatch(/^ok    postgres: the embedded database \(PGlite, DATABASE_URL unset\) belongs to the running service .*; not opened here$/m);
+      expect(code).toBe(0);
+
+      const pairing = await cli('pairing', environment.env(embedded), ['list']);
+      expect(pairing.code).toBe(1);
+      expect(pairing.output.trim().split('\n')).toHaveLength(1);
+      expect(pairing.output).toContain(`the service is running on the embedded database under ${environment.dataDir}: process ${service.child.pid} (chatbot start`);
+
+      // the service was not disturbed: it still answers and stores
+      const chatId = 6101;
+      await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(chatId, 'still fine?'));
+      await waitFor(() => environment.telegram.callsOf('sendMessage').some((call) => call.params.chat_id === chatId), { what: 'the answer' });
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
+import { dashboardWriteHeaders } from '../gateway/support/dashboard-token.js';
 
 let environment: E2eEnvironment;
 const services: ServiceProcess[] = [];
@@ -54,9 +55,11 @@ describe('operations', () => {
     expect(pause.status).toBe(405);
     const writable = await startServiceProcess(environment.env({ ROLE: 'gateway', OPENAI_API_KEY: '', ADMIN_USER: 'ops', ADMIN_PASSWORD: 'pw' }));
     services.push(writable);
-    const paused = await fetch(`${writable.url}/admin/queues/api/queues/inbound/pause`, { method: 'PUT', headers: auth });
+    // a write needs the CSRF token the dashboard page hands out (its XSRF-TOKEN cookie)
+    const write = await dashboardWriteHeaders(writable.url, auth.authorization);
+    const paused = await fetch(`${writable.url}/admin/queues/api/queues/inbound/pause`, { method: 'PUT', headers: write });
     expect(paused.status).toBe(200);
-    await fetch(`${writable.url}/admin/queues/api/queues/inbound/resume`, { method: 'PUT', headers: auth });
+    await fetch(`${writable.url}/admin/queues/api/queues/inbound/resume`, { method: 'PUT', headers: write });
     await Promise.all(services.splice(0).map((service) => service.stop()));
   });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createE2eEnvironment, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.js';
 import { leaksAdminData, runAdminBypassProbes } from './support/admin-probes.js';
+import { dashboardWriteHeaders } from './support/dashboard-token.js';
 import { rawRequest } from './support/raw-http.js';
 
 const USER = 'ops';
@@ -50,12 +51,14 @@ describe('the admin dashboard behind basic auth (raw requests to the built servi
       ['other scheme', { Authorization: `Bearer ${PASSWORD}` }],
       ['not base64', { Authorization: 'Basic %%%' }],
     ];
-    for (const [name, headers] of attempts) {
+    // each kind of attempt from an address of its own: ten wrong passwords from one address lock it out (429)
+    for (const [index, [name, headers]] of attempts.entries()) {
+      const from = { localAddress: `127.0.${index + 10}.1` };
       for (const target of ['/admin/queues/api/queues', '/%61dmin/queues/api/queues']) {
-        const response = await rawRequest(service.port, 'GET', target, headers);
+        const response = await rawRequest(service.port, 'GET', target, headers, from);
         expect({ name, target, status: response.status, leaked: leaksAdminData(response) }).toEqual({ name, target, status: 401, leaked: false });
       }
-      const pause = await rawRequest(service.port, 'PUT', '/%61dmin/queues/api/queues/inbound/pause', headers);
+      const pause = await rawRequest(service.port, 'PUT', '/%61dmin/queues/api/queues/inbound/pause', headers, from);
       expect({ name, status: pause.status }).toEqual({ name, status: 401 });
     }
     expect(await queue.isPaused()).toBe(false);
@@ -72,9 +75,28 @@ describe('the admin dashboard behind basic auth (raw requests to the built servi
     // the scheme name is case-insensitive (RFC 7617)
     expect((await rawRequest(service.port, 'GET', '/admin/queues/api/queues', { Authorization: auth.Authorization.replace('Basic', 'basic') })).status).toBe(200);
 
-    expect((await rawRequest(service.port, 'PUT', '/admin/queues/api/queues/inbound/pause', auth)).status).toBe(200);
+    // its write routes want the CSRF token its page hands out, as the console's forms do
+    expect((await rawRequest(service.port, 'PUT', '/admin/queues/api/queues/inbound/pause', auth)).status).toBe(403);
+    const write = await dashboardWriteHeaders(`http://127.0.0.1:${service.port}`, auth.Authorization);
+    expect((await rawRequest(service.port, 'PUT', '/admin/queues/api/queues/inbound/pause', write)).status).toBe(200);
     expect(await queue.isPaused()).toBe(true);
-    expect((await rawRequest(service.port, 'PUT', '/admin/queues/api/queues/inbound/resume', auth)).status).toBe(200);
+    expect((await rawRequest(service.port, 'PUT', '/admin/queues/api/queues/inbound/resume', write)).status).toBe(200);
     expect(await queue.isPaused()).toBe(false);
+  });
+
+  it('locks an address out after ten wrong passwords (429 with Retry-After, the right password too), counted in /metrics', async () => {
+    const guesser = { localAddress: '127.0.99.1' };
+    const guesses = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => rawRequest(service.port, 'GET', '/admin/queues/api/queues', basic(USER, `guess ${index}`), guesser)),
+    );
+    const statuses = guesses.map((guess) => guess.status).sort();
+    expect(statuses).toEqual([...Array(9).fill(401), ...Array(3).fill(429)]);
+    for (const refused of guesses.filter((guess) => guess.status === 429)) expect(refused.head).toMatch(/\r\nretry-after: 900\r\n/i);
+
+    expect((await rawRequest(service.port, 'GET', '/admin/queues/api/queues', basic(USER, PASSWORD), guesser)).status).toBe(429);
+    expect((await rawRequest(service.port, 'GET', '/admin/queues/api/queues', basic(USER, PASSWORD), { localAddress: '127.0.99.2' })).status).toBe(200);
+    const metrics = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+    expect(metrics).toMatch(/^bot_admin_login_failures_total\{outcome="refused"\} (\d+)$/m);
+    expect(Number(/^bot_admin_login_failures_total\{outcome="locked"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(4);
   });
 });

@@ -24,16 +24,24 @@ export interface ServiceProcess {
   /** SIGTERM and wait for exit; resolves with the exit code. */
   stop(): Promise<number | null>;
   kill(signal: NodeJS.Signals): Promise<void>;
+  /** Signals the whole process group, as a terminal's Ctrl-C, `timeout` or a supervisor does (needs `ownProcessGroup`). */
+  signalGroup(signal: NodeJS.Signals): void;
   exited: Promise<number | null>;
 }
 
+export interface ServiceProcessOptions {
+  /** Start the service as the leader of a process group of its own, so that `signalGroup` reaches it and its children only. */
+  ownProcessGroup?: boolean;
+}
+
 /** Runs the built service as a child process and waits until /healthz answers. */
-export async function startServiceProcess(env: Record<string, string>, args: string[] = ['start']): Promise<ServiceProcess> {
+export async function startServiceProcess(env: Record<string, string>, args: string[] = ['start'], options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownProcessGroup ?? false,
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -68,6 +76,10 @@ export async function startServiceProcess(env: Record<string, string>, args: str
     kill: async (signal) => {
       child.kill(signal);
       await exited;
+    },
+    signalGroup: (signal) => {
+      if (!options.ownProcessGroup) throw new Error('signalGroup needs startServiceProcess(…, { ownProcessGroup: true })');
+      process.kill(-child.pid!, signal);
     },
   };
 }

@@ -26,7 +26,7 @@ export interface CsrfTokens {
  * Every state-changing request to the console passes, in order: basic auth (the admin scope), read-only
  * mode (403), a same-origin check on `Sec-Fetch-Site` and `Origin` (403), then a CSRF token
  * (@fastify/csrf-protection: the secret in an HttpOnly SameSite=Strict cookie, the token in the form's
- * `_csrf` field or an `X-CSRF-Token` header, bound to the basic-auth user and to an HMAC key derived from
+ * `_csrf` field or an `X-CSRF-Token` (or `X-XSRF-Token`) header, bound to the basic-auth user and to an HMAC key derived from
  * the admin credentials, so every gateway process accepts the others' tokens). Browsers send basic-auth
  * credentials with cross-site form posts too, which is why all of this is needed.
  */
@@ -37,7 +37,8 @@ export async function guardActions(routes: FastifyInstance, options: ActionGuard
     cookieKey: CSRF_COOKIE,
     cookieOpts: { path: ADMIN_PREFIX, httpOnly: true, sameSite: 'strict', secure: 'auto' },
     getUserInfo: (request) => basicAuthUser(request),
-    getToken: (request) => formField(request.body, '_csrf') ?? headerValue(request.headers['x-csrf-token']),
+    // X-XSRF-TOKEN: what the axios inside the queue dashboard (bull-board) sends from its XSRF-TOKEN cookie
+    getToken: (request) => formField(request.body, '_csrf') ?? headerValue(request.headers['x-csrf-token']) ?? headerValue(request.headers['x-xsrf-token']),
     csrfOpts: { userInfo: true, hmacKey: csrfKey(options.credentials) },
   });
   const allowedHosts = new Set<string>();

@@ -1,0 +1,100 @@
+import { parseArgs } from 'node:util';
+import { startService } from '../app.js';
+import { inspectConfig, loadConfig, readDotEnv, type AppConfig } from '../config/index.js';
+import { BotError } from '../core/errors.js';
+import { acquireDataDirLock, DataDirInUseError } from '../lifecycle/data-dir-lock.js';
+import { StopSignals } from '../lifecycle/stop-signals.js';
+import { createLogger, moduleLogger, setRootLogger } from '../observability/logger.js';
+import { migrateDatabase, openDatabase } from '../store/index.js';
+
+const USAGE = `usage: chatbot <command>
+  start [--role all|gateway|worker]   run the service (default role from ROLE, else all)
+  migrate                             apply pending database migrations
+  doctor                              check configuration, Redis, PostgreSQL, the LLM and channels
+  pairing list                        pending pairing requests (DM_POLICY=pairing)
+  pairing approve <CODE>              allow the user who got this code`;
+
+const COMMANDS = new Set(['start', 'migrate', 'doctor', 'pairing']);
+
+async function start(config: AppConfig): Promise<void> {
+  // A library's stray rejection must not take every running turn down with it: postgres.js leaves the
+  // rejection of its type-fetch query on a new connection unhandled when PostgreSQL drops mid-connect.
+  // Durable state lives in Redis and PostgreSQL, so logging it and carrying on is the safer choice.
+  process.on('unhandledRejection', (reason: unknown) => {
+    moduleLogger('process').error({ err: reason }, 'unhandled promise rejection; the service keeps running');
+  });
+  const signals = new StopSignals({
+    graceMs: config.shutdownGraceMs,
+    write: (line) => process.stderr.write(`${line}\n`),
+    exit: (code) => process.exit(code),
+  });
+  const service = await startService(config);
+  signals.started(() => service.stop());
+}
+
+async function migrate(config: AppConfig): Promise<void> {
+  // the embedded database is one process's: not beside a running service
+  const lock = config.databaseUrl ? undefined : acquireDataDirLock(config.dataDir, 'migrate');
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrateDatabase(database);
+    process.stdout.write('migrations applied\n');
+  } finally {
+    await database.close();
+    lock?.release();
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { role: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [command] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (!COMMANDS.has(command)) {
+    process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  readDotEnv();
+  if (values.role) process.env.ROLE = values.role;
+  if (command === 'doctor') {
+    // every problem gets its line, and the other checks run on the valid part of the configuration
+    const inspection = inspectConfig(process.env);
+    setRootLogger(createLogger({ level: inspection.config.logLevel, format: inspection.config.logFormat }));
+    const { runDoctor } = await import('../doctor.js');
+    process.exitCode = await runDoctor(inspection);
+    return;
+  }
+  // migrate and pairing call no LLM: no API key needed
+  const config = loadConfig(command === 'migrate' || command === 'pairing' ? { ...process.env, ROLE: 'gateway' } : process.env);
+  setRootLogger(createLogger({ level: config.logLevel, format: config.logFormat }));
+  switch (command) {
+    case 'start':
+      return start(config);
+    case 'migrate':
+      return migrate(config);
+    case 'pairing': {
+      const { runPairingCommand } = await import('../pairing-command.js');
+      process.exitCode = await runPairingCommand(config, positionals.slice(1), (line) => process.stdout.write(`${line}\n`));
+      return;
+    }
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof DataDirInUseError) {
+    process.stderr.write(`${error.message}\n`);
+  } else if (error instanceof BotError && error.code === 'config') {
+    // one line per problem, each naming its variable (or the config file and field)
+    for (const line of error.message.split('\n')) process.stderr.write(`configuration error: ${line}\n`);
+  } else {
+    process.stderr.write(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});
