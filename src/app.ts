@@ -86,6 +86,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     let embedded: EmbeddedRedis | undefined;
     if (!config.redisUrl) {
       embedded = await startEmbeddedRedis(join(config.dataDir, 'redis'), {
+        avoidPorts: [config.port],
         onUnexpectedExit: (code, signal) => logger.error({ code, signal }, 'the embedded redis-server exited; Redis is away until the service is restarted'),
       });
       // stopped last, after the turns have drained and every connection to it is closed

@@ -45,11 +45,17 @@ export function redisServerVersion(): string {
  */
 export async function startEmbeddedRedis(
   directory: string,
-  options: { persistent?: boolean; onUnexpectedExit?: (code: number | null, signal: NodeJS.Signals | null) => void } = {},
+  options: {
+    persistent?: boolean;
+    onUnexpectedExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
+    /** Ports it must not take: the service's own HTTP port, free until the gateway binds it after Redis started. */
+    avoidPorts?: number[];
+  } = {},
 ): Promise<EmbeddedRedis> {
   redisServerVersion();
   mkdirSync(directory, { recursive: true });
-  const port = await freePort();
+  let port = await freePort();
+  while (options.avoidPorts?.includes(port)) port = await freePort();
   const persistence = options.persistent === false ? ['--appendonly', 'no'] : ['--appendonly', 'yes'];
   const child: ChildProcess = spawn(
     'redis-server',
