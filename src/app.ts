@@ -47,6 +47,7 @@ import { turnCheckpointStore } from './turn/checkpoint-store.js';
 import { createTurnRunner } from './turn/run-turn.js';
 import type { TurnDependencies } from './turn/turn-dependencies.js';
 import { DeliveryRecords } from './turn/delivery-records.js';
+import { DeliveryStore } from './queue/delivery-store.js';
 import { FileSendRecords } from './turn/file-sends.js';
 import { createTurnStore } from './turn/store-adapter.js';
 import { createFiringOutcomeRecorder, createScheduleTools, FiringWorker, ScheduleQueue, ScheduleService, tasksCommand } from './schedules/index.js';
@@ -168,6 +169,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         ledger: new BudgetLedger(workerRedis, config.queuePrefix),
         settings: new BudgetSettings(workerRedis, config.queuePrefix),
       });
+      const deliveries = new DeliveryRecords(new DeliveryStore(workerRedis, config.queuePrefix), (channel, resolution) => metrics.deliveriesInDoubt.inc({ channel, resolution }));
       const turnDependencies: TurnDependencies = {
         store: createTurnStore(database.db),
         channels,
@@ -176,8 +178,8 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         tools: agents.runtime(config.agents[0]!.id).tools,
         agentFor: (message) => agents.turnAgent(message),
         groupContext: new GroupContext(workerRedis, config.queuePrefix),
-        deliveries: new DeliveryRecords(workerRedis, config.queuePrefix),
-        fileSends: new FileSendRecords(workerRedis, config.queuePrefix),
+        deliveries,
+        fileSends: new FileSendRecords(deliveries),
         checkpoints: turnCheckpointStore(new TurnCheckpoints(workerRedis, config.queuePrefix)),
         approvals: new ApprovalRecords(workerRedis, config.queuePrefix),
         calibration: new TokenCalibration(),

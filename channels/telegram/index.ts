@@ -11,7 +11,9 @@ import { toPlatformError } from './errors.js';
 import type { BotIdentity } from './inbound.js';
 import { createPreviewApi, LIVE_EDIT_INTERVAL_MS, openLiveReply } from './live-reply.js';
 import { createTelegramFiles } from './files.js';
+import { createMessageIdWatermark } from './message-ids.js';
 import { createOutbound } from './outbound.js';
+import { createSentProbe } from './sent-probe.js';
 import { createPolling } from './polling.js';
 import { telegramPromptSection } from './prompt-section.js';
 import { startTyping } from './typing.js';
@@ -57,8 +59,10 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
 
   const identity: BotIdentity = { botId: bot.botInfo.id, botUsername: bot.botInfo.username, agentId };
   const accountId = String(identity.botId);
-  const outbound = createOutbound(bot.api, logger);
-  const files = createTelegramFiles(bot.api, apiRoot, config.token);
+  const watermark = createMessageIdWatermark();
+  const probe = createSentProbe(bot.api);
+  const outbound = createOutbound(bot.api, logger, watermark, probe);
+  const files = createTelegramFiles(bot.api, apiRoot, config.token, watermark, probe);
   const previewApi = createPreviewApi(config.token, apiRoot, logger, options.onApiCall);
   const pacer = createEditPacer(options.liveEditIntervalMs ?? LIVE_EDIT_INTERVAL_MS);
   const polling = config.mode === 'polling' ? createPolling(bot, logger) : undefined;
@@ -84,17 +88,17 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
       await polling?.stop();
     },
     send: (to, markdown, progress) => outbound.send(to, markdown, progress),
-    sendNotice: (to, text) => outbound.sendNotice(to, text),
+    sendNotice: (to, text, progress) => outbound.sendNotice(to, text, progress),
     startWorking: (to) => startTyping(bot.api, to, logger, options.typingIntervalMs),
     // every chat can stream; the turn decides where it does (LLM_STREAM, DMs by default)
-    openLiveReply: (to) => openLiveReply({ api: bot.api, previewApi, outbound, pacer, logger }, to),
+    openLiveReply: (to, liveOptions) => openLiveReply({ api: bot.api, previewApi, outbound, pacer, watermark, logger }, to, liveOptions),
     promptSection: () => telegramPromptSection(identity.botUsername),
-    sendApprovalPrompt: (to, prompt) => sendApprovalPrompt(bot.api, to, prompt),
+    sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt({ api: bot.api, watermark, probe }, to, prompt, progress),
     settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(bot.api, to, messageId, prompt, outcome),
     onApprovalAnswer(sink) {
       approvalSink = sink;
     },
     downloadAttachment: (attachment, options) => files.download(attachment, options),
-    sendFile: (to, file) => files.send(to, file),
+    sendFile: (to, file, progress) => files.send(to, file, progress),
   };
 }

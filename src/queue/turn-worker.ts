@@ -24,7 +24,7 @@ export function turnRetryDelay(attemptsMade: number): number {
 }
 
 /** A turn that failed every round of attempts: what the turn layer does to end it (apology, failed record). */
-export type TurnAbandoner = (abandoned: { turnId: string; sessionKey: string; messages: InboundMessage[]; error: unknown }) => Promise<void>;
+export type TurnAbandoner = (abandoned: { turnId: string; sessionKey: string; holder: string; messages: InboundMessage[]; error: unknown }) => Promise<void>;
 
 export interface TurnWorkerOptions {
   connection: Redis;
@@ -191,7 +191,7 @@ export class TurnWorker {
     const { logger, metrics } = this.options;
     logger.error({ turnId, sessionKey, err: error }, 'turn failed on every round of attempts; abandoning it');
     metrics?.turns.inc({ outcome: 'abandoned' });
-    await this.options.abandonTurn?.({ turnId, sessionKey, messages, error }).catch((failure: unknown) =>
+    await this.options.abandonTurn?.({ turnId, sessionKey, holder, messages, error }).catch((failure: unknown) =>
       logger.error({ turnId, sessionKey, err: failure }, 'could not end the abandoned turn cleanly'),
     );
     await this.afterRelease(sessionKey, await this.options.scheduler.release(sessionKey, turnId, holder));

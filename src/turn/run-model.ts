@@ -20,7 +20,6 @@ import { costOf, priceOf, type ModelPrice } from '../llm/pricing.js';
 import { createApprovalGate } from '../approvals/approval-gate.js';
 import { contextFilesSection } from '../memory/context-files.js';
 import { createContextController } from './context-controller.js';
-import { turnFileSender } from './file-sends.js';
 import { withDmEnvelope, type TurnInput } from './turn-input.js';
 import type { TurnDependencies } from './turn-dependencies.js';
 
@@ -138,7 +137,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
       conversation: latest.conversation,
       agentId: latest.agentId,
       turnId,
-      ...(deps.fileSends ? { sendFile: turnFileSender(deps.fileSends, channel, latest.conversation, turnId) } : {}),
+      ...(deps.fileSends ? { sendFile: deps.fileSends.sender(channel, latest.conversation, { sessionKey, turnId, holder: input.holder }, input.resumed) } : {}),
     },
     clock: input.clock,
     traceVerbose: deps.settings.traceVerbose,
@@ -159,6 +158,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
             timeoutMs: deps.settings.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
             clock: input.clock,
             logger: deps.logger,
+            promptProgress: (approvalId) => deps.deliveries.resume({ sessionKey, turnId, holder: input.holder }, `approval:${approvalId}`, latest.conversation.channel),
           }),
         }
       : {}),
