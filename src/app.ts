@@ -48,6 +48,7 @@ import { createTurnRunner } from './turn/run-turn.js';
 import type { TurnDependencies } from './turn/turn-dependencies.js';
 import { DeliveryRecords } from './turn/delivery-records.js';
 import { DeliveryStore } from './queue/delivery-store.js';
+import { WorkerLiveness } from './queue/worker-liveness.js';
 import { FileSendRecords } from './turn/file-sends.js';
 import { createTurnStore } from './turn/store-adapter.js';
 import { createFiringOutcomeRecorder, createScheduleTools, FiringWorker, ScheduleQueue, ScheduleService, tasksCommand } from './schedules/index.js';
@@ -139,7 +140,14 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     if (runsWorker) {
       const workerRedis = track('worker redis', createRedis(redisUrl, 'worker'), onStop);
       const subscriber = track('abort subscriber', createRedis(redisUrl, 'subscriber'), onStop);
-      const workerScheduler = new SessionScheduler(workerRedis, schedulerOptions);
+      let turnWorker: TurnWorker | undefined;
+      const liveness = new WorkerLiveness(workerRedis, {
+        prefix: config.queuePrefix,
+        deadAfterMs: config.workerDeadAfterMs,
+        onDead: async (workerIds) => turnWorker?.takeOverFrom(workerIds),
+        logger: moduleLogger('liveness'),
+      });
+      const workerScheduler = new SessionScheduler(workerRedis, { ...schedulerOptions, workerId: liveness.workerId });
       const abortBus = new AbortBus(abortChannel, workerRedis, subscriber, moduleLogger('abort'));
       await abortBus.listen();
       let mcp: McpToolSource | undefined;
@@ -207,6 +215,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         }),
       };
       const worker = new TurnWorker({
+        liveness,
         connection: workerRedis,
         prefix: config.queuePrefix,
         concurrency: config.workerConcurrency,
@@ -220,6 +229,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         metrics,
         logger: moduleLogger('worker'),
       });
+      turnWorker = worker;
       worker.start();
       const firings = new FiringWorker({ connection: workerRedis, prefix: config.queuePrefix, db: database.db, schedules: scheduleQueue, inbound, logger: moduleLogger('schedules'), metrics });
       await firings.rearmMissing().catch((error: unknown) => logger.warn({ err: error }, 'could not check the scheduled tasks against Redis'));

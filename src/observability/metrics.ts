@@ -53,6 +53,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly turnsTakenOver = new Counter({
+    name: 'bot_turns_taken_over_total',
+    help: 'Turns of workers that stopped beating (killed, crashed) whose leases were expired early for another worker to resume',
+    registers: [this.registry],
+  });
+
   readonly turns = new Counter({
     name: 'bot_turns_total',
     help: 'Finished turns by outcome (completed, silent, failed, cancelled, retry, skipped)',
