@@ -64,7 +64,7 @@ export async function sendApprovalPrompt(clients: SlackClients, to: Conversation
         if (!result.ts) throw new Error('chat.postMessage answered without a ts');
         return result.ts;
       } catch (error) {
-        throw toPlatformError(error, 'chat.postMessage', { mayHaveActed: true });
+        throw toPlatformError(error, 'chat.postMessage', { mayHaveActed: key === undefined });
       }
     },
     settle: (_prompt, index, doubt) => (key === undefined ? Promise.resolve({ resolution: 'unverified_resend' as const }) : settleByMetadata(clients.repeatable, to, key, index, doubt.at, logger)),

@@ -46,7 +46,8 @@ export function createSlackFiles(client: WebClient, botToken: string, apiUrl: st
               ...(file.caption ? { initial_comment: file.caption } : {}),
             });
           } catch (error) {
-            throw toPlatformError(error, 'files.completeUploadExternal', { mayHaveActed: true });
+            // with a recorded intent, a retry asks files.info whether the file was shared
+            throw toPlatformError(error, 'files.completeUploadExternal', { mayHaveActed: progress === undefined });
           }
           return String(hint.file);
         },

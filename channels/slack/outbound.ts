@@ -47,7 +47,8 @@ export function createOutbound(clients: SlackClients, threads: ThreadMemory, log
       );
       ts = result.ts;
     } catch (error) {
-      throw toPlatformError(error, 'chat.postMessage', { mayHaveActed: true });
+      // a post of a recorded part may be tried again: its metadata tells a retry whether it went out
+      throw toPlatformError(error, 'chat.postMessage', { mayHaveActed: metadata === undefined });
     }
     if (ts === undefined) throw new BotError('platform', 'Slack chat.postMessage answered without a message ts');
     return ts;

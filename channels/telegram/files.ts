@@ -1,9 +1,10 @@
-import { InputFile, type Api } from 'grammy';
+import { InputFile } from 'grammy';
 import { BotError, type Attachment, type ConversationRef, type DeliveryProgress, type DeliveryReceipt, type DownloadedFile, type OutboundFile } from '../../src/core/index.js';
 import { deliverParts, downloadError, readCapped } from '../shared/index.js';
 import { targetOf } from './conversation-target.js';
 import { toPlatformError } from './errors.js';
 import type { MessageIdWatermark } from './message-ids.js';
+import type { TelegramApis } from './outbound.js';
 import { sameText, type SentProbe } from './sent-probe.js';
 
 /** The Bot API serves files up to 20 MB through getFile; larger ones are refused before asking. */
@@ -15,7 +16,8 @@ export interface TelegramFiles {
 }
 
 /** Files in and out: `getFile` then `{apiRoot}/file/bot<token>/<file_path>`; `sendPhoto` / `sendDocument` with an InputFile. */
-export function createTelegramFiles(api: Api, apiRoot: string, token: string, watermark: MessageIdWatermark, probe: SentProbe): TelegramFiles {
+export function createTelegramFiles(apis: TelegramApis, apiRoot: string, token: string, watermark: MessageIdWatermark, probe: SentProbe): TelegramFiles {
+  const { api } = apis;
   return {
     async download(attachment, { maxBytes, signal }) {
       const cap = Math.min(maxBytes, TELEGRAM_DOWNLOAD_LIMIT);
@@ -46,7 +48,8 @@ export function createTelegramFiles(api: Api, apiRoot: string, token: string, wa
           const input = new InputFile(file.bytes, file.fileName);
           const options = { ...thread, ...(caption ? { caption } : {}) };
           try {
-            const message = file.kind === 'photo' ? await api.sendPhoto(chatId, input, options) : await api.sendDocument(chatId, input, options);
+            const client = progress ? apis.createApi : api;
+            const message = file.kind === 'photo' ? await client.sendPhoto(chatId, input, options) : await client.sendDocument(chatId, input, options);
             watermark.saw(chatId, message.message_id);
             return String(message.message_id);
           } catch (error) {

@@ -1,10 +1,10 @@
-import { Bot, GrammyError } from 'grammy';
+import { Api, Bot, GrammyError } from 'grammy';
 import type { TelegramConfig } from '../../src/config/app-config.js';
 import { BotError, type ApprovalSink, type Channel, type InboundSink, type PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { installApiLogging } from './api-logging.js';
 import { answerCallbackQuery, sendApprovalPrompt, settleApprovalPrompt, type CallbackQuery } from './approval-buttons.js';
-import { installRetries } from './api-retry.js';
+import { installRateLimitRetries, installRetries } from './api-retry.js';
 import { registerCommands, type BotCommandDescription } from './commands-registration.js';
 import { createEditPacer } from './edit-pacer.js';
 import { toPlatformError } from './errors.js';
@@ -61,8 +61,13 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const accountId = String(identity.botId);
   const watermark = createMessageIdWatermark();
   const probe = createSentProbe(bot.api);
-  const outbound = createOutbound(bot.api, logger, watermark, probe);
-  const files = createTelegramFiles(bot.api, apiRoot, config.token, watermark, probe);
+  // recorded parts are created without the network and 5xx retries (see installRateLimitRetries)
+  const createApi = new Api(config.token, { apiRoot });
+  installApiLogging(createApi, logger, options.onApiCall);
+  installRateLimitRetries(createApi);
+  const apis = { api: bot.api, createApi };
+  const outbound = createOutbound(apis, logger, watermark, probe);
+  const files = createTelegramFiles(apis, apiRoot, config.token, watermark, probe);
   const previewApi = createPreviewApi(config.token, apiRoot, logger, options.onApiCall);
   const pacer = createEditPacer(options.liveEditIntervalMs ?? LIVE_EDIT_INTERVAL_MS);
   const polling = config.mode === 'polling' ? createPolling(bot, logger) : undefined;
@@ -93,7 +98,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
     // every chat can stream; the turn decides where it does (LLM_STREAM, DMs by default)
     openLiveReply: (to, liveOptions) => openLiveReply({ api: bot.api, previewApi, outbound, pacer, watermark, logger }, to, liveOptions),
     promptSection: () => telegramPromptSection(identity.botUsername),
-    sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt({ api: bot.api, watermark, probe }, to, prompt, progress),
+    sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt({ api: progress ? createApi : bot.api, watermark, probe }, to, prompt, progress),
     settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(bot.api, to, messageId, prompt, outcome),
     onApprovalAnswer(sink) {
       approvalSink = sink;

@@ -35,11 +35,18 @@ export function renderAnswerChunks(markdown: string): string[] {
   return splitTelegramHtml(markdownToTelegramHtml(markdown)).filter((chunk) => htmlToPlainText(chunk).trim() !== '');
 }
 
-export function createOutbound(api: Api, logger: Logger, watermark: MessageIdWatermark, probe: SentProbe): TelegramOutbound {
-  async function sendText(to: ConversationRef, text: string, html: boolean): Promise<string> {
+/** The Bot API client with every retry, and the one for recorded parts (429s only: see installRateLimitRetries). */
+export interface TelegramApis {
+  api: Api;
+  createApi: Api;
+}
+
+export function createOutbound(apis: TelegramApis, logger: Logger, watermark: MessageIdWatermark, probe: SentProbe): TelegramOutbound {
+  const { api } = apis;
+  async function sendText(to: ConversationRef, text: string, html: boolean, recorded = false): Promise<string> {
     const { chat_id: chatId, ...thread } = targetOf(to);
     try {
-      const message = await api.sendMessage(chatId, text, { ...thread, ...(html ? { parse_mode: 'HTML' as const } : {}), ...NO_LINK_PREVIEWS });
+      const message = await (recorded ? apis.createApi : api).sendMessage(chatId, text, { ...thread, ...(html ? { parse_mode: 'HTML' as const } : {}), ...NO_LINK_PREVIEWS });
       watermark.saw(chatId, message.message_id);
       return String(message.message_id);
     } catch (error) {
@@ -47,14 +54,14 @@ export function createOutbound(api: Api, logger: Logger, watermark: MessageIdWat
     }
   }
 
-  async function sendHtmlChunk(to: ConversationRef, chunk: string): Promise<string> {
+  async function sendHtmlChunk(to: ConversationRef, chunk: string, recorded: boolean): Promise<string> {
     try {
-      return await sendText(to, chunk, true);
+      return await sendText(to, chunk, true, recorded);
     } catch (error) {
       if (!isParseEntitiesError((error as Error).cause)) throw error;
       // our renderer should never produce this; the reader still gets the words, without formatting
       logger.warn({ chatId: to.chatId, error: (error as Error).message }, 'telegram rejected the HTML, resending as plain text');
-      return sendText(to, plainFallback(chunk), false);
+      return sendText(to, plainFallback(chunk), false, recorded);
     }
   }
 
@@ -75,7 +82,7 @@ export function createOutbound(api: Api, logger: Logger, watermark: MessageIdWat
   }
 
   /** Parts of text: each a new message (or, with `first`, the first one edited into a message already there). */
-  function textParts(to: ConversationRef, html: boolean, first?: FirstPartInPlace): PartSender<string> {
+  function textParts(to: ConversationRef, html: boolean, recorded: boolean, first?: FirstPartInPlace): PartSender<string> {
     return {
       hint: (_chunk, index) => (index === 0 && first ? { edit: first.messageId } : watermark.hint(to)),
       async send(chunk, index) {
@@ -83,7 +90,7 @@ export function createOutbound(api: Api, logger: Logger, watermark: MessageIdWat
           await first.edit(chunk);
           return String(first.messageId);
         }
-        return html ? sendHtmlChunk(to, chunk) : sendText(to, chunk, false);
+        return html ? sendHtmlChunk(to, chunk, recorded) : sendText(to, chunk, false, recorded);
       },
       async settle(chunk, _index, doubt) {
         // the part was to be edited into a message already there: editing again is harmless
@@ -99,7 +106,7 @@ export function createOutbound(api: Api, logger: Logger, watermark: MessageIdWat
   }
 
   async function sendHtmlChunks(to: ConversationRef, chunks: string[], progress?: DeliveryProgress, first?: FirstPartInPlace): Promise<DeliveryReceipt> {
-    return { messageIds: await deliverParts(chunks, progress, textParts(to, true, first)) };
+    return { messageIds: await deliverParts(chunks, progress, textParts(to, true, progress !== undefined, first)) };
   }
 
   return {
@@ -109,7 +116,7 @@ export function createOutbound(api: Api, logger: Logger, watermark: MessageIdWat
     async sendNotice(to, text, progress) {
       // the same boundaries as formatted answers, counted in plain characters, sent as the plain text they stand for
       const chunks = splitTelegramHtml(escapeHtml(text), { measure: 'text' }).map((chunk) => htmlToPlainText(chunk)).filter((chunk) => chunk.trim() !== '');
-      return { messageIds: await deliverParts(chunks, progress, textParts(to, false)) };
+      return { messageIds: await deliverParts(chunks, progress, textParts(to, false, progress !== undefined)) };
     },
   };
 }

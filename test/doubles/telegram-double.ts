@@ -25,6 +25,8 @@ export interface TelegramFailure {
   times?: number;
   /** Let this many calls of the method succeed first. */
   after?: number;
+  /** The call takes effect, then the failure is answered (a 5xx or a lost answer after Telegram posted). */
+  committed?: boolean;
 }
 
 type ApiAnswer = { ok: true; result: unknown } | { ok: false; error_code: number; description: string; parameters?: { retry_after: number } };
@@ -181,7 +183,8 @@ export async function startTelegramDouble(options: { token?: string; botUsername
       const clientGone = new AbortController();
       response.once('close', () => clientGone.abort());
       const planned = takeFailure(method);
-      reply = planned ?? (await answer(method, params, clientGone.signal));
+      if (planned?.committed) await answer(method, params, clientGone.signal);
+      reply = planned?.reply ?? (await answer(method, params, clientGone.signal));
       call.failed = !reply.ok;
       const stall = planned ? undefined : takeStall(method);
       if (stall !== undefined) await new Promise((resolve) => setTimeout(resolve, stall));
@@ -213,7 +216,7 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     return planned.ms;
   }
 
-  function takeFailure(method: string): ApiAnswer | undefined {
+  function takeFailure(method: string): { reply: ApiAnswer; committed: boolean } | undefined {
     const planned = failures.get(method)?.[0];
     if (planned === undefined) return undefined;
     if ((planned.after ?? 0) > 0) {
@@ -222,7 +225,7 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     }
     planned.times = (planned.times ?? 1) - 1;
     if (planned.times <= 0) failures.get(method)?.shift();
-    return failure(planned.status, planned.description, planned.retry_after);
+    return { reply: failure(planned.status, planned.description, planned.retry_after), committed: planned.committed === true };
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

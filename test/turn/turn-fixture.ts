@@ -27,6 +27,8 @@ export interface TurnFixture {
   openai: OpenAiDouble;
   database: Database;
   redis: Redis;
+  /** The Redis key prefix of this fixture's scheduler state and delivery records. */
+  prefix: string;
   store: TurnStore;
   /** `extra` adds or replaces dependencies (budgets, a clock…). */
   runTurnWith(store: TurnStore, extra?: Partial<TurnDependencies>): ReturnType<typeof createTurnRunner>;
@@ -85,6 +87,7 @@ export async function createTurnFixture(): Promise<TurnFixture> {
     openai,
     database,
     redis,
+    prefix,
     store,
     runTurnWith,
     dmFrom: (userId, text, botId) => ({
