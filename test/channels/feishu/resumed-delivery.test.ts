@@ -4,6 +4,7 @@ import { renderAnswer } from '../../../channels/feishu/format.js';
 import { createHttpInstance } from '../../../channels/feishu/http-instance.js';
 import { createChannelMemory } from '../../../channels/feishu/inbound-pipeline.js';
 import { createMessagesApi } from '../../../channels/feishu/messages-api.js';
+import { createFeishuFiles } from '../../../channels/feishu/files.js';
 import { createOutbound, partUuid, type FeishuOutbound } from '../../../channels/feishu/outbound.js';
 import type { ConversationRef } from '../../../src/core/index.js';
 import { dyingAt, recordingProgress } from '../../support/recording-progress.js';
@@ -18,6 +19,7 @@ function longAnswer(): string {
 describe('feishu resumable delivery', () => {
   let double: FeishuDouble;
   let outbound: FeishuOutbound;
+  let files: ReturnType<typeof createFeishuFiles>;
   let to: ConversationRef;
   const markdown = longAnswer();
   const messages = renderAnswer(markdown);
@@ -25,8 +27,10 @@ describe('feishu resumable delivery', () => {
   beforeEach(async () => {
     double = await startFeishuDouble();
     const config = { appId: double.appId, appSecret: double.appSecret, verificationToken: double.verificationToken, encryptKey: double.encryptKey, domain: double.domain, mode: 'webhook' as const };
-    const api = createMessagesApi(createFeishuClient(config, createHttpInstance(), silentLogger), silentLogger);
+    const client = createFeishuClient(config, createHttpInstance(), silentLogger);
+    const api = createMessagesApi(client, silentLogger);
     outbound = createOutbound(api, createChannelMemory(memoryState(), double.appId, silentLogger));
+    files = createFeishuFiles(client, outbound, silentLogger);
     to = { channel: 'feishu', accountId: double.appId, chatId: 'oc_group_chat', chatType: 'group', messageId: 'om_group_q' };
   });
   afterEach(() => double.close());
@@ -69,5 +73,20 @@ describe('feishu resumable delivery', () => {
     expect(await outbound.send(to, markdown, progress)).toEqual({ messageIds: delivered });
     expect(double.callsOf('/reply')).toHaveLength(0);
     expect(progress.reports).toHaveLength(0);
+  });
+
+  it('a file (and its caption) the dead attempt sent is sent again under the same uuids: Feishu keeps one of each', async () => {
+    const file = { bytes: Buffer.from('%PDF-1.4 minimal'), fileName: 'report.pdf', mimeType: 'application/pdf', kind: 'document' as const, caption: 'The report' };
+    const first = recordingProgress();
+    first.onDelivered = async () => {
+      throw new Error('worker lost');
+    };
+    await expect(files.send(to, file, first)).rejects.toThrow('worker lost');
+    const retry = recordingProgress({ key: first.key, ...first.leftBehind() });
+    const receipt = await files.send(to, file, retry);
+    expect(retry.resolutions).toEqual(['idempotent_resend']);
+    const sent = [...double.messages.values()].filter((message) => message.parentId === 'om_group_q');
+    expect(sent.map((message) => message.msgType)).toEqual(['file', 'text']);
+    expect(receipt.messageIds).toEqual(sent.map((message) => message.messageId));
   });
 });

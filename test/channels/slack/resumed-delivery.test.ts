@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { markdownToMrkdwn } from '../../../channels/slack/format.js';
+import { createSlackFiles } from '../../../channels/slack/files.js';
 import { createOutbound, type SlackOutbound } from '../../../channels/slack/outbound.js';
 import { splitMrkdwn } from '../../../channels/slack/split.js';
 import { createThreadMemory } from '../../../channels/slack/thread-memory.js';
@@ -23,6 +24,7 @@ function longAnswer(): string {
 describe('slack resumable delivery', () => {
   let double: SlackDouble;
   let outbound: SlackOutbound;
+  let files: ReturnType<typeof createSlackFiles>;
   const markdown = longAnswer();
   const chunks = splitMrkdwn(markdownToMrkdwn(markdown));
 
@@ -30,8 +32,10 @@ describe('slack resumable delivery', () => {
     double = await startSlackDouble();
     const clients = createWebClients({ botToken: double.botToken, signingSecret: double.signingSecret, appToken: undefined, apiUrl: double.apiUrl }, silentLogger);
     outbound = createOutbound(clients, createThreadMemory(memoryState(), TEAM, silentLogger), silentLogger);
+    files = createSlackFiles(clients.posting, double.botToken, double.apiUrl);
   });
   afterEach(() => double.close());
+  const clients = () => createWebClients({ botToken: double.botToken, signingSecret: double.signingSecret, appToken: undefined, apiUrl: double.apiUrl }, silentLogger).repeatable;
 
   it('announces each chunk before posting it (with the ids out so far), tags it with its part, and reports every id at the end', async () => {
     expect(chunks.length).toBeGreaterThanOrEqual(3);
@@ -78,5 +82,26 @@ describe('slack resumable delivery', () => {
     expect(await outbound.send(thread, markdown, progress)).toEqual({ messageIds: delivered });
     expect(double.callsOf('chat.postMessage')).toHaveLength(0);
     expect(progress.reports).toHaveLength(0);
+  });
+
+  it('a file the dead attempt shared is found by files.info, not shared again; one only uploaded is uploaded and shared anew', async () => {
+    const file = { bytes: Buffer.from('a,b\n1,2\n'), fileName: 'table.csv', mimeType: 'text/csv', kind: 'document' as const };
+    const first = recordingProgress();
+    first.onDelivered = async () => {
+      throw new Error('worker lost');
+    };
+    await expect(files.send(thread, file, first)).rejects.toThrow('worker lost');
+    const retry = recordingProgress({ key: first.key, ...first.leftBehind() });
+    const receipt = await files.send(thread, file, retry);
+    expect(retry.resolutions).toEqual(['found']);
+    expect(double.uploads).toHaveLength(1);
+    expect(receipt.messageIds).toEqual([double.uploads[0]!.fileId]);
+
+    // uploaded, never completed (the worker died between the upload and its completion)
+    const unshared = await clients().files.getUploadURLExternal({ filename: 'other.csv', length: 3 });
+    const orphan = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { file: unshared.file_id! }, at: Date.now() } });
+    await files.send(thread, { ...file, fileName: 'other.csv' }, orphan);
+    expect(orphan.resolutions).toEqual(['not_sent']);
+    expect(double.uploads.map((upload) => upload.fileName)).toEqual(['table.csv', 'other.csv']);
   });
 });
