@@ -86,3 +86,14 @@ export function takeoverTimes(events: FaultEvent[], services: SupervisedService[
       return first === undefined ? undefined : first - event.at;
     });
 }
+
+/** Parts settled after a worker died mid-send (or a send failed ambiguously), by resolution, from every process's log. */
+export function inDoubtCounts(services: SupervisedService[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const line of services.flatMap((service) => service.lines)) {
+    if (line.msg !== 'a part a dead or failed attempt may have sent was settled') continue;
+    const key = `${String(line.channel)}:${String(line.resolution)}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}

@@ -4,7 +4,7 @@ import { startOpenAiDouble } from '../test/doubles/openai-double.js';
 import { startSlackDouble } from '../test/doubles/slack-double.js';
 import { startTelegramDouble } from '../test/doubles/telegram-double.js';
 import { createTestDatabase, uniqueName } from '../test/support/services.js';
-import { runChaos, takeoverTimes } from './chaos.js';
+import { inDoubtCounts, runChaos, takeoverTimes } from './chaos.js';
 import { feishuChats, slackChats, telegramChats, WEBHOOK_SECRET } from './chats.js';
 import { judge, runChats } from './load.js';
 import { startSoakRedis } from './redis-server.js';
@@ -84,6 +84,8 @@ const summary = {
   ...verdict,
   faults: Object.fromEntries(['worker SIGKILL', 'worker SIGTERM', 'gateway SIGKILL', 'redis SIGTERM', 'redis SIGKILL'].map((what) => [what, faults.filter((fault) => fault.what === what).length])),
   takeoverMs: { count: detected.length, notDetected: takeovers.length - detected.length, p50: percentile(detected, 50), max: percentile(detected, 100) },
+  // parts a killed worker (or an ambiguous failure) left in doubt, by how the takeover settled them
+  inDoubt: inDoubtCounts([gateway, ...workers]),
   answerMs: { p50: percentile(answerMs, 50), p99: percentile(answerMs, 99), max: percentile(answerMs, 100) },
   webhookRetries: messages.reduce((sum, message) => sum + message.attempts - 1, 0),
 };

@@ -177,7 +177,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         ledger: new BudgetLedger(workerRedis, config.queuePrefix),
         settings: new BudgetSettings(workerRedis, config.queuePrefix),
       });
-      const deliveries = new DeliveryRecords(new DeliveryStore(workerRedis, config.queuePrefix), (channel, resolution) => metrics.deliveriesInDoubt.inc({ channel, resolution }));
+      const deliveryLogger = moduleLogger('delivery');
+      const deliveries = new DeliveryRecords(new DeliveryStore(workerRedis, config.queuePrefix), (channel, resolution) => {
+        metrics.deliveriesInDoubt.inc({ channel, resolution });
+        deliveryLogger.warn({ channel, resolution }, 'a part a dead or failed attempt may have sent was settled');
+      });
       const turnDependencies: TurnDependencies = {
         store: createTurnStore(database.db),
         channels,
