@@ -89,4 +89,20 @@ describe('telegram resumable delivery', () => {
     expect(again.resolutions).toEqual(['found']);
     expect(double.uploads.filter((upload) => upload.chatId === 4401)).toHaveLength(1);
   });
+
+  it('an approval request in doubt is found with its buttons put back as they were', async () => {
+    const dm = dmAfterQuestion(4501);
+    const prompt = { approvalId: 'appr-1', toolName: 'write_file', argumentsPreview: '{"path":"notes.txt"}' };
+    const sent = recordingProgress();
+    await channel.sendApprovalPrompt!(dm, prompt, sent);
+    const [before] = double.visibleMessages(4501);
+    const buttons = JSON.parse(JSON.stringify(before!.replyMarkup)) as unknown;
+    expect(buttons).toMatchObject({ inline_keyboard: [[{ text: 'Allow once' }], [{ text: 'Allow for this session' }], [{ text: 'Deny' }]] });
+    const again = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: sent.intents[0]!.hint, at: Date.now() } });
+    const messageId = await channel.sendApprovalPrompt!(dm, prompt, again);
+    expect(again.resolutions).toEqual(['found']);
+    expect(messageId).toBe(String(before!.messageId));
+    expect(double.visibleMessages(4501)).toHaveLength(1);
+    expect(double.visibleMessages(4501)[0]!.replyMarkup).toEqual(buttons);
+  });
 });
