@@ -1,4 +1,5 @@
 import type { ChannelName, DeliveryProgress, DoubtResolution, PartInDoubt } from '../core/index.js';
+import { BotError, errorMessage } from '../core/errors.js';
 import { TurnAbortError } from '../core/turn-abort.js';
 import type { DeliveryStore, TurnLease } from '../queue/delivery-store.js';
 import type { TurnRecord } from '../store/turn-record.js';
@@ -88,7 +89,14 @@ export class DeliveryRecords {
     let announced = 0;
     const write = async (state: StreamState): Promise<void> => {
       const fields: Record<string, string> = { [`${STREAM}${stream}`]: JSON.stringify(state), ...(result ? { [RESULT]: result } : {}) };
-      if ((await this.store.save(lease, fields)) === 'lost') throw new TurnAbortError('leaseLost');
+      let saved: 'ok' | 'lost';
+      try {
+        saved = await this.store.save(lease, fields);
+      } catch (error) {
+        // Redis away: nothing was sent for this part, the turn is tried again
+        throw new BotError('storage', `the delivery record could not be written: ${errorMessage(error)}`, { cause: error, isRetryable: true });
+      }
+      if (saved === 'lost') throw new TurnAbortError('leaseLost');
       result = undefined;
       recorded = state.sent;
     };
