@@ -23,6 +23,7 @@ COPY --from=build /app/dist ./dist
 COPY drizzle ./drizzle
 # Redis Lua scripts stay .lua files (tsc does not copy them); src/budgets/lua-scripts.ts finds them here
 COPY src/budgets/lua ./src/budgets/lua
+COPY src/queue/lua ./src/queue/lua
 USER node
 EXPOSE 8080
 CMD ["node", "dist/src/cli.js", "start"]

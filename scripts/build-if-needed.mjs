@@ -26,7 +26,7 @@ function newestSource(directory) {
   return newest;
 }
 
-const sources = ['src', 'channels', 'bench', 'test'].map((folder) => join(root, folder)).filter(existsSync);
+const sources = ['src', 'channels', 'bench', 'soak', 'test'].map((folder) => join(root, folder)).filter(existsSync);
 const stale = !existsSync(output) || Math.max(...sources.map(newestSource)) > statSync(output).mtimeMs;
 if (stale) {
   process.stderr.write('building (tsc)…\n');

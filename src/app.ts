@@ -51,6 +51,8 @@ import { turnCheckpointStore } from './turn/checkpoint-store.js';
 import { createTurnRunner } from './turn/run-turn.js';
 import type { TurnDependencies } from './turn/turn-dependencies.js';
 import { DeliveryRecords } from './turn/delivery-records.js';
+import { DeliveryStore } from './queue/delivery-store.js';
+import { WorkerLiveness } from './queue/worker-liveness.js';
 import { FileSendRecords } from './turn/file-sends.js';
 import { createTurnStore } from './turn/store-adapter.js';
 import { createFiringOutcomeRecorder, createScheduleTools, FiringWorker, ScheduleQueue, ScheduleService, tasksCommand } from './schedules/index.js';
@@ -156,7 +158,14 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     if (runsWorker) {
       const workerRedis = track('worker redis', connections.create(redisUrl, 'worker'));
       const subscriber = track('abort subscriber', connections.create(redisUrl, 'subscriber'));
-      const workerScheduler = new SessionScheduler(workerRedis, schedulerOptions);
+      let turnWorker: TurnWorker | undefined;
+      const liveness = new WorkerLiveness(workerRedis, {
+        prefix: config.queuePrefix,
+        deadAfterMs: config.workerDeadAfterMs,
+        onDead: async (workerIds) => turnWorker?.takeOverFrom(workerIds),
+        logger: moduleLogger('liveness'),
+      });
+      const workerScheduler = new SessionScheduler(workerRedis, { ...schedulerOptions, workerId: liveness.workerId });
       const abortBus = new AbortBus(abortChannel, workerRedis, subscriber, moduleLogger('abort'));
       await abortBus.listen();
       let mcp: McpToolSource | undefined;
@@ -190,6 +199,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         // summaries and memory flushes are model calls like any other: charged to whoever caused them
         chargedModel: (model, message) => budgets.guard(model, message),
       });
+      const deliveryLogger = moduleLogger('delivery');
+      const deliveries = new DeliveryRecords(new DeliveryStore(workerRedis, config.queuePrefix), (channel, resolution) => {
+        metrics.deliveriesInDoubt.inc({ channel, resolution });
+        deliveryLogger.warn({ channel, resolution }, 'a part a dead or failed attempt may have sent was settled');
+      });
       const turnDependencies: TurnDependencies = {
         store: createTurnStore(database.db),
         channels,
@@ -198,8 +212,8 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         tools: agents.runtime(config.agents[0]!.id).tools,
         agentFor: (message) => agents.turnAgent(message),
         groupContext: new GroupContext(workerRedis, config.queuePrefix),
-        deliveries: new DeliveryRecords(workerRedis, config.queuePrefix),
-        fileSends: new FileSendRecords(workerRedis, config.queuePrefix),
+        deliveries,
+        fileSends: new FileSendRecords(deliveries),
         checkpoints: turnCheckpointStore(new TurnCheckpoints(workerRedis, config.queuePrefix)),
         approvals: new ApprovalRecords(workerRedis, config.queuePrefix),
         calibration: new TokenCalibration(),
@@ -231,6 +245,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         }),
       };
       const worker = new TurnWorker({
+        liveness,
         connection: workerRedis,
         prefix: config.queuePrefix,
         concurrency: config.workerConcurrency,
@@ -244,6 +259,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         metrics,
         logger: moduleLogger('worker'),
       });
+      turnWorker = worker;
       worker.start();
       const firings = new FiringWorker({ connection: workerRedis, prefix: config.queuePrefix, db: database.db, schedules: scheduleQueue, inbound, logger: moduleLogger('schedules'), metrics });
       await firings.rearmMissing().catch((error: unknown) => logger.warn({ err: error }, 'could not check the scheduled tasks against Redis'));

@@ -7,8 +7,10 @@ import {
   type ApprovalPrompt,
   type ApprovalSink,
   type ConversationRef,
+  type DeliveryProgress,
 } from '../../src/core/index.js';
 import type { MessagesApi } from './messages-api.js';
+import type { FeishuOutbound } from './outbound.js';
 
 /** A shared card (update_multi), so the decision can replace the buttons for everyone in the chat. */
 function card(prompt: ApprovalPrompt, outcome?: string): string {
@@ -29,9 +31,10 @@ function card(prompt: ApprovalPrompt, outcome?: string): string {
   return JSON.stringify({ config: { wide_screen_mode: true, update_multi: true }, elements: [text, ...tail] });
 }
 
-/** The request as an interactive card replying to the message that started the turn. */
-export function sendApprovalPrompt(api: MessagesApi, to: ConversationRef, prompt: ApprovalPrompt): Promise<string> {
-  return api.reply(to.messageId, { msgType: 'interactive', content: card(prompt) });
+/** The request as an interactive card replying to the message that started the turn (under its part's `uuid`). */
+export async function sendApprovalPrompt(outbound: FeishuOutbound, to: ConversationRef, prompt: ApprovalPrompt, progress?: DeliveryProgress): Promise<string> {
+  const { messageIds } = await outbound.deliver(to, [{ msgType: 'interactive', content: card(prompt) }], progress);
+  return messageIds[0]!;
 }
 
 export async function settleApprovalPrompt(api: MessagesApi, messageId: string, prompt: ApprovalPrompt, outcome: string): Promise<void> {

@@ -1,10 +1,11 @@
 import type { Client } from '@larksuiteoapi/node-sdk';
-import { BotError, type Attachment, type ConversationRef, type DeliveryReceipt, type DownloadedFile, type OutboundFile } from '../../src/core/index.js';
+import { BotError, type Attachment, type ConversationRef, type DeliveryProgress, type DeliveryReceipt, type DownloadedFile, type OutboundFile } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { callFeishu } from './api-call.js';
 import { resourceRefOf } from './attachments.js';
 import { FeishuApiError } from './errors.js';
-import type { MessagesApi } from './messages-api.js';
+import type { OutgoingMessage } from './messages-api.js';
+import type { FeishuOutbound } from './outbound.js';
 
 /** Feishu's own limits: images up to 10 MB go as image messages, files up to 30 MB. */
 const IMAGE_UPLOAD_LIMIT = 10 * 1024 * 1024;
@@ -15,11 +16,15 @@ const FILE_TYPES: Record<string, string> = { pdf: 'pdf', doc: 'doc', docx: 'doc'
 
 export interface FeishuFiles {
   download(attachment: Attachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<DownloadedFile>;
-  send(to: ConversationRef, file: OutboundFile): Promise<DeliveryReceipt>;
+  send(to: ConversationRef, file: OutboundFile, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
 }
 
-/** Files in through `im.messageResource.get`, out through `im.image.create` / `im.file.create` and an image / file reply. */
-export function createFeishuFiles(client: Client, api: MessagesApi, logger: Logger): FeishuFiles {
+/**
+ * Files in through `im.messageResource.get`, out through `im.image.create` / `im.file.create` and an image / file
+ * reply (then the caption as a text reply), each under its part's `uuid`: an upload posts nothing, so a takeover
+ * uploads again and Feishu keeps the reply the dead worker may have sent.
+ */
+export function createFeishuFiles(client: Client, outbound: FeishuOutbound, logger: Logger): FeishuFiles {
   return {
     async download(attachment, { maxBytes }) {
       const what = attachment.fileName ?? `the ${attachment.kind}`;
@@ -47,9 +52,11 @@ export function createFeishuFiles(client: Client, api: MessagesApi, logger: Logg
       }
       return { bytes: Buffer.concat(chunks), ...(attachment.fileName ? { fileName: attachment.fileName } : {}) };
     },
-    async send(to, file) {
+    async send(to, file, progress) {
+      const parts = file.caption ? 2 : 1;
+      if (progress && progress.delivered.length >= parts) return { messageIds: progress.delivered };
       const asImage = file.kind === 'photo' && file.bytes.length <= IMAGE_UPLOAD_LIMIT;
-      let message: { msgType: 'image' | 'file'; content: string };
+      let message: OutgoingMessage;
       if (asImage) {
         const answer = await callFeishu(logger, { method: 'im.image.create', idempotent: false }, async () => {
           const data = await client.im.image.create({ data: { image_type: 'message', image: file.bytes } });
@@ -66,9 +73,8 @@ export function createFeishuFiles(client: Client, api: MessagesApi, logger: Logg
         if (!answer.file_key) throw new BotError('platform', 'Feishu im.file.create answered without a file_key');
         message = { msgType: 'file', content: JSON.stringify({ file_key: answer.file_key }) };
       }
-      const ids = [await api.reply(to.messageId, message)];
-      if (file.caption) ids.push(await api.reply(to.messageId, { msgType: 'text', content: JSON.stringify({ text: file.caption }) }));
-      return { messageIds: ids };
+      const caption: OutgoingMessage[] = file.caption ? [{ msgType: 'text', content: JSON.stringify({ text: file.caption }) }] : [];
+      return outbound.deliver(to, [message, ...caption], progress);
     },
   };
 }

@@ -50,12 +50,12 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
   });
   const client = createFeishuClient(config, http, logger);
   const api = createMessagesApi(client, logger);
-  const files = createFeishuFiles(client, api, logger);
   const bot = await fetchBotIdentity(api);
 
   const identity: FeishuIdentity = { appId: config.appId, botOpenId: bot.openId, botName: bot.name, agentId };
   const memory = createChannelMemory(options.state, config.appId, logger);
   const outbound = createOutbound(api, memory);
+  const files = createFeishuFiles(client, outbound, logger);
   const longConnection = config.mode === 'websocket' ? createLongConnection(config, http, logger) : undefined;
   const secrets = { verificationToken: config.verificationToken, encryptKey: config.encryptKey };
   if (config.mode === 'webhook' && !secrets.verificationToken && !secrets.encryptKey) {
@@ -91,14 +91,15 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
       await longConnection?.stop();
     },
     send: (to, markdown, progress) => outbound.send(to, markdown, progress),
-    sendNotice: (to, text) => outbound.sendNotice(to, text),
+    sendNotice: (to, text, progress) => outbound.sendNotice(to, text, progress),
     startWorking: (to) => startTypingReaction(api, to, logger),
-    openLiveReply(to) {
-      if (liveReplies === 'off' || (liveReplies === 'dm' && to.chatType !== 'dm')) return undefined;
-      return openLiveReply({ api, outbound, memory, to, logger, ...(options.liveEditIntervalMs !== undefined ? { intervalMs: options.liveEditIntervalMs } : {}) });
+    openLiveReply(to, live) {
+      // a card an earlier holder left is settled whatever the chat's setting
+      if (live?.adopt === undefined && (liveReplies === 'off' || (liveReplies === 'dm' && to.chatType !== 'dm'))) return undefined;
+      return openLiveReply({ api, outbound, memory, to, logger, ...(live ? { live } : {}), ...(options.liveEditIntervalMs !== undefined ? { intervalMs: options.liveEditIntervalMs } : {}) });
     },
     promptSection: () => feishuPromptSection(bot.name),
-    sendApprovalPrompt: (to, prompt) => sendApprovalPrompt(api, to, prompt),
+    sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt(outbound, to, prompt, progress),
     settleApprovalPrompt: (_to, messageId, prompt, outcome) => settleApprovalPrompt(api, messageId, prompt, outcome),
     onApprovalAnswer(sink) {
       approvalSink = sink;
@@ -107,6 +108,6 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
       membershipSink = sink;
     },
     downloadAttachment: (attachment, options) => files.download(attachment, options),
-    sendFile: (to, file) => files.send(to, file),
+    sendFile: (to, file, progress) => files.send(to, file, progress),
   };
 }

@@ -1,10 +1,9 @@
-import type { ConversationRef, DeliveryReceipt, LiveReply } from '../../src/core/index.js';
-import { progressAfter } from '../../src/core/index.js';
+import type { ConversationRef, DeliveryReceipt, LiveReply, LiveReplyOptions as PreviewOptions } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { previewCard, renderAnswer, renderCards } from './format.js';
 import type { ChannelMemory } from './inbound-pipeline.js';
 import type { MessagesApi } from './messages-api.js';
-import type { FeishuOutbound } from './outbound.js';
+import { partUuid, type FeishuOutbound } from './outbound.js';
 
 /** Feishu allows 5 updates a second on one message; one a second reads calmly and leaves room for the final edit. */
 export const LIVE_EDIT_INTERVAL_MS = 1000;
@@ -16,6 +15,8 @@ export interface LiveReplyOptions {
   to: ConversationRef;
   logger: Logger;
   intervalMs?: number;
+  /** The turn's preview key (its card's `uuid`), a card an earlier holder left, and who records the card. */
+  live?: PreviewOptions;
 }
 
 /**
@@ -24,6 +25,8 @@ export interface LiveReplyOptions {
  * `finish` patches the card to the final answer's first card (the rest follow as replies); if that patch
  * fails the card is deleted and the answer sent normally. `discard` deletes the card. No CardKit streaming:
  * patching a whole card needs no extra permission (cardkit:card:write) and works on Feishu and Lark alike.
+ * The card is sent under a `uuid` derived from the turn, so a takeover that streams again gets the same card
+ * back from Feishu instead of a second one; a card an earlier holder recorded (`live.adopt`) is used as is.
  */
 export function openLiveReply(options: LiveReplyOptions): LiveReply {
   const { api, outbound, memory, to, logger } = options;
@@ -32,7 +35,7 @@ export function openLiveReply(options: LiveReplyOptions): LiveReply {
   let version = 0;
   let shownVersion = 0;
   let shownContent: string | undefined;
-  let cardId: string | undefined;
+  let cardId: string | undefined = options.live?.adopt;
   let lastEditAt = 0;
   let timer: NodeJS.Timeout | undefined;
   let editing: Promise<void> | undefined;
@@ -48,8 +51,10 @@ export function openLiveReply(options: LiveReplyOptions): LiveReply {
     lastEditAt = Date.now();
     try {
       if (cardId === undefined) {
-        cardId = await api.reply(to.messageId, card);
+        const key = options.live?.key;
+        cardId = await api.reply(to.messageId, card, key !== undefined ? partUuid(key, 0) : undefined);
         await memory.rememberBotMessage(cardId);
+        options.live?.onPreview?.(cardId);
       } else {
         await api.patch(cardId, card.content);
       }
@@ -97,23 +102,35 @@ export function openLiveReply(options: LiveReplyOptions): LiveReply {
 
     async finish(finalMarkdown, progress): Promise<DeliveryReceipt> {
       await settle();
-      const [first, ...rest] = renderCards(finalMarkdown);
-      if (cardId === undefined || first === undefined) {
+      const cards = renderCards(finalMarkdown);
+      if (cardId === undefined || cards.length === 0) {
         await removeCard();
         return outbound.deliver(to, renderAnswer(finalMarkdown), progress);
       }
       const id = cardId;
+      let editFailed = false;
+      const first = {
+        messageId: id,
+        edit: async (message: { content: string }) => {
+          if (message.content === shownContent) return;
+          try {
+            await api.patch(id, message.content);
+          } catch (error) {
+            editFailed = true;
+            throw error;
+          }
+        },
+      };
       try {
-        if (first.content !== shownContent) await api.patch(id, first.content);
+        const receipt = await outbound.deliver(to, cards, progress, first);
+        cardId = undefined;
+        return receipt;
       } catch (error) {
+        if (!editFailed) throw error;
         logger.warn({ messageId: to.messageId, error: String(error) }, 'feishu live reply final edit failed, sending the answer normally');
         await removeCard();
-        return outbound.deliver(to, renderAnswer(finalMarkdown), progress);
+        return outbound.deliver(to, renderAnswer(finalMarkdown), progress && { ...progress, inDoubt: undefined });
       }
-      cardId = undefined;
-      await progress?.onDelivered([id]);
-      const more = await outbound.deliver(to, rest, progressAfter([id], progress));
-      return { messageIds: [id, ...more.messageIds] };
     },
 
     async discard() {

@@ -20,9 +20,12 @@ export type MessagesApi = ReturnType<typeof createMessagesApi>;
 /** The handful of Open API calls the channel makes, each through the SDK's typed client and `callFeishu`. */
 export function createMessagesApi(client: Client, logger: Logger) {
   return {
-    /** `im.message.reply`; the `uuid` makes Feishu send it at most once, so a lost answer can be retried safely. */
-    async reply(messageId: string, message: OutgoingMessage): Promise<string> {
-      const uuid = randomUUID();
+    /**
+     * `im.message.reply`; the `uuid` makes Feishu send it at most once within an hour (a repeat is answered
+     * with the first message), so a lost answer can be retried safely. Without one, a fresh uuid covers the
+     * retries of this call only.
+     */
+    async reply(messageId: string, message: OutgoingMessage, uuid: string = randomUUID()): Promise<string> {
       const answer = await callFeishu(logger, { method: 'im.message.reply', idempotent: true }, () =>
         client.im.message.reply({ path: { message_id: messageId }, data: { msg_type: message.msgType, content: message.content, uuid } }),
       );

@@ -5,3 +5,4 @@ export { createPayloadCheck, Droppable, type PayloadCheck } from './payload-chec
 export { sanitizeInbound, sanitizingSink, wellFormedText } from './sanitize-inbound.js';
 export { sameSecret } from './secret-compare.js';
 export { downloadError, readCapped } from './read-capped.js';
+export { deliverParts, type PartSender } from './deliver-parts.js';

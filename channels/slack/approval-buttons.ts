@@ -7,9 +7,12 @@ import {
   type ApprovalPrompt,
   type ApprovalSink,
   type ConversationRef,
+  type DeliveryProgress,
 } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
+import { deliverParts } from '../shared/index.js';
 import { toPlatformError } from './errors.js';
+import { partMetadata, settleByMetadata } from './sent-lookup.js';
 import { escapeMrkdwn } from './mrkdwn-text.js';
 import { withRateLimitRetry } from './rate-limit.js';
 import type { SlackClients } from './web-clients.js';
@@ -42,22 +45,31 @@ function promptBlocks(prompt: ApprovalPrompt): KnownBlock[] {
   ];
 }
 
-/** The request as a Block Kit message with three buttons, in the turn's thread. */
-export async function sendApprovalPrompt(clients: SlackClients, to: ConversationRef, prompt: ApprovalPrompt): Promise<string> {
-  try {
-    const result = await withRateLimitRetry(() =>
-      clients.posting.chat.postMessage({
-        channel: to.chatId,
-        text: approvalPromptText(prompt),
-        blocks: promptBlocks(prompt),
-        ...(to.threadId !== undefined ? { thread_ts: to.threadId } : {}),
-      }),
-    );
-    if (!result.ts) throw new Error('chat.postMessage answered without a ts');
-    return result.ts;
-  } catch (error) {
-    throw toPlatformError(error, 'chat.postMessage', { mayHaveActed: true });
-  }
+/** The request as a Block Kit message with three buttons, in the turn's thread, carrying its part's metadata. */
+export async function sendApprovalPrompt(clients: SlackClients, to: ConversationRef, prompt: ApprovalPrompt, logger: Logger, progress?: DeliveryProgress): Promise<string> {
+  const key = progress?.key;
+  const [ts] = await deliverParts([prompt], progress, {
+    hint: () => ({}),
+    async send() {
+      try {
+        const result = await withRateLimitRetry(() =>
+          clients.posting.chat.postMessage({
+            channel: to.chatId,
+            text: approvalPromptText(prompt),
+            blocks: promptBlocks(prompt),
+            ...(to.threadId !== undefined ? { thread_ts: to.threadId } : {}),
+            ...(key !== undefined ? { metadata: partMetadata(key, 0) } : {}),
+          }),
+        );
+        if (!result.ts) throw new Error('chat.postMessage answered without a ts');
+        return result.ts;
+      } catch (error) {
+        throw toPlatformError(error, 'chat.postMessage', { mayHaveActed: key === undefined });
+      }
+    },
+    settle: (_prompt, index, doubt) => (key === undefined ? Promise.resolve({ resolution: 'unverified_resend' as const }) : settleByMetadata(clients.repeatable, to, key, index, doubt.at, logger)),
+  });
+  return ts!;
 }
 
 /** The buttons give way to the decision. */

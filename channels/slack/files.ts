@@ -1,17 +1,18 @@
 import type { WebClient } from '@slack/web-api';
-import { BotError, type Attachment, type ConversationRef, type DeliveryReceipt, type DownloadedFile, type OutboundFile } from '../../src/core/index.js';
-import { downloadError, readCapped } from '../shared/index.js';
-import { toPlatformError } from './errors.js';
+import { BotError, type Attachment, type ConversationRef, type DeliveryProgress, type DeliveryReceipt, type DownloadedFile, type OutboundFile } from '../../src/core/index.js';
+import { deliverParts, downloadError, readCapped } from '../shared/index.js';
+import { slackErrorCode, toPlatformError } from './errors.js';
 
 export interface SlackFiles {
   download(attachment: Attachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<DownloadedFile>;
-  send(to: ConversationRef, file: OutboundFile): Promise<DeliveryReceipt>;
+  send(to: ConversationRef, file: OutboundFile, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
 }
 
 /**
  * Files in: `url_private_download` with the bot token as a Bearer header, only on Slack's own file host (or the
- * configured API host), so a token never leaves for another server. Files out: WebClient `filesUploadV2`
- * (files.getUploadURLExternal → POST the bytes → files.completeUploadExternal).
+ * configured API host), so a token never leaves for another server. Files out: files.getUploadURLExternal →
+ * POST the bytes → files.completeUploadExternal, which posts the message; the file's id is recorded before that
+ * last step, so a takeover asks `files.info` whether the file was shared into the conversation.
  */
 export function createSlackFiles(client: WebClient, botToken: string, apiUrl: string): SlackFiles {
   const trustedHosts = new Set(['files.slack.com', new URL(apiUrl).host]);
@@ -32,17 +33,55 @@ export function createSlackFiles(client: WebClient, botToken: string, apiUrl: st
       const bytes = await readCapped(response, maxBytes, what);
       return { bytes, ...(attachment.fileName ? { fileName: attachment.fileName } : {}) };
     },
-    async send(to, file) {
-      try {
-        const common = { file: file.bytes, filename: file.fileName, title: file.fileName, ...(file.caption ? { initial_comment: file.caption } : {}) };
-        const result = await client.filesUploadV2(
-          to.threadId !== undefined ? { ...common, channel_id: to.chatId, thread_ts: to.threadId } : { ...common, channel_id: to.chatId },
-        );
-        const ids = (result.files ?? []).flatMap((completion) => (completion.files ?? []).map((uploaded) => uploaded.id)).filter((id): id is string => typeof id === 'string');
-        return { messageIds: ids };
-      } catch (error) {
-        throw toPlatformError(error, 'filesUploadV2');
-      }
+    async send(to, file, progress) {
+      const messageIds = await deliverParts([file], progress, {
+        // the upload posts nothing yet: the intent names the file that completing it will share
+        hint: async () => ({ file: await upload(client, file) }),
+        async send(_file, _index, hint) {
+          try {
+            await client.files.completeUploadExternal({
+              files: [{ id: String(hint.file), title: file.fileName }],
+              channel_id: to.chatId,
+              ...(to.threadId !== undefined ? { thread_ts: to.threadId } : {}),
+              ...(file.caption ? { initial_comment: file.caption } : {}),
+            });
+          } catch (error) {
+            // with a recorded intent, a retry asks files.info whether the file was shared
+            throw toPlatformError(error, 'files.completeUploadExternal', { mayHaveActed: progress === undefined });
+          }
+          return String(hint.file);
+        },
+        async settle(_file, _index, doubt) {
+          const fileId = String(doubt.hint.file);
+          try {
+            const info = await client.files.info({ file: fileId });
+            const shares = { ...info.file?.shares?.public, ...info.file?.shares?.private };
+            return (shares[to.chatId]?.length ?? 0) > 0 ? { id: fileId, resolution: 'found' } : { resolution: 'not_sent' };
+          } catch (error) {
+            // never completed, or gone with its upload: not shared
+            if (slackErrorCode(error) === 'file_not_found' || slackErrorCode(error) === 'file_deleted') return { resolution: 'not_sent' };
+            throw toPlatformError(error, 'files.info');
+          }
+        },
+      });
+      return { messageIds };
     },
   };
+}
+
+/** Steps 1 and 2 of Slack's upload: a URL for the file, then its bytes; the file's id. Nothing is shared yet. */
+async function upload(client: WebClient, file: OutboundFile): Promise<string> {
+  let target;
+  try {
+    target = await client.files.getUploadURLExternal({ filename: file.fileName, length: file.bytes.length });
+  } catch (error) {
+    throw toPlatformError(error, 'files.getUploadURLExternal');
+  }
+  if (!target.upload_url || !target.file_id) throw new BotError('platform', 'Slack files.getUploadURLExternal answered without an upload URL');
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(file.bytes)]), file.fileName);
+  const response = await fetch(target.upload_url, { method: 'POST', body: form });
+  await response.body?.cancel().catch(() => undefined);
+  if (!response.ok) throw new BotError('platform', `Slack file upload failed: HTTP ${response.status}`, { isRetryable: response.status >= 500 });
+  return target.file_id;
 }

@@ -51,7 +51,7 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
 
   const identity: SlackIdentity = { botUserId: auth.user_id, teamId: auth.team_id, agentId };
   const threads = createThreadMemory(options.state, identity.teamId, logger);
-  const outbound = createOutbound(clients, threads);
+  const outbound = createOutbound(clients, threads, logger);
   // uploads are not idempotent (completeUploadExternal posts the message): the client without retries
   const files = createSlackFiles(clients.posting, config.botToken, config.apiUrl);
   let membershipSink: ChatMembershipSink | undefined;
@@ -83,11 +83,11 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
       await socketMode?.stop();
     },
     send: (to, markdown, progress) => outbound.send(to, markdown, progress),
-    sendNotice: (to, text) => outbound.sendNotice(to, text),
+    sendNotice: (to, text, progress) => outbound.sendNotice(to, text, progress),
     startWorking: (to) => startWorking(clients, to, logger),
-    openLiveReply: (to) => openLiveReply({ clients, outbound, logger, ...(options.liveEditIntervalMs ? { intervalMs: options.liveEditIntervalMs } : {}) }, to),
+    openLiveReply: (to, liveOptions) => openLiveReply({ clients, outbound, logger, ...(options.liveEditIntervalMs ? { intervalMs: options.liveEditIntervalMs } : {}) }, to, liveOptions),
     promptSection: () => slackPromptSection(identity.botUserId),
-    sendApprovalPrompt: (to, prompt) => sendApprovalPrompt(clients, to, prompt),
+    sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt(clients, to, prompt, logger, progress),
     settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(clients, to, messageId, prompt, outcome),
     onApprovalAnswer(sink) {
       approvalSink = sink;
@@ -96,6 +96,6 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
       membershipSink = sink;
     },
     downloadAttachment: (attachment, options) => files.download(attachment, options),
-    sendFile: (to, file) => files.send(to, file),
+    sendFile: (to, file, progress) => files.send(to, file, progress),
   };
 }

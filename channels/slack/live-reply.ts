@@ -1,5 +1,4 @@
-import type { ConversationRef, DeliveryReceipt, LiveReply } from '../../src/core/index.js';
-import { progressAfter } from '../../src/core/index.js';
+import type { ConversationRef, DeliveryReceipt, LiveReply, LiveReplyOptions } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { slackErrorCode } from './errors.js';
 import { markdownToMrkdwn } from './format.js';
@@ -23,14 +22,15 @@ export interface LiveReplyDependencies {
  * A reply written while the model streams: the first update posts a placeholder with the text so far,
  * later updates edit it with `chat.update`, throttled (the latest text wins). A preview longer than one
  * message shows its tail. `finish` puts the first formatted chunk into the placeholder and posts the rest;
- * `discard` deletes the placeholder.
+ * `discard` deletes the placeholder. The placeholder carries the metadata of part 0 of `options.key`; one an
+ * earlier holder of the turn left (`options.adopt`) is edited, finished or deleted as if this reply had posted it.
  */
-export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef): LiveReply {
+export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef, options: LiveReplyOptions = {}): LiveReply {
   const { clients, outbound, logger } = deps;
   const intervalMs = deps.intervalMs ?? LIVE_EDIT_INTERVAL_MS;
   let latest = '';
   let shown = '';
-  let placeholderTs: string | undefined;
+  let placeholderTs: string | undefined = options.adopt;
   /** The placeholder post failed in a way that may have posted: no more previews, the final answer is posted normally. */
   let previewsOff = false;
   let closed = false;
@@ -55,7 +55,8 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef):
     nextEditAt = Date.now() + intervalMs;
     try {
       if (placeholderTs === undefined) {
-        placeholderTs = (await outbound.postChunks(to, [text]))[0];
+        placeholderTs = await outbound.postOne(to, text, options.key);
+        options.onPreview?.(placeholderTs);
       } else {
         await clients.repeatable.chat.update({ channel: to.chatId, ts: placeholderTs, text });
       }
@@ -97,21 +98,33 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef):
       const chunks = splitMrkdwn(markdownToMrkdwn(finalMarkdown));
       const placeholder = placeholderTs;
       if (placeholder === undefined) return { messageIds: await outbound.postChunks(to, chunks, {}, progress) };
-      const [first, ...rest] = chunks;
-      if (first === undefined) {
+      if (chunks.length === 0) {
         await deletePlaceholder();
         return { messageIds: [] };
       }
+      let editFailed = false;
+      const first = {
+        ts: placeholder,
+        edit: async (text: string) => {
+          try {
+            await withRateLimitRetry(() => clients.repeatable.chat.update({ channel: to.chatId, ts: placeholder, text }));
+          } catch (error) {
+            editFailed = true;
+            throw error;
+          }
+        },
+      };
       try {
-        await withRateLimitRetry(() => clients.repeatable.chat.update({ channel: to.chatId, ts: placeholder, text: first }));
+        const messageIds = await outbound.postChunks(to, chunks, {}, progress, first);
+        placeholderTs = undefined;
+        return { messageIds };
       } catch (error) {
+        if (!editFailed) throw error;
         logger.warn({ channel: to.chatId, error: slackErrorCode(error) ?? String(error) }, 'final live reply edit failed, posting the answer instead');
-        const messageIds = await outbound.postChunks(to, chunks, {}, progress);
+        const messageIds = await outbound.postChunks(to, chunks, {}, progress && { ...progress, inDoubt: undefined });
         await deletePlaceholder();
         return { messageIds };
       }
-      await progress?.onDelivered([placeholder]);
-      return { messageIds: [placeholder, ...(await outbound.postChunks(to, rest, {}, progressAfter([placeholder], progress)))] };
     },
     async discard() {
       await settle();

@@ -1,25 +1,37 @@
-import { BotError, type ConversationRef, type DeliveryProgress, type DeliveryReceipt } from '../../src/core/index.js';
+import { BotError, type ConversationRef, type DeliveryProgress, type DeliveryReceipt, type SendHint } from '../../src/core/index.js';
+import type { Logger } from '../../src/observability/logger.js';
+import { deliverParts, type PartSender } from '../shared/index.js';
 import { toPlatformError } from './errors.js';
 import { markdownToMrkdwn } from './format.js';
 import { escapeMrkdwn } from './mrkdwn-text.js';
 import { withRateLimitRetry } from './rate-limit.js';
+import { partMetadata, settleByMetadata } from './sent-lookup.js';
 import { splitMrkdwn } from './split.js';
 import type { ThreadMemory } from './thread-memory.js';
 import type { SlackClients } from './web-clients.js';
 
+/** A message already in the conversation that becomes the first part (a live reply's placeholder). */
+export interface FirstPartInPlace {
+  ts: string;
+  edit(text: string): Promise<void>;
+}
+
 export interface SlackOutbound {
   /** Posts the answer's chunks in order, skipping the ones `progress` says were delivered (chunking is deterministic). */
   send(to: ConversationRef, markdown: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
-  sendNotice(to: ConversationRef, text: string): Promise<DeliveryReceipt>;
+  sendNotice(to: ConversationRef, text: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
   /**
    * Posts mrkdwn chunks in order (into the conversation's thread) and remembers the thread. With `progress`,
-   * the first `progress.delivered.length` chunks are skipped and `onDelivered` learns of each chunk posted.
+   * the first `progress.delivered.length` chunks are skipped, a chunk in doubt is looked up first, and each post
+   * carries its part's metadata; with `first`, chunk 0 is edited into that message.
    */
-  postChunks(to: ConversationRef, chunks: string[], options?: { mrkdwn?: boolean }, progress?: DeliveryProgress): Promise<string[]>;
+  postChunks(to: ConversationRef, chunks: string[], options?: { mrkdwn?: boolean }, progress?: DeliveryProgress, first?: FirstPartInPlace): Promise<string[]>;
+  /** One post outside any delivery (a live reply's placeholder), with the metadata of part 0 of `key` when given. */
+  postOne(to: ConversationRef, text: string, key?: string): Promise<string>;
 }
 
-export function createOutbound(clients: SlackClients, threads: ThreadMemory): SlackOutbound {
-  async function postOne(to: ConversationRef, text: string, mrkdwn: boolean): Promise<string> {
+export function createOutbound(clients: SlackClients, threads: ThreadMemory, logger: Logger): SlackOutbound {
+  async function postOne(to: ConversationRef, text: string, mrkdwn: boolean, metadata?: ReturnType<typeof partMetadata>): Promise<string> {
     let ts: string | undefined;
     try {
       const result = await withRateLimitRetry(() =>
@@ -30,36 +42,70 @@ export function createOutbound(clients: SlackClients, threads: ThreadMemory): Sl
           unfurl_links: false,
           unfurl_media: false,
           ...(to.threadId !== undefined ? { thread_ts: to.threadId } : {}),
+          ...(metadata ? { metadata } : {}),
         }),
       );
       ts = result.ts;
     } catch (error) {
-      throw toPlatformError(error, 'chat.postMessage', { mayHaveActed: true });
+      // a post of a recorded part may be tried again: its metadata tells a retry whether it went out
+      throw toPlatformError(error, 'chat.postMessage', { mayHaveActed: metadata === undefined });
     }
     if (ts === undefined) throw new BotError('platform', 'Slack chat.postMessage answered without a message ts');
     return ts;
   }
 
-  async function postChunks(to: ConversationRef, chunks: string[], options: { mrkdwn?: boolean } = {}, progress?: DeliveryProgress): Promise<string[]> {
-    const messageIds = [...(progress?.delivered ?? [])];
-    let posted = 0;
-    for (const chunk of chunks.slice(messageIds.length)) {
-      messageIds.push(await postOne(to, chunk, options.mrkdwn ?? true));
-      posted += 1;
-      if (posted === 1) await threads.rememberReply(to);
-      await progress?.onDelivered([...messageIds]);
+  async function update(to: ConversationRef, ts: string, text: string): Promise<void> {
+    try {
+      await withRateLimitRetry(() => clients.repeatable.chat.update({ channel: to.chatId, ts, text }));
+    } catch (error) {
+      throw toPlatformError(error, 'chat.update');
     }
-    return messageIds;
+  }
+
+  function chunkParts(to: ConversationRef, mrkdwn: boolean, key: string | undefined, first?: FirstPartInPlace): PartSender<string> {
+    let remembered = false;
+    return {
+      hint: (_chunk, index): SendHint => (index === 0 && first ? { edit: first.ts } : {}),
+      async send(chunk, index) {
+        if (index === 0 && first) {
+          await first.edit(chunk);
+          return first.ts;
+        }
+        const ts = await postOne(to, chunk, mrkdwn, key !== undefined ? partMetadata(key, index) : undefined);
+        if (!remembered) {
+          remembered = true;
+          await threads.rememberReply(to);
+        }
+        return ts;
+      },
+      async settle(chunk, index, doubt) {
+        // an edit of a message already there: editing again is harmless
+        if (typeof doubt.hint.edit === 'string') {
+          await (first?.edit(chunk) ?? update(to, doubt.hint.edit, chunk));
+          return { id: doubt.hint.edit, resolution: 'found' };
+        }
+        return key === undefined ? { resolution: 'unverified_resend' } : settleByMetadata(clients.repeatable, to, key, index, doubt.at, logger);
+      },
+    };
+  }
+
+  async function postChunks(to: ConversationRef, chunks: string[], options: { mrkdwn?: boolean } = {}, progress?: DeliveryProgress, first?: FirstPartInPlace): Promise<string[]> {
+    return deliverParts(chunks, progress, chunkParts(to, options.mrkdwn ?? true, progress?.key, first));
   }
 
   return {
     postChunks,
+    async postOne(to, text, key) {
+      const ts = await postOne(to, text, true, key !== undefined ? partMetadata(key, 0) : undefined);
+      await threads.rememberReply(to);
+      return ts;
+    },
     async send(to, markdown, progress) {
       return { messageIds: await postChunks(to, splitMrkdwn(markdownToMrkdwn(markdown)), {}, progress) };
     },
-    async sendNotice(to, text) {
+    async sendNotice(to, text, progress) {
       const chunks = splitMrkdwn(escapeMrkdwn(text), { codeFences: false });
-      return { messageIds: await postChunks(to, chunks, { mrkdwn: false }) };
+      return { messageIds: await postChunks(to, chunks, { mrkdwn: false }, progress) };
     },
   };
 }

@@ -27,3 +27,13 @@ function retryNetworkErrors(): Transformer {
     }
   };
 }
+
+/**
+ * For the calls that create a message of a recorded delivery part (sendMessage, sendPhoto, sendDocument): only
+ * 429s are waited out and repeated (Telegram did nothing). A 5xx or a lost connection may come after Telegram
+ * posted the message, so it is not repeated here: it fails the attempt, and the turn's retry settles the part in
+ * doubt first (sent-probe.ts) instead of posting it a second time.
+ */
+export function installRateLimitRetries(api: Api): void {
+  api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60, rethrowInternalServerErrors: true, rethrowHttpErrors: true }));
+}

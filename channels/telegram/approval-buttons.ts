@@ -8,10 +8,14 @@ import {
   type ApprovalPrompt,
   type ApprovalSink,
   type ConversationRef,
+  type DeliveryProgress,
 } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { targetOf } from './conversation-target.js';
+import { deliverParts } from '../shared/index.js';
 import { toPlatformError } from './errors.js';
+import type { MessageIdWatermark } from './message-ids.js';
+import { sameText, type SentProbe } from './sent-probe.js';
 
 /** What the channel reads of a `callback_query` (https://core.telegram.org/bots/api#callbackquery), checked in update-schema.ts. */
 export interface CallbackQuery {
@@ -26,14 +30,33 @@ function keyboardOf(prompt: ApprovalPrompt): InlineKeyboardMarkup {
 }
 
 /** The approval request as a plain message with an inline keyboard; plain text, so no argument can break the markup. */
-export async function sendApprovalPrompt(api: Api, to: ConversationRef, prompt: ApprovalPrompt): Promise<string> {
+export async function sendApprovalPrompt(
+  deps: { api: Api; watermark: MessageIdWatermark; probe: SentProbe },
+  to: ConversationRef,
+  prompt: ApprovalPrompt,
+  progress?: DeliveryProgress,
+): Promise<string> {
+  const { api, watermark, probe } = deps;
   const { chat_id: chatId, ...thread } = targetOf(to);
-  try {
-    const message = await api.sendMessage(chatId, approvalPromptText(prompt), { ...thread, reply_markup: keyboardOf(prompt) });
-    return String(message.message_id);
-  } catch (error) {
-    throw toPlatformError(error, 'sendMessage');
-  }
+  const text = approvalPromptText(prompt);
+  const keyboard = keyboardOf(prompt);
+  const [messageId] = await deliverParts([text], progress, {
+    hint: () => watermark.hint(to),
+    async send() {
+      try {
+        const message = await api.sendMessage(chatId, text, { ...thread, reply_markup: keyboard });
+        watermark.saw(chatId, message.message_id);
+        return String(message.message_id);
+      } catch (error) {
+        throw toPlatformError(error, 'sendMessage');
+      }
+    },
+    async settle(_text, _index, doubt) {
+      const found = await probe.find(to, doubt.hint, (message) => sameText(message.text, text), keyboard);
+      return found !== undefined ? { id: String(found), resolution: 'found' } : { resolution: 'not_sent' };
+    },
+  });
+  return messageId!;
 }
 
 /** The request's text with the decision below it, and no keyboard left to click. */

@@ -1,19 +1,23 @@
-import { InputFile, type Api } from 'grammy';
-import { BotError, type Attachment, type ConversationRef, type DeliveryReceipt, type DownloadedFile, type OutboundFile } from '../../src/core/index.js';
-import { downloadError, readCapped } from '../shared/index.js';
+import { InputFile } from 'grammy';
+import { BotError, type Attachment, type ConversationRef, type DeliveryProgress, type DeliveryReceipt, type DownloadedFile, type OutboundFile } from '../../src/core/index.js';
+import { deliverParts, downloadError, readCapped } from '../shared/index.js';
 import { targetOf } from './conversation-target.js';
 import { toPlatformError } from './errors.js';
+import type { MessageIdWatermark } from './message-ids.js';
+import type { TelegramApis } from './outbound.js';
+import { sameText, type SentProbe } from './sent-probe.js';
 
 /** The Bot API serves files up to 20 MB through getFile; larger ones are refused before asking. */
 export const TELEGRAM_DOWNLOAD_LIMIT = 20 * 1024 * 1024;
 
 export interface TelegramFiles {
   download(attachment: Attachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<DownloadedFile>;
-  send(to: ConversationRef, file: OutboundFile): Promise<DeliveryReceipt>;
+  send(to: ConversationRef, file: OutboundFile, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
 }
 
 /** Files in and out: `getFile` then `{apiRoot}/file/bot<token>/<file_path>`; `sendPhoto` / `sendDocument` with an InputFile. */
-export function createTelegramFiles(api: Api, apiRoot: string, token: string): TelegramFiles {
+export function createTelegramFiles(apis: TelegramApis, apiRoot: string, token: string, watermark: MessageIdWatermark, probe: SentProbe): TelegramFiles {
+  const { api } = apis;
   return {
     async download(attachment, { maxBytes, signal }) {
       const cap = Math.min(maxBytes, TELEGRAM_DOWNLOAD_LIMIT);
@@ -34,17 +38,33 @@ export function createTelegramFiles(api: Api, apiRoot: string, token: string): T
       const bytes = await readCapped(response, cap, what);
       return { bytes, fileName: attachment.fileName ?? filePath.split('/').at(-1) ?? 'file' };
     },
-    async send(to, file) {
+    async send(to, file, progress) {
       const { chat_id: chatId, ...thread } = targetOf(to);
-      const input = new InputFile(file.bytes, file.fileName);
-      const options = { ...thread, ...(file.caption ? { caption: file.caption.slice(0, 1024) } : {}) };
+      const caption = file.caption ? file.caption.slice(0, 1024) : undefined;
       const method = file.kind === 'photo' ? 'sendPhoto' : 'sendDocument';
-      try {
-        const message = file.kind === 'photo' ? await api.sendPhoto(chatId, input, options) : await api.sendDocument(chatId, input, options);
-        return { messageIds: [String(message.message_id)] };
-      } catch (error) {
-        throw toPlatformError(error, method);
-      }
+      const messageIds = await deliverParts([file], progress, {
+        hint: () => watermark.hint(to),
+        async send() {
+          const input = new InputFile(file.bytes, file.fileName);
+          const options = { ...thread, ...(caption ? { caption } : {}) };
+          try {
+            const client = progress ? apis.createApi : api;
+            const message = file.kind === 'photo' ? await client.sendPhoto(chatId, input, options) : await client.sendDocument(chatId, input, options);
+            watermark.saw(chatId, message.message_id);
+            return String(message.message_id);
+          } catch (error) {
+            throw toPlatformError(error, method);
+          }
+        },
+        async settle(_file, _index, doubt) {
+          // the same kind of message, with the same caption (and file name for a document)
+          const found = await probe.find(to, doubt.hint, (message) =>
+            (file.kind === 'photo' ? message.photo !== undefined : message.document?.file_name === file.fileName) && (caption === undefined ? message.caption === undefined : sameText(message.caption, caption)),
+          );
+          return found !== undefined ? { id: String(found), resolution: 'found' } : { resolution: 'not_sent' };
+        },
+      });
+      return { messageIds };
     },
   };
 }

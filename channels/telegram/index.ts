@@ -1,17 +1,19 @@
-import { Bot, GrammyError } from 'grammy';
+import { Api, Bot, GrammyError } from 'grammy';
 import type { TelegramConfig } from '../../src/config/app-config.js';
 import { BotError, type ApprovalSink, type Channel, type ChatMembershipSink, type InboundSink, type PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { installApiLogging } from './api-logging.js';
 import { answerCallbackQuery, sendApprovalPrompt, settleApprovalPrompt, type CallbackQuery } from './approval-buttons.js';
-import { installRetries } from './api-retry.js';
+import { installRateLimitRetries, installRetries } from './api-retry.js';
 import { registerCommands, type BotCommandDescription } from './commands-registration.js';
 import { createEditPacer } from './edit-pacer.js';
 import { toPlatformError } from './errors.js';
 import type { BotIdentity } from './inbound.js';
 import { createPreviewApi, LIVE_EDIT_INTERVAL_MS, openLiveReply } from './live-reply.js';
 import { createTelegramFiles } from './files.js';
+import { createMessageIdWatermark } from './message-ids.js';
 import { createOutbound } from './outbound.js';
+import { createSentProbe } from './sent-probe.js';
 import { createPolling } from './polling.js';
 import { telegramPromptSection } from './prompt-section.js';
 import { startTyping } from './typing.js';
@@ -57,8 +59,15 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
 
   const identity: BotIdentity = { botId: bot.botInfo.id, botUsername: bot.botInfo.username, agentId };
   const accountId = String(identity.botId);
-  const outbound = createOutbound(bot.api, logger);
-  const files = createTelegramFiles(bot.api, apiRoot, config.token);
+  const watermark = createMessageIdWatermark();
+  const probe = createSentProbe(bot.api);
+  // recorded parts are created without the network and 5xx retries (see installRateLimitRetries)
+  const createApi = new Api(config.token, { apiRoot });
+  installApiLogging(createApi, logger, options.onApiCall);
+  installRateLimitRetries(createApi);
+  const apis = { api: bot.api, createApi };
+  const outbound = createOutbound(apis, logger, watermark, probe);
+  const files = createTelegramFiles(apis, apiRoot, config.token, watermark, probe);
   const previewApi = createPreviewApi(config.token, apiRoot, logger, options.onApiCall);
   const pacer = createEditPacer(options.liveEditIntervalMs ?? LIVE_EDIT_INTERVAL_MS);
   const polling = config.mode === 'polling' ? createPolling(bot, logger) : undefined;
@@ -86,12 +95,12 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
       await polling?.stop();
     },
     send: (to, markdown, progress) => outbound.send(to, markdown, progress),
-    sendNotice: (to, text) => outbound.sendNotice(to, text),
+    sendNotice: (to, text, progress) => outbound.sendNotice(to, text, progress),
     startWorking: (to) => startTyping(bot.api, to, logger, options.typingIntervalMs),
     // every chat can stream; the turn decides where it does (LLM_STREAM, DMs by default)
-    openLiveReply: (to) => openLiveReply({ api: bot.api, previewApi, outbound, pacer, logger }, to),
+    openLiveReply: (to, liveOptions) => openLiveReply({ api: bot.api, previewApi, outbound, pacer, watermark, logger }, to, liveOptions),
     promptSection: () => telegramPromptSection(identity.botUsername),
-    sendApprovalPrompt: (to, prompt) => sendApprovalPrompt(bot.api, to, prompt),
+    sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt({ api: progress ? createApi : bot.api, watermark, probe }, to, prompt, progress),
     settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(bot.api, to, messageId, prompt, outcome),
     onApprovalAnswer(sink) {
       approvalSink = sink;
@@ -100,6 +109,6 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
       membershipSink = sink;
     },
     downloadAttachment: (attachment, options) => files.download(attachment, options),
-    sendFile: (to, file) => files.send(to, file),
+    sendFile: (to, file, progress) => files.send(to, file, progress),
   };
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Api, GrammyError, HttpError } from 'grammy';
-import type { ConversationRef, DeliveryReceipt, LiveReply } from '../../src/core/index.js';
-import { progressAfter, type PlatformCallRecorder } from '../../src/core/index.js';
+import type { ConversationRef, DeliveryReceipt, LiveReply, LiveReplyOptions, PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { installApiLogging } from './api-logging.js';
 import { targetOf } from './conversation-target.js';
@@ -9,7 +8,8 @@ import type { EditPacer } from './edit-pacer.js';
 import { isParseEntitiesError } from './errors.js';
 import { markdownToTelegramHtml } from './format.js';
 import { htmlToPlainText } from './html-text.js';
-import { plainFallback, renderAnswerChunks, type TelegramOutbound } from './outbound.js';
+import type { MessageIdWatermark } from './message-ids.js';
+import { renderAnswerChunks, type TelegramOutbound } from './outbound.js';
 import { splitTelegramHtml, TELEGRAM_MESSAGE_LIMIT } from './split.js';
 
 /** About one edit a second per chat: Telegram's flood limit for a chat is of that order. */
@@ -30,6 +30,7 @@ export interface LiveReplyDependencies {
   outbound: TelegramOutbound;
   /** Shared by every live reply of the channel: edits are paced per chat. */
   pacer: EditPacer;
+  watermark: MessageIdWatermark;
   logger: Logger;
 }
 
@@ -57,17 +58,18 @@ export function createPreviewApi(token: string, apiRoot: string, logger: Logger,
  * unchanged text is not sent again). Past one message, the preview shows the answer's first message
  * and a cut mark: that is the part the final answer puts in this message. `finish` edits the first
  * formatted chunk into the preview and sends the rest as new messages; if that edit fails the answer
- * is sent normally and the preview deleted. `discard` deletes the preview.
+ * is sent normally and the preview deleted. `discard` deletes the preview. A preview an earlier holder of the
+ * turn left (`options.adopt`) is edited, finished or deleted as if this reply had sent it.
  */
-export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef): LiveReply {
-  const { api, previewApi, outbound, pacer, logger } = deps;
+export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef, options: LiveReplyOptions = {}): LiveReply {
+  const { api, previewApi, outbound, pacer, watermark, logger } = deps;
   const { chat_id: chatId, ...thread } = targetOf(to);
   const chatKey = String(chatId);
   const replyId = randomUUID();
   let latest = '';
   let rendered: { source: string; plain: boolean; preview: Preview | undefined } | undefined;
   let shown: Preview | undefined;
-  let messageId: number | undefined;
+  let messageId: number | undefined = options.adopt !== undefined && /^\d+$/.test(options.adopt) ? Number(options.adopt) : undefined;
   /** Telegram refused a preview's HTML: later previews go as plain text. */
   let plainPreviews = false;
   /** The preview cannot be sent or edited any more: the final answer goes out normally (or by the final edit). */
@@ -112,6 +114,8 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef):
       if (messageId === undefined) {
         const message = await previewApi.sendMessage(chatId, preview.text, { ...thread, ...format, ...NO_LINK_PREVIEWS });
         messageId = message.message_id;
+        watermark.saw(chatId, messageId);
+        options.onPreview?.(String(messageId));
       } else {
         await previewApi.editMessageText(chatId, messageId, preview.text, { ...format, ...NO_LINK_PREVIEWS });
       }
@@ -156,19 +160,7 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef):
 
   async function editFinal(id: number, html: string): Promise<void> {
     if (shown !== undefined && shown.html && shown.text === html) return;
-    try {
-      await api.editMessageText(chatId, id, html, { parse_mode: 'HTML', ...NO_LINK_PREVIEWS });
-    } catch (error) {
-      if (isNotModified(error)) return;
-      if (!isParseEntitiesError(error)) throw error;
-      // our renderer should never produce this; the reader still gets the words, without formatting
-      logger.warn({ chatId: to.chatId, error: (error as Error).message }, 'telegram rejected the HTML, editing in plain text');
-      try {
-        await api.editMessageText(chatId, id, plainFallback(html), NO_LINK_PREVIEWS);
-      } catch (plainError) {
-        if (!isNotModified(plainError)) throw plainError;
-      }
-    }
+    await outbound.editHtml(to, id, html);
   }
 
   async function deletePreview(): Promise<void> {
@@ -196,26 +188,36 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef):
       if (messageId === undefined) return outbound.send(to, finalMarkdown, progress);
       const previewId = messageId;
       const chunks = renderAnswerChunks(finalMarkdown);
-      const [first, ...rest] = chunks;
-      if (first === undefined) {
+      if (chunks.length === 0) {
         await deletePreview();
         return { messageIds: [] };
       }
+      let editFailed = false;
+      const first = {
+        messageId: previewId,
+        edit: async (html: string) => {
+          try {
+            await editFinal(previewId, html);
+          } catch (error) {
+            editFailed = true;
+            throw error;
+          }
+        },
+      };
       try {
-        await editFinal(previewId, first);
+        const receipt = await outbound.sendHtmlChunks(to, chunks, progress, first);
+        // the message is the answer's first part now, no longer a preview
+        messageId = undefined;
+        return receipt;
       } catch (error) {
+        if (!editFailed) throw error;
         logger.warn({ chatId: to.chatId, error: error instanceof Error ? error.message : String(error) }, 'final telegram live reply edit failed, sending the answer normally');
         try {
-          return await outbound.sendHtmlChunks(to, chunks, progress);
+          return await outbound.sendHtmlChunks(to, chunks, progress && { ...progress, inDoubt: undefined });
         } finally {
           await deletePreview();
         }
       }
-      // the message is the answer's first part now, no longer a preview
-      messageId = undefined;
-      await progress?.onDelivered([String(previewId)]);
-      const more = await outbound.sendHtmlChunks(to, rest, progressAfter([String(previewId)], progress));
-      return { messageIds: [String(previewId), ...more.messageIds] };
     },
 
     async discard() {
@@ -250,3 +252,4 @@ function retryAfterOf(error: unknown): number | undefined {
 function isNotModified(error: unknown): boolean {
   return error instanceof GrammyError && error.error_code === 400 && /message is not modified/i.test(error.description);
 }
+

@@ -1,6 +1,7 @@
 import type { ApprovalDecision, ApprovalGate, ApprovalVerdict } from '../agent/approval-gate.js';
 import { needsApproval } from '../agent/tools/tool-registry.js';
 import type { ApprovalPrompt } from '../core/approval.js';
+import type { DeliveryProgress } from '../core/delivery-progress.js';
 import type { ChannelRegistry } from '../core/channel-registry.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { Logger } from '../observability/logger.js';
@@ -19,6 +20,8 @@ export interface ApprovalGateOptions {
   timeoutMs: number;
   clock: () => number;
   logger: Logger;
+  /** The request's delivery progress in the turn's delivery record, so that a takeover never posts it twice. */
+  promptProgress(approvalId: string): Promise<DeliveryProgress>;
 }
 
 /** The prompt a record stands for (also what the gateway re-renders when it settles the request). */
@@ -94,7 +97,7 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       if (record.status !== 'pending') return verdictOf(record);
       if (now >= record.deadlineMs) return settleTimedOut(record);
       if (!record.promptMessageId) {
-        const messageId = await channel.sendApprovalPrompt(latest.conversation, promptOf(record));
+        const messageId = await channel.sendApprovalPrompt(latest.conversation, promptOf(record), await options.promptProgress(id));
         await records.setPromptMessage(id, messageId);
         logger.info({ runId: turnId, sessionKey, tool: tool.name, approvalId: id }, 'tool call waits for approval');
       }

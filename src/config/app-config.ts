@@ -128,6 +128,8 @@ export interface AppConfig {
   /** How long a dead process's long polling / socket connection stays unclaimed at most (CONTRACT §16). */
   connectionLeaseMs: number;
   turnLeaseMs: number;
+  /** A worker process whose heartbeat is silent this long is dead: its turns are taken over at once. */
+  workerDeadAfterMs: number;
   /** The default agent's model (`agents[0].llm`). */
   llm: LlmConfig;
   /** The default agent's identity prompt (`agents[0].systemPrompt`). */

@@ -24,6 +24,7 @@ export const EnvironmentSchema = Type.Object({
   APPROVAL_TIMEOUT_MS: Optional(Type.Integer({ minimum: 1000 })),
   CONNECTION_LEASE_MS: Optional(Type.Integer({ minimum: 1000 })),
   TURN_LEASE_MS: Optional(Type.Integer({ minimum: 1000 })),
+  WORKER_DEAD_AFTER_MS: Optional(Type.Integer({ minimum: 1000 })),
   LLM_PROVIDER: Optional(Type.Union([Type.Literal('openai'), Type.Literal('anthropic')])),
   LLM_MODEL: Optional(Type.String({ minLength: 1 })),
   LLM_CONTEXT_WINDOW: Optional(PositiveInt),

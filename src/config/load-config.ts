@@ -128,6 +128,7 @@ export function inspectConfig(source: NodeJS.ProcessEnv = process.env, options: 
     approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS ?? 600_000,
     connectionLeaseMs: env.CONNECTION_LEASE_MS ?? 20_000,
     turnLeaseMs: env.TURN_LEASE_MS ?? 15_000,
+    workerDeadAfterMs: env.WORKER_DEAD_AFTER_MS ?? 4_000,
     llm: defaultAgent.llm,
     systemPrompt: defaultAgent.systemPrompt,
     maxIterations: defaultAgent.maxIterations,

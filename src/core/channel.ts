@@ -1,6 +1,7 @@
 import type { ApprovalPrompt, ApprovalSink } from './approval.js';
 import type { ChatMembershipSink } from './chat-membership.js';
 import type { Attachment, DownloadedFile, OutboundFile } from './attachment.js';
+import type { DeliveryProgress } from './delivery-progress.js';
 import type { ChannelName, ConversationRef, InboundMessage } from './inbound-message.js';
 
 /** What the gateway hands a webhook route: the raw body (signatures are computed over it) and the headers. */
@@ -37,22 +38,6 @@ export interface DeliveryReceipt {
   messageIds: string[];
 }
 
-/**
- * Resumable delivery: chunking is deterministic, so a retried turn skips the chunks an earlier attempt
- * delivered, and learns of each chunk as soon as it is out (a crash loses at most the chunk in flight).
- */
-export interface DeliveryProgress {
-  /** Ids of the chunks already delivered, in order. */
-  delivered: string[];
-  onDelivered(messageIds: string[]): Promise<void>;
-}
-
-/** Progress for the parts sent after `leading` (e.g. a draft already edited into the first part). */
-export function progressAfter(leading: string[], progress: DeliveryProgress | undefined): DeliveryProgress | undefined {
-  if (!progress) return undefined;
-  return { delivered: [], onDelivered: (messageIds) => progress.onDelivered([...leading, ...messageIds]) };
-}
-
 /** One platform API call as the metrics see it: 429s are told apart from other failures. */
 export type PlatformCallResult = 'ok' | 'error' | 'rate_limited';
 export type PlatformCallRecorder = (method: string, result: PlatformCallResult) => void;
@@ -66,10 +51,22 @@ export interface WorkingIndicator {
 export interface LiveReply {
   /** The answer so far (Markdown); the channel throttles edits. */
   update(textSoFar: string): void;
-  /** Replace the draft with the final formatted answer (split as needed), reporting each delivered part. */
+  /**
+   * Replace the draft with the final formatted answer (split as needed): part 0 is the draft edited in place,
+   * the rest are sent, each through `progress`.
+   */
   finish(finalMarkdown: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
   /** Remove anything half-written (silent or stopped turn). */
   discard(): Promise<void>;
+}
+
+export interface LiveReplyOptions {
+  /** A preview an earlier holder of the turn left in the chat: edited, finished or removed instead of a new one. */
+  adopt?: string;
+  /** Names the turn's preview for the platform (Feishu's `uuid`, Slack's metadata), the same across takeovers. */
+  key?: string;
+  /** Learns the preview's id once it is in the chat, so that a takeover can adopt it. */
+  onPreview?(messageId: string): void;
 }
 
 export interface Channel {
@@ -87,15 +84,15 @@ export interface Channel {
   stopInbound(): Promise<void>;
   /** Render Markdown for the platform, split under its limits, send in order (skipping chunks already delivered). */
   send(to: ConversationRef, markdown: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
-  /** Plain text, no formatting: command confirmations and apologies. */
-  sendNotice(to: ConversationRef, text: string): Promise<DeliveryReceipt>;
+  /** Plain text, no formatting: command confirmations and apologies (resumable like `send` when `progress` is given). */
+  sendNotice(to: ConversationRef, text: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
   startWorking(to: ConversationRef): WorkingIndicator;
   /** Optional live streaming of a reply; undefined when the platform or config does not stream here. */
-  openLiveReply?(to: ConversationRef): LiveReply | undefined;
+  openLiveReply?(to: ConversationRef, options?: LiveReplyOptions): LiveReply | undefined;
   /** Platform-specific formatting rules for the system prompt's messaging section. */
   promptSection(): string;
   /** Posts an approval request with its three buttons in the turn's chat; returns the platform message id. */
-  sendApprovalPrompt?(to: ConversationRef, prompt: ApprovalPrompt): Promise<string>;
+  sendApprovalPrompt?(to: ConversationRef, prompt: ApprovalPrompt, progress?: DeliveryProgress): Promise<string>;
   /** Replaces the request's buttons with the decision (`outcome`, one short line). */
   settleApprovalPrompt?(to: ConversationRef, messageId: string, prompt: ApprovalPrompt, outcome: string): Promise<void>;
   /** Where button clicks go; set before inbound starts (webhook routes, polling, sockets). */
@@ -108,5 +105,5 @@ export interface Channel {
    */
   downloadAttachment(attachment: Attachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<DownloadedFile>;
   /** Sends one file (a picture shown inline, or a document); returns the platform message id(s). */
-  sendFile(to: ConversationRef, file: OutboundFile): Promise<DeliveryReceipt>;
+  sendFile(to: ConversationRef, file: OutboundFile, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
 }

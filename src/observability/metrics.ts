@@ -60,6 +60,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly deliveriesInDoubt = new Counter({
+    name: 'bot_deliveries_in_doubt_total',
+    help: 'Message parts a worker died while sending, by how the takeover settled them (found, not_sent, idempotent_resend, unverified_resend)',
+    labelNames: ['channel', 'resolution'] as const,
+    registers: [this.registry],
+  });
+
+  readonly turnsTakenOver = new Counter({
+    name: 'bot_turns_taken_over_total',
+    help: 'Turns of workers that stopped beating (killed, crashed) whose leases were expired early for another worker to resume',
+    registers: [this.registry],
+  });
+
   readonly turns = new Counter({
     name: 'bot_turns_total',
     help: 'Finished turns by outcome (completed, silent, failed, cancelled, retry, skipped)',

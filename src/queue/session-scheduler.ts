@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { QueueMode } from '../config/app-config.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { isGroupSessionKey } from '../core/session-key.js';
+import { queueLua } from './lua-scripts.js';
 import { ACQUIRE, DEPTH, ENQUEUE, INTERRUPT, MARK_QUEUED, PARK, RELEASE, RENEW, REQUEUE, STOP, UNPARK } from './scheduler-scripts.js';
 
 const SEEN_TTL_SECONDS = 24 * 60 * 60;
@@ -39,9 +40,12 @@ export interface SchedulerOptions {
   debounceMs: number;
   /** MEDIA_GROUP_WAIT_MS: how long an album's newest part is given for the rest to arrive. */
   albumWaitMs?: number;
+  /** This worker process's id (worker-liveness.ts): every holder token begins with it, so a dead worker's leases can be told. */
+  workerId?: string;
 }
 
 type ScriptRunner = (...args: string[]) => Promise<unknown>;
+type ExpireDeadScript = (leases: string, holders: string, ...workerIds: string[]) => Promise<number>;
 
 /**
  * Per-session slots and ordering, enforced in Redis so any number of gateways and workers agree.
@@ -49,6 +53,7 @@ type ScriptRunner = (...args: string[]) => Promise<unknown>;
  */
 export class SessionScheduler {
   private readonly scripts: Record<string, ScriptRunner>;
+  readonly #expireDead: ExpireDeadScript;
 
   constructor(
     private readonly redis: Redis,
@@ -62,6 +67,8 @@ export class SessionScheduler {
       const bound = (redis as unknown as Record<string, ScriptRunner>)[command]!;
       this.scripts[name] = bound.bind(redis);
     }
+    if (!('expireDeadLeases' in redis)) redis.defineCommand('expireDeadLeases', { numberOfKeys: 2, lua: queueLua('expire-dead-leases.lua') });
+    this.#expireDead = (redis as unknown as Record<string, ExpireDeadScript>).expireDeadLeases!.bind(redis);
   }
 
   private base(sessionKey: string): string {
@@ -100,7 +107,7 @@ export class SessionScheduler {
 
   async acquire(sessionKey: string, jobId: string): Promise<AcquireResult> {
     const { leaseMs, debounceMs } = this.options;
-    const holder = randomUUID();
+    const holder = `${this.options.workerId ?? 'worker'}/${randomUUID()}`;
     const reply = (await this.scripts.ACQUIRE!(
       this.base(sessionKey),
       jobId,
@@ -151,6 +158,13 @@ export class SessionScheduler {
   /** Puts a failed turn's messages back at the head, same turn id, for a retry. */
   async requeue(sessionKey: string, turnId: string, holder: string): Promise<'requeued' | 'dropped' | 'lost'> {
     return (await this.scripts.REQUEUE!(this.base(sessionKey), turnId, holder)) as 'requeued' | 'dropped' | 'lost';
+  }
+
+  /** Expires now the session's leases held by dead workers (see expire-dead-leases.lua); how many. */
+  async expireLeasesOf(sessionKey: string, deadWorkerIds: string[]): Promise<number> {
+    if (deadWorkerIds.length === 0) return 0;
+    const base = this.base(sessionKey);
+    return this.#expireDead(`${base}:leases`, `${base}:holders`, ...deadWorkerIds);
   }
 
   /** Marks running turns aborted and drops everything waiting. */

@@ -10,6 +10,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { AbortBus } from './abort-bus.js';
 import { COMPACT_JOB, INBOUND_QUEUE, type InboundJobData, type InboundQueue } from './inbound-queue.js';
 import type { AcquireResult, SessionScheduler } from './session-scheduler.js';
+import type { WorkerLiveness } from './worker-liveness.js';
 
 /**
  * Retry pacing of a failed turn: 2 s doubling, at most a minute apart. After the job's last attempt the turn
@@ -24,7 +25,7 @@ export function turnRetryDelay(attemptsMade: number): number {
 }
 
 /** A turn that failed every round of attempts: what the turn layer does to end it (apology, failed record). */
-export type TurnAbandoner = (abandoned: { turnId: string; sessionKey: string; messages: InboundMessage[]; error: unknown }) => Promise<void>;
+export type TurnAbandoner = (abandoned: { turnId: string; sessionKey: string; holder: string; messages: InboundMessage[]; error: unknown }) => Promise<void>;
 
 export interface TurnWorkerOptions {
   connection: Redis;
@@ -40,6 +41,8 @@ export interface TurnWorkerOptions {
   /** Rounds of attempts before a turn is abandoned, and the wait between rounds (tests shorten them). */
   lateRounds?: number;
   lateRoundDelayMs?: number;
+  /** This process's heartbeat; the worker takes over the turns of the dead workers it claims. Absent: leases expire on their own. */
+  liveness?: WorkerLiveness;
   /** `compact` jobs (from /compact): summarize the session now, beside any running turn. */
   runCompaction?: (sessionKey: string, requestedBy?: InboundMessage) => Promise<string>;
   logger: Logger;
@@ -72,6 +75,27 @@ export class TurnWorker {
 
   start(): void {
     void this.worker.run();
+    this.options.liveness?.start();
+  }
+
+  /**
+   * Workers that stopped beating (killed, crashed, partitioned): the leases they held in every session with a
+   * turn running are expired now, and each such session gets a wake-up job that resumes the turn (same turn
+   * id: its checkpoints and delivery record make the takeover neither ask the model nor send a part twice).
+   */
+  async takeOverFrom(deadWorkerIds: string[]): Promise<void> {
+    const { scheduler, inbound, logger, metrics } = this.options;
+    const active = await inbound.queue.getJobs(['active'], 0, -1);
+    const sessions = new Set(active.map((job) => job?.data.sessionKey).filter((key): key is string => typeof key === 'string'));
+    let turns = 0;
+    for (const sessionKey of sessions) {
+      const expired = await scheduler.expireLeasesOf(sessionKey, deadWorkerIds);
+      if (expired === 0) continue;
+      turns += expired;
+      await inbound.addWakeJob(sessionKey);
+    }
+    metrics?.turnsTakenOver.inc(turns);
+    logger.warn({ workers: deadWorkerIds, turns }, 'took over the turns of dead workers');
   }
 
   private async process(job: Job<InboundJobData>, token: string | undefined): Promise<string> {
@@ -191,7 +215,7 @@ export class TurnWorker {
     const { logger, metrics } = this.options;
     logger.error({ turnId, sessionKey, err: error }, 'turn failed on every round of attempts; abandoning it');
     metrics?.turns.inc({ outcome: 'abandoned' });
-    await this.options.abandonTurn?.({ turnId, sessionKey, messages, error }).catch((failure: unknown) =>
+    await this.options.abandonTurn?.({ turnId, sessionKey, holder, messages, error }).catch((failure: unknown) =>
       logger.error({ turnId, sessionKey, err: failure }, 'could not end the abandoned turn cleanly'),
     );
     await this.afterRelease(sessionKey, await this.options.scheduler.release(sessionKey, turnId, holder));
@@ -217,6 +241,7 @@ export class TurnWorker {
       await closing;
     } finally {
       clearTimeout(timer);
+      await this.options.liveness?.stop();
     }
   }
 }

@@ -10,13 +10,13 @@ import type { TurnDependencies } from './turn-dependencies.js';
  * turn is released either way.
  */
 export function createTurnAbandoner(deps: TurnDependencies): TurnAbandoner {
-  return async ({ turnId, sessionKey, messages, error }) => {
+  return async ({ turnId, sessionKey, holder, messages, error }) => {
     const latest = messages.at(-1);
     if (!latest) return;
     const now = new Date();
-    await deps.channels
-      .for(latest.conversation)
-      .sendNotice(latest.conversation, APOLOGY)
+    await deps.deliveries
+      .resume({ sessionKey, turnId, holder }, 'abandoned', latest.conversation.channel)
+      .then((progress) => deps.channels.for(latest.conversation).sendNotice(latest.conversation, APOLOGY, progress))
       .catch((failure: unknown) => deps.logger.warn({ err: failure, runId: turnId, sessionKey }, 'could not send the apology of an abandoned turn'));
     try {
       const session = await deps.store.ensureSession(sessionInfoOf(sessionKey, latest));
@@ -47,6 +47,6 @@ export function createTurnAbandoner(deps: TurnDependencies): TurnAbandoner {
     } catch (failure) {
       deps.logger.warn({ err: failure, runId: turnId, sessionKey }, 'could not store the abandoned turn');
     }
-    await Promise.all([deps.deliveries.clear(turnId), deps.checkpoints.clear(sessionKey, turnId)]).catch(() => undefined);
+    await Promise.all([deps.deliveries.clear(sessionKey, turnId), deps.checkpoints.clear(sessionKey, turnId)]).catch(() => undefined);
   };
 }

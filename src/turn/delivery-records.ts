@@ -1,8 +1,12 @@
-import type { Redis } from 'ioredis';
+import type { ChannelName, DeliveryProgress, DoubtResolution, PartInDoubt } from '../core/index.js';
+import { BotError, errorMessage } from '../core/errors.js';
+import { TurnAbortError } from '../core/turn-abort.js';
+import type { DeliveryStore, TurnLease } from '../queue/delivery-store.js';
 import type { TurnRecord } from '../store/turn-record.js';
 
-const TTL_SECONDS = 24 * 60 * 60;
+export type { TurnLease } from '../queue/delivery-store.js';
 
+/** A turn's computed result, kept between "answer computed" and "flushed to PostgreSQL". */
 export interface PendingDelivery {
   record: TurnRecord;
   /** The reply to send (sanitized Markdown); empty for silent or cancelled turns. */
@@ -11,43 +15,130 @@ export interface PendingDelivery {
   plain: boolean;
   /** Unaddressed group lines this turn showed the model, consumed once it is stored. */
   consumedContext: number;
-  delivered: boolean;
   /** The session is due for summarization once this turn is stored. */
   summarizeDue?: boolean;
-  /** Ids of the chunks already out, so a retry sends only the rest. */
-  deliveredIds: string[];
+}
+
+/** One stream of a turn's delivery: the ids of its parts out, and the part in flight when it was last written. */
+export interface StreamState {
+  sent: string[];
+  doubt?: PartInDoubt;
 }
 
 /**
- * A turn's finished result kept in Redis between "answer computed" and "flushed to PostgreSQL",
- * so a worker that dies in between is replaced by one that neither asks the model again nor sends twice.
+ * The streams of a turn: `answer` (the reply or notice), `live` (the preview a live reply showed),
+ * `file:<toolCallId>` (send_file), `approval:<approvalId>` (an approval request), `abandoned` (the apology
+ * of a turn that failed every round).
+ */
+export type StreamName = 'answer' | 'live' | 'abandoned' | `file:${string}` | `approval:${string}`;
+
+/** What an earlier holder of the turn left: the computed answer (if it got that far) and every stream's state. */
+export interface SavedDelivery {
+  pending?: PendingDelivery;
+  streams: Partial<Record<StreamName, StreamState>>;
+}
+
+/** A stream's progress, and the ids it recorded last (a failed delivery stores what went out). */
+export interface RecordedProgress extends DeliveryProgress {
+  readonly recorded: string[];
+  /** Parts this progress announced (sent, or about to be): 0 when everything came from an earlier holder. */
+  readonly announced: number;
+}
+
+const RESULT = 'result';
+const STREAM = 'stream:';
+
+/**
+ * A turn's delivery record (queue/delivery-store.ts: one Redis hash beside the turn's lease, every write
+ * fenced by the lease holder), as the turn uses it: a worker that dies anywhere between "answer computed" and
+ * "flushed" is replaced by one that neither asks the model again nor sends a part twice (see DeliveryProgress).
  */
 export class DeliveryRecords {
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly store: DeliveryStore,
+    /** Counts how parts in doubt were settled (metrics). */
+    private readonly onDoubt: (channel: ChannelName, resolution: DoubtResolution) => void = () => {},
   ) {}
 
-  private key(turnId: string): string {
-    return `${this.prefix}:turn-result:${turnId}`;
+  /** What an earlier holder left (read only for a resumed turn); undefined when it left nothing. */
+  async load(sessionKey: string, turnId: string): Promise<SavedDelivery | undefined> {
+    const fields = await this.store.load(sessionKey, turnId);
+    if (Object.keys(fields).length === 0) return undefined;
+    const streams: SavedDelivery['streams'] = {};
+    for (const [field, value] of Object.entries(fields)) {
+      if (field.startsWith(STREAM)) streams[field.slice(STREAM.length) as StreamName] = JSON.parse(value) as StreamState;
+    }
+    const raw = fields[RESULT];
+    return { ...(raw ? { pending: revive(JSON.parse(raw) as PendingDelivery) } : {}), streams };
   }
 
-  async get(turnId: string): Promise<PendingDelivery | undefined> {
-    const raw = await this.redis.get(this.key(turnId));
-    if (!raw) return undefined;
-    const parsed = JSON.parse(raw) as PendingDelivery;
-    const { run } = parsed.record;
-    run.startedAt = new Date(run.startedAt);
-    run.finishedAt = new Date(run.finishedAt);
-    for (const message of parsed.record.messages) message.createdAt = new Date(message.createdAt);
-    return parsed;
+  /** One stream's state, for a part sent during the model's run (a file, an approval request). */
+  async stream(lease: TurnLease, stream: StreamName): Promise<StreamState | undefined> {
+    const raw = await this.store.field(lease.sessionKey, lease.turnId, `${STREAM}${stream}`);
+    return raw ? (JSON.parse(raw) as StreamState) : undefined;
   }
 
-  async save(turnId: string, pending: PendingDelivery): Promise<void> {
-    await this.redis.set(this.key(turnId), JSON.stringify(pending), 'EX', TTL_SECONDS);
+  /**
+   * The progress of one stream, starting from `state`. `pending` (the computed answer) is written with the
+   * stream's first write, so recording the answer costs no round trip of its own.
+   */
+  progress(options: { lease: TurnLease; stream: StreamName; channel: ChannelName; state?: StreamState | undefined; pending?: PendingDelivery }): RecordedProgress {
+    const { lease, stream, channel } = options;
+    let result = options.pending ? JSON.stringify(options.pending) : undefined;
+    let recorded = [...(options.state?.sent ?? [])];
+    let announced = 0;
+    const write = async (state: StreamState): Promise<void> => {
+      const fields: Record<string, string> = { [`${STREAM}${stream}`]: JSON.stringify(state), ...(result ? { [RESULT]: result } : {}) };
+      let saved: 'ok' | 'lost';
+      try {
+        saved = await this.store.save(lease, fields);
+      } catch (error) {
+        // Redis away: nothing was sent for this part, the turn is tried again
+        throw new BotError('storage', `the delivery record could not be written: ${errorMessage(error)}`, { cause: error, isRetryable: true });
+      }
+      if (saved === 'lost') throw new TurnAbortError('leaseLost');
+      result = undefined;
+      recorded = state.sent;
+    };
+    return {
+      key: `${lease.turnId}.${stream}`,
+      delivered: options.state?.sent ?? [],
+      ...(options.state?.doubt ? { inDoubt: options.state.doubt } : {}),
+      get recorded() {
+        return recorded;
+      },
+      get announced() {
+        return announced;
+      },
+      beforeSend: async (delivered, hint) => {
+        announced += 1;
+        await write({ sent: delivered, doubt: { part: delivered.length, hint, at: Date.now() } });
+      },
+      onDelivered: (delivered) => write({ sent: delivered }),
+      resolved: (resolution) => this.onDoubt(channel, resolution),
+    };
   }
 
-  async clear(turnId: string): Promise<void> {
-    await this.redis.del(this.key(turnId));
+  /** The progress of a stream that may have been begun by an earlier holder (read back first). */
+  async resume(lease: TurnLease, stream: StreamName, channel: ChannelName): Promise<RecordedProgress> {
+    return this.progress({ lease, stream, channel, state: await this.stream(lease, stream) });
   }
+
+  /** Records the preview a live reply showed, so that a takeover edits it instead of leaving it behind. */
+  async recordPreview(lease: TurnLease, messageId: string): Promise<void> {
+    await this.store.save(lease, { [`${STREAM}live`]: JSON.stringify({ sent: [messageId] } satisfies StreamState) });
+  }
+
+  async clear(sessionKey: string, turnId: string): Promise<void> {
+    await this.store.clear(sessionKey, turnId);
+  }
+}
+
+/** JSON gave the dates back as strings. */
+function revive(pending: PendingDelivery): PendingDelivery {
+  const { run } = pending.record;
+  run.startedAt = new Date(run.startedAt);
+  run.finishedAt = new Date(run.finishedAt);
+  for (const message of pending.record.messages) message.createdAt = new Date(message.createdAt);
+  return pending;
 }

@@ -3,7 +3,10 @@ import { BotError, errorMessage } from '../core/errors.js';
 import { contextKeyOf } from '../core/session-key.js';
 import { isPermanentStoreError } from '../store/store-errors.js';
 import type { TurnRecord } from '../store/turn-record.js';
-import type { PendingDelivery } from './delivery-records.js';
+import type { Channel, LiveReply } from '../core/channel.js';
+import type { ConversationRef } from '../core/inbound-message.js';
+import { TurnAbortError } from '../core/turn-abort.js';
+import type { PendingDelivery, SavedDelivery, TurnLease } from './delivery-records.js';
 import { flushWithRetry } from './flush-with-retry.js';
 import type { SettlingLiveReply } from './live-draft.js';
 import type { TurnDependencies } from './turn-dependencies.js';
@@ -11,42 +14,40 @@ import type { TurnDependencies } from './turn-dependencies.js';
 export const UNSTORABLE_MESSAGE = '[this message could not be stored]';
 
 export function newDelivery(record: TurnRecord, reply: string, plain: boolean, consumedContext: number): PendingDelivery {
-  return { record, reply, plain, consumedContext, delivered: false, deliveredIds: [] };
+  return { record, reply, plain, consumedContext };
 }
 
-/** Deliver (once, resuming after the chunks already out), remember the delivery, then write the whole turn. */
-export async function finishTurn(deps: TurnDependencies, request: TurnRequest, pending: PendingDelivery, live?: SettlingLiveReply): Promise<TurnOutcome> {
+/**
+ * Deliver (once: resuming after the parts already out, settling a part an earlier holder left in doubt), then
+ * write the whole turn. `saved` is what an earlier holder of a resumed turn left in the delivery record.
+ */
+export async function finishTurn(deps: TurnDependencies, request: TurnRequest, pending: PendingDelivery, live?: SettlingLiveReply, saved?: SavedDelivery): Promise<TurnOutcome> {
   const { turnId, sessionKey } = request;
   const { record, reply } = pending;
   const conversation = request.messages.at(-1)!.conversation;
-  if (reply && !pending.delivered) {
-    await deps.deliveries.save(turnId, pending);
-    if (!(await request.holdsLease())) return { kind: 'skipped' };
-    const channel = deps.channels.for(conversation);
-    const progress = {
-      delivered: pending.deliveredIds,
-      onDelivered: (messageIds: string[]) => deps.deliveries.save(turnId, { ...pending, deliveredIds: messageIds }),
-    };
+  const lease = { sessionKey, turnId, holder: request.holder };
+  const channel = deps.channels.for(conversation);
+  // a preview the earlier holder showed: the answer is edited into it, or it is removed
+  const orphan = live === undefined ? adoptPreview(channel, conversation, lease, saved) : undefined;
+  if (reply) {
+    const progress = deps.deliveries.progress({ lease, stream: 'answer', channel: conversation.channel, state: saved?.streams.answer, ...(saved?.pending ? {} : { pending }) });
+    const preview = live?.started ? live : !pending.plain ? orphan : undefined;
     try {
-      const receipt = pending.plain
-        ? await channel.sendNotice(conversation, reply)
-        : live?.started
-          ? await live.finish(reply, progress)
-          : await channel.send(conversation, reply, progress);
+      const receipt = pending.plain ? await channel.sendNotice(conversation, reply, progress) : preview ? await preview.finish(reply, progress) : await channel.send(conversation, reply, progress);
       record.run.deliveredMessageIds = receipt.messageIds;
     } catch (error) {
+      // another worker holds the turn now: it delivers and stores it
+      if (error instanceof TurnAbortError && error.reason === 'leaseLost') return { kind: 'skipped' };
       // Not retryable: the platform refused for good (blocked, chat gone) or may already have posted (5xx).
       const retryable = error instanceof BotError ? error.isRetryable : false;
       if (retryable && !request.finalAttempt) return { kind: 'retry', error };
       deps.logger.warn({ err: error, runId: turnId, sessionKey }, 'reply could not be delivered; storing the turn as failed');
-      const saved = await deps.deliveries.get(turnId);
-      record.run = { ...record.run, status: 'failed', error: `delivery failed: ${errorMessage(error)}`, deliveredMessageIds: saved?.deliveredIds ?? [] };
+      record.run = { ...record.run, status: 'failed', error: `delivery failed: ${errorMessage(error)}`, deliveredMessageIds: progress.recorded };
     }
-    // sends reported every part through `progress`; a notice has no progress, so it is marked delivered here
-    if (pending.plain && record.run.status !== 'failed') await deps.deliveries.save(turnId, { ...pending, delivered: true, deliveredIds: record.run.deliveredMessageIds });
   }
+  if (orphan && (!reply || pending.plain)) await orphan.discard().catch(() => undefined);
   const stored = await storeTurn(deps, record, request.signal);
-  await Promise.all([deps.deliveries.clear(turnId), deps.checkpoints.clear(sessionKey, turnId)]);
+  await Promise.all([deps.deliveries.clear(sessionKey, turnId), deps.checkpoints.clear(sessionKey, turnId)]);
   // caused by this turn: charged to its message's budgets, its calls added to its run
   if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey, { runId: turnId, message: request.messages.at(-1)! });
   if (pending.consumedContext > 0) await deps.groupContext.consume(contextKeyOf(request.messages[0]!), pending.consumedContext);
@@ -85,4 +86,11 @@ function unstorable(record: TurnRecord, error: unknown): TurnRecord {
     run: { ...record.run, status: 'failed', error: `not storable: ${errorMessage(error).slice(0, 200)}`, startedAt: new Date(), finishedAt: new Date() },
     spans: [],
   };
+}
+
+/** The live reply of a preview an earlier holder recorded (undefined when there is none). */
+function adoptPreview(channel: Channel, to: ConversationRef, lease: TurnLease, saved: SavedDelivery | undefined): LiveReply | undefined {
+  const previewId = saved?.streams.live?.sent[0];
+  if (previewId === undefined) return undefined;
+  return channel.openLiveReply?.(to, { adopt: previewId, key: `${lease.turnId}.live` });
 }

@@ -1,6 +1,9 @@
 import { couldBeSilentReply, sanitizeAssistantContent, type AgentEvent } from '../agent/index.js';
-import type { Channel, DeliveryProgress, DeliveryReceipt, LiveReply } from '../core/channel.js';
+import type { Channel, DeliveryReceipt, LiveReply, LiveReplyOptions } from '../core/channel.js';
+import type { DeliveryProgress } from '../core/delivery-progress.js';
+import type { TurnRequest } from '../core/turn-contract.js';
 import type { InboundMessage } from '../core/inbound-message.js';
+import type { SavedDelivery } from './delivery-records.js';
 import type { TurnDependencies } from './turn-dependencies.js';
 
 /** How often the draft text is re-sanitized and handed to the channel (which throttles its edits further). */
@@ -24,15 +27,17 @@ export function openLiveDraft(
   channel: Channel,
   latest: InboundMessage,
   clock: () => number,
+  options?: LiveReplyOptions,
 ): { onEvent: (event: AgentEvent) => void; reply: SettlingLiveReply } | undefined {
   const wanted = deps.settings.liveReplies === 'all' || (deps.settings.liveReplies === 'dm' && latest.conversation.chatType === 'dm');
   if (!wanted) return undefined;
-  const live: LiveReply | undefined = channel.openLiveReply?.(latest.conversation);
+  const live: LiveReply | undefined = channel.openLiveReply?.(latest.conversation, options);
   if (!live) return undefined;
   let raw = '';
   let firstDeltaAt: number | undefined;
   let lastRefresh = 0;
-  let started = false;
+  // a preview an earlier holder left is in the chat already: the answer goes into it
+  let started = options?.adopt !== undefined;
   let settled = false;
 
   const refresh = () => {
@@ -69,5 +74,20 @@ export function openLiveDraft(
         await live.discard().catch(() => undefined);
       },
     },
+  };
+}
+
+/**
+ * The live reply's link to the delivery record: its preview is recorded once shown (one write a streamed reply),
+ * and a preview an earlier holder recorded is adopted instead of a second one being sent.
+ */
+export function livePreviewOptions(deps: TurnDependencies, request: TurnRequest, saved: SavedDelivery | undefined): LiveReplyOptions {
+  const lease = { sessionKey: request.sessionKey, turnId: request.turnId, holder: request.holder };
+  const adopt = saved?.streams.live?.sent[0];
+  return {
+    key: `${request.turnId}.live`,
+    ...(adopt !== undefined ? { adopt } : {}),
+    onPreview: (messageId) =>
+      void deps.deliveries.recordPreview(lease, messageId).catch((error: unknown) => deps.logger.warn({ err: error, runId: request.turnId }, 'could not record the live preview')),
   };
 }

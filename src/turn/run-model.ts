@@ -22,7 +22,6 @@ import { createApprovalGate } from '../approvals/approval-gate.js';
 import { createUnattendedGate } from '../approvals/unattended-gate.js';
 import { contextFilesSection } from '../memory/context-files.js';
 import { createContextController } from './context-controller.js';
-import { turnFileSender } from './file-sends.js';
 import { withDmEnvelope, type TurnInput } from './turn-input.js';
 import type { TurnDependencies } from './turn-dependencies.js';
 
@@ -58,7 +57,7 @@ function priorMessages(summary: string | undefined, history: Array<ChatMessage &
  * Who decides about tool calls: in a scheduled task's run nobody can be asked, and privileged tools run only
  * when the config allows them there (never on an allowance given in the chat); in a chat turn, the person.
  */
-function approvalsOf(deps: TurnDependencies, { latest, sessionKey, turnId, clock }: ModelTurnInput): { approvals?: ApprovalGate } {
+function approvalsOf(deps: TurnDependencies, { latest, sessionKey, turnId, clock, holder }: ModelTurnInput): { approvals?: ApprovalGate } {
   const requireApproval = deps.settings.requireApproval ?? [];
   if (latest.scheduled) {
     const context = { runId: turnId, sessionKey, taskId: latest.scheduled.taskId };
@@ -67,7 +66,18 @@ function approvalsOf(deps: TurnDependencies, { latest, sessionKey, turnId, clock
   if (!deps.approvals) return {};
   const timeoutMs = deps.settings.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
   return {
-    approvals: createApprovalGate({ records: deps.approvals, channels: deps.channels, sessionKey, turnId, latest, patterns: requireApproval, timeoutMs, clock, logger: deps.logger }),
+    approvals: createApprovalGate({
+      records: deps.approvals,
+      channels: deps.channels,
+      sessionKey,
+      turnId,
+      latest,
+      patterns: requireApproval,
+      timeoutMs,
+      clock,
+      logger: deps.logger,
+      promptProgress: (approvalId) => deps.deliveries.resume({ sessionKey, turnId, holder }, `approval:${approvalId}`, latest.conversation.channel),
+    }),
   };
 }
 
@@ -152,7 +162,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
       conversation: latest.conversation,
       agentId: latest.agentId,
       turnId,
-      ...(deps.fileSends ? { sendFile: turnFileSender(deps.fileSends, channel, latest.conversation, turnId) } : {}),
+      ...(deps.fileSends ? { sendFile: deps.fileSends.sender(channel, latest.conversation, { sessionKey, turnId, holder: input.holder }, input.resumed) } : {}),
     },
     clock: input.clock,
     traceVerbose: deps.settings.traceVerbose,

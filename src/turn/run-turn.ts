@@ -6,8 +6,9 @@ import { abortReasonOf } from '../core/turn-abort.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { TurnOutcome, TurnRequest } from '../core/turn-contract.js';
 import type { TurnRecord } from '../store/turn-record.js';
+import type { SavedDelivery } from './delivery-records.js';
 import { finishTurn, newDelivery } from './finish-turn.js';
-import { openLiveDraft } from './live-draft.js';
+import { livePreviewOptions, openLiveDraft } from './live-draft.js';
 import type { TerminalEvent } from '../agent/index.js';
 import { withMediaNotices } from '../media/index.js';
 import { runModelTurn } from './run-model.js';
@@ -33,12 +34,13 @@ export function createTurnRunner(deps: TurnDependencies) {
     const { turnId, sessionKey, messages } = request;
     const log = deps.logger.child({ runId: turnId, sessionKey });
     // Only a turn that ran before can be stored or half-delivered already; a fresh one skips both lookups.
+    let saved: SavedDelivery | undefined;
     if (request.resumed) {
       if (await deps.store.runExists(turnId)) return { kind: 'skipped' };
-      const computed = await deps.deliveries.get(turnId);
-      if (computed) {
-        log.info({ delivered: computed.delivered }, 'resuming a turn whose answer was already computed');
-        return await finishTurn(deps, request, computed);
+      saved = await deps.deliveries.load(sessionKey, turnId);
+      if (saved?.pending) {
+        log.info({ delivered: saved.streams.answer?.sent.length ?? 0, inDoubt: saved.streams.answer?.doubt !== undefined }, 'resuming a turn whose answer was already computed');
+        return await finishTurn(deps, request, saved.pending, undefined, saved);
       }
     }
 
@@ -82,7 +84,7 @@ export function createTurnRunner(deps: TurnDependencies) {
     }
 
     const working = channel.startWorking(latest.conversation);
-    const live = openLiveDraft(agentDeps, channel, latest, clock);
+    const live = openLiveDraft(agentDeps, channel, latest, clock, livePreviewOptions(deps, request, saved));
     try {
       const { terminal, summarizeDue } = await runModelTurn(agentDeps, {
         turnId,

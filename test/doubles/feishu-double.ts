@@ -1,4 +1,5 @@
 import { createCipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createFeishuEvents, larkSignature } from './feishu-events.js';
 import { startHttpDouble, type Exchange } from './http-double.js';
 
 /**
@@ -37,6 +38,7 @@ export interface StoredMessage {
   parentId: string | undefined;
   deleted: boolean;
   patches: number;
+  createdAt: number;
 }
 
 export type FeishuDoubleOptions = Partial<Record<'appId' | 'appSecret' | 'botOpenId' | 'botName' | 'encryptKey' | 'verificationToken', string>> & {
@@ -46,6 +48,8 @@ export type FeishuDoubleOptions = Partial<Record<'appId' | 'appSecret' | 'botOpe
 
 type Answer = { status: number; code: number; msg: string; data?: unknown; extra?: Record<string, unknown>; headers?: Record<string, string> };
 
+/** Feishu: "持有相同uuid的请求1小时内至多成功发送一条消息" (at most one message per uuid within an hour). */
+export const UUID_WINDOW_MS = 60 * 60 * 1000;
 const BODY_LIMIT_BYTES = 30 * 1024;
 const TEXT_BODY_LIMIT_BYTES = 150 * 1024;
 const POST_TAGS = new Set(['text', 'a', 'at', 'img', 'media', 'emotion', 'code_block', 'hr', 'md']);
@@ -65,7 +69,9 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
   const issuedTokens = new Map<string, number>();
   const messages = new Map<string, StoredMessage>();
   const reactions = new Map<string, { messageId: string; emojiType: string }>();
-  const replyUuids = new Map<string, string>();
+  /** Reply `uuid`s seen, with the message each one made: a repeat within the hour gets that message back, nothing new. */
+  const replyUuids = new Map<string, { messageId: string; at: number }>();
+  const stalls: Array<{ pattern: string | RegExp; ms: number; times: number }> = [];
   /** Files in users' messages, by `messageId:fileKey` (the message resource API serves them). */
   const resources = new Map<string, { bytes: Buffer; type: 'image' | 'file' }>();
   /** Images and files the bot uploaded, by the key the upload answered. */
@@ -89,12 +95,28 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
     return { status, code, msg, ...(resetSeconds !== undefined ? { headers: { 'x-ogw-ratelimit-limit': '5', 'x-ogw-ratelimit-reset': String(resetSeconds) } } : {}) };
   }
 
+  function takeStall(method: string, path: string): number | undefined {
+    const index = stalls.findIndex((entry) => matches(entry.pattern, method, path));
+    const planned = stalls[index];
+    if (planned === undefined) return undefined;
+    planned.times -= 1;
+    if (planned.times <= 0) stalls.splice(index, 1);
+    return planned.ms;
+  }
+
   function storeMessage(body: any, parentId: string | undefined): Answer {
     const checked = checkContent(body?.msg_type, body?.content);
     if (typeof checked === 'string') return refuse(400, 230001, `invalid message content: ${checked}`);
     const messageId = `om_bot_${nextId++}`;
-    messages.set(messageId, { messageId, msgType: body.msg_type, content: checked.content, parentId, deleted: false, patches: 0 });
-    return ok({ message_id: messageId, msg_type: body.msg_type, parent_id: parentId, create_time: String(Date.now()), sender: { id: identity.appId, id_type: 'app_id', sender_type: 'app' }, body: { content: body.content } });
+    messages.set(messageId, { messageId, msgType: body.msg_type, content: checked.content, parentId, deleted: false, patches: 0, createdAt: Date.now() });
+    return messageData(messageId);
+  }
+
+  /** The message object the IM API answers with (as sent: a later patch shows in `content` only). */
+  function messageData(messageId: string): Answer {
+    const stored = messages.get(messageId)!;
+    const { msgType, parentId } = stored;
+    return ok({ message_id: messageId, msg_type: msgType, parent_id: parentId, create_time: String(stored.createdAt), sender: { id: identity.appId, id_type: 'app_id', sender_type: 'app' }, body: { content: JSON.stringify(stored.content) } });
   }
 
   function answer(method: string, path: string, body: any, authorized: boolean): Answer {
@@ -121,10 +143,11 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
     const stored = messages.get(messageId);
     if (rest === '/reply' && method === 'POST') {
       if (!messageId.startsWith('om_') || stored?.deleted) return refuse(400, 230011, 'The message was withdrawn or does not exist.');
+      if (typeof body?.uuid === 'string' && body.uuid.length > 50) return refuse(400, 99992402, 'field validation failed: uuid longer than 50 characters');
       const known = typeof body?.uuid === 'string' ? replyUuids.get(body.uuid) : undefined;
-      if (known !== undefined) return ok({ message_id: known });
+      if (known !== undefined && Date.now() - known.at < UUID_WINDOW_MS) return messageData(known.messageId);
       const result = storeMessage(body, messageId);
-      if (result.code === 0 && typeof body?.uuid === 'string') replyUuids.set(body.uuid, (result.data as { message_id: string }).message_id);
+      if (result.code === 0 && typeof body?.uuid === 'string') replyUuids.set(body.uuid, { messageId: (result.data as { message_id: string }).message_id, at: Date.now() });
       return result;
     }
     if (rest === '/reactions' && method === 'POST') {
@@ -212,6 +235,8 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
       calls.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), body: request.body, at: request.receivedAt, status: result.status, code: result.code });
     }
     const body = { code: result.code, msg: result.msg, ...(result.data !== undefined ? { data: result.data } : {}), ...result.extra };
+    const stall = failed ? undefined : takeStall(method, url.pathname);
+    if (stall !== undefined) await exchange.pause(stall);
     exchange.json(result.status, body, result.headers);
   }
 
@@ -239,6 +264,10 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
     callsOf: (pattern: string | RegExp) => calls.filter((call) => matches(pattern, call.method, call.path)),
     get tokenRequests() {
       return tokenRequests;
+    },
+    /** The next `times` calls matching the pattern take effect at once but are answered only `ms` later. */
+    stallAfterCommit(pattern: string | RegExp, ms: number, times = 1) {
+      stalls.push({ pattern, ms, times });
     },
     /** The next `times` (default 1) calls matching the pattern fail as described (default: Feishu's rate limit). */
     failNext(pattern: string | RegExp, failure: FeishuFailure = {}) {
@@ -282,6 +311,7 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
 }
 
 export type FeishuDouble = Awaited<ReturnType<typeof startFeishuDouble>>;
+export { createFeishuEvents, type EventOptions } from './feishu-events.js';
 
 /** The exact body and headers of one delivery to the event subscription route. */
 export interface FeishuDelivery {
@@ -291,73 +321,6 @@ export interface FeishuDelivery {
 
 export function isFeishuDelivery(value: unknown): value is FeishuDelivery {
   return typeof value === 'object' && value !== null && typeof (value as FeishuDelivery).rawBody === 'string' && typeof (value as FeishuDelivery).headers === 'object';
-}
-
-function larkSignature(algorithm: 'sha256' | 'sha1', rawBody: string, secret: string, atMs: number): Record<string, string> {
-  const timestamp = String(Math.floor(atMs / 1000));
-  const nonce = randomUUID();
-  const signature = createHash(algorithm).update(timestamp + nonce + secret + rawBody).digest('hex');
-  return { 'x-lark-request-timestamp': timestamp, 'x-lark-request-nonce': nonce, 'x-lark-signature': signature };
-}
-
-export interface EventOptions {
-  chatId?: string;
-  userOpenId?: string;
-  messageId?: string;
-  parentId?: string;
-  senderType?: 'user' | 'app';
-  /** Extra `mentions` entries beyond the ones a builder adds. */
-  mentions?: Array<{ key: string; openId: string; name: string }>;
-}
-
-/** Builders of the schema 2.0 envelopes Feishu posts (plain; wrap with `encrypt()`); fresh event and message ids each call. */
-export function createFeishuEvents(identity: { appId: string; botOpenId: string; botName: string; verificationToken: string }) {
-  let sequence = 0;
-  const mention = (key: string, openId: string, name: string) => ({ key, id: { open_id: openId, union_id: `on_${openId}`, user_id: openId }, name, tenant_key: 'tenant-double' });
-  function message(chatType: 'p2p' | 'group', messageType: string, content: unknown, options: EventOptions = {}) {
-    sequence += 1;
-    return {
-      schema: '2.0',
-      header: { event_id: `event-${randomUUID()}`, event_type: 'im.message.receive_v1', create_time: String(Date.now()), token: identity.verificationToken, app_id: identity.appId, tenant_key: 'tenant-double' },
-      event: {
-        sender: { sender_id: { open_id: options.userOpenId ?? 'ou_user_1', union_id: 'on_user_1', user_id: 'user_1' }, sender_type: options.senderType ?? 'user', tenant_key: 'tenant-double' },
-        message: {
-          message_id: options.messageId ?? `om_user_${sequence}_${randomUUID().slice(0, 8)}`,
-          ...(options.parentId ? { parent_id: options.parentId, root_id: options.parentId } : {}),
-          create_time: String(Date.now()),
-          chat_id: options.chatId ?? (chatType === 'p2p' ? 'oc_p2p_chat' : 'oc_group_chat'),
-          chat_type: chatType,
-          message_type: messageType,
-          content: typeof content === 'string' ? content : JSON.stringify(content),
-          mentions: (options.mentions ?? []).map((entry) => mention(entry.key, entry.openId, entry.name)),
-        },
-      },
-    };
-  }
-  const botMention = { key: '@_user_1', openId: identity.botOpenId, name: identity.botName };
-  return {
-    message,
-    p2pText: (text: string, options: EventOptions = {}) => message('p2p', 'text', { text }, options),
-    groupText: (text: string, options: EventOptions = {}) => message('group', 'text', { text }, options),
-    /** `@_user_1 text`, `@_user_1` being the bot. */
-    groupMention: (text: string, options: EventOptions = {}) => message('group', 'text', { text: `@_user_1 ${text}` }, { ...options, mentions: [botMention, ...(options.mentions ?? [])] }),
-    /** A rich-text message; `mentionBot` adds the bot as `@_user_1` (put `{tag: 'at', user_id: '@_user_1'}` in the content). */
-    post: (post: { title?: string; content: unknown[][] }, options: EventOptions & { chatType?: 'p2p' | 'group'; mentionBot?: boolean } = {}) =>
-      message(options.chatType ?? 'group', 'post', post, { ...options, mentions: [...(options.mentionBot ? [botMention] : []), ...(options.mentions ?? [])] }),
-    urlVerification: (challenge: string) => ({ challenge, token: identity.verificationToken, type: 'url_verification' }),
-    /** A click on a card button (schema 2.0 `card.action.trigger`), carrying the button's `value`; post to the cards route. */
-    cardAction: (value: Record<string, unknown>, options: { userOpenId?: string; messageId: string; chatId?: string }) => ({
-      schema: '2.0',
-      header: { event_id: `event-${randomUUID()}`, event_type: 'card.action.trigger', create_time: String(Date.now()), token: identity.verificationToken, app_id: identity.appId, tenant_key: 'tenant-double' },
-      event: {
-        operator: { tenant_key: 'tenant-double', user_id: 'user_1', open_id: options.userOpenId ?? 'ou_user_1', union_id: 'on_user_1' },
-        token: `c-${randomUUID()}`,
-        action: { value, tag: 'button' },
-        host: 'im_message',
-        context: { open_message_id: options.messageId, open_chat_id: options.chatId ?? 'oc_p2p_chat' },
-      },
-    }),
-  };
 }
 
 /** What Feishu checks in a message body: a JSON string of the type's content, under the size limits. */

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createSlackHistory, type PostedMessage, type SharedFile } from './slack-history.js';
 import { createEventFactory, signedRequest, type SignedRequest, type SigningOptions } from './slack-requests.js';
 
 export { createEventFactory, signedRequest, type SignedRequest, type SigningOptions, type SlackTestEvent } from './slack-requests.js';
@@ -62,7 +63,7 @@ export interface SlackUpload {
 }
 
 type Answer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> };
-type StoredMessage = { channel: string; ts: string; text: string; threadTs?: string; deleted: boolean; blocks?: unknown[] };
+type StoredMessage = PostedMessage;
 
 export const SLACK_TEXT_LIMIT = 40_000;
 
@@ -74,6 +75,11 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
   const calls: SlackCall[] = [];
   const failures = new Map<string, SlackFailure[]>();
   const messages = new Map<string, StoredMessage>();
+  /** Files the bot uploaded (v2 flow), with the channels completing them shared them to. */
+  const botFiles = new Map<string, SharedFile>();
+  const history = createSlackHistory(botUserId, messages, botFiles);
+  /** Calls answered only after a pause, their effect already done (a worker killed meanwhile never learns of it). */
+  const stalls = new Map<string, Array<{ ms: number; times: number }>>();
   const reactions = new Set<string>();
   const channelNames = new Map<string, string>();
   let assistantThreads = options.assistantThreads ?? true;
@@ -122,6 +128,7 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
           deleted: false,
           ...(params.thread_ts ? { threadTs: params.thread_ts } : {}),
           ...(Array.isArray(params.blocks) ? { blocks: params.blocks } : {}),
+          ...(isMetadata(params.metadata) ? { metadata: params.metadata } : {}),
         };
         messages.set(`${params.channel}:${ts}`, stored);
         return ok({ channel: params.channel, ts, message: { type: 'message', user: botUserId, bot_id: 'B0BOT001', text: params.text, ts, thread_ts: params.thread_ts } });
@@ -154,6 +161,7 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
         if (!params.filename || !Number.isFinite(length) || length <= 0) return error('invalid_arguments');
         const fileId = `F0UP${String(++nextFileId).padStart(6, '0')}`;
         pendingUploads.set(fileId, { filename: String(params.filename), length });
+        botFiles.set(fileId, { id: fileId, name: String(params.filename), shares: new Map() });
         return ok({ upload_url: `${baseUrl}/upload/v1/${fileId}`, file_id: fileId });
       }
       case 'files.completeUploadExternal': {
@@ -165,6 +173,7 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
           if (!pending?.bytes) return error('file_not_found');
           pendingUploads.delete(id);
           uploads.push({ fileId: id, fileName: pending.filename, title, bytes: pending.bytes, channel: params.channel_id, threadTs: params.thread_ts, initialComment: params.initial_comment });
+          if (params.channel_id) botFiles.get(id)?.shares.set(String(params.channel_id), { ts: newTs(), threadTs: params.thread_ts });
           completed.push({ id, name: pending.filename, title: title ?? pending.filename, size: pending.bytes.length });
         }
         return ok({ files: completed });
@@ -175,8 +184,16 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
         return ok({ channel: { id: channel, name: channelNames.get(channel) ?? `channel-${channel.toLowerCase()}`, is_channel: true } });
       }
       default:
-        return ok();
+        return history.answer(method, params) ?? ok();
     }
+  }
+
+  function takeStall(method: string): number | undefined {
+    const planned = stalls.get(method)?.[0];
+    if (planned === undefined) return undefined;
+    planned.times -= 1;
+    if (planned.times <= 0) stalls.get(method)?.shift();
+    return planned.ms;
   }
 
   function takeFailure(method: string): Answer | undefined {
@@ -210,9 +227,12 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
       const call: SlackCall = { method, params, at: Date.now(), status: 200, failed: false };
       calls.push(call);
       const authorization = request.headers.authorization ?? (typeof params.token === 'string' ? `Bearer ${params.token}` : undefined);
-      reply = takeFailure(method) ?? answer(method, params, authorization?.replace(/^Bearer /, ''));
+      const planned = takeFailure(method);
+      reply = planned ?? answer(method, params, authorization?.replace(/^Bearer /, ''));
       call.status = reply.status;
       call.failed = reply.status !== 200 || reply.body.ok !== true;
+      const stall = planned ? undefined : takeStall(method);
+      if (stall !== undefined) await new Promise((resolve) => setTimeout(resolve, stall));
     }
     response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
     response.end(JSON.stringify(reply.body));
@@ -289,6 +309,10 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
       const file = files.get(id);
       if (file) file.gone = true;
     },
+    /** The next `times` calls of `method` take effect at once but are answered only `ms` later. */
+    stallAfterCommit(method: string, ms: number, times = 1): void {
+      stalls.set(method, [...(stalls.get(method) ?? []), { ms, times }]);
+    },
     failNext(method: string, failure: SlackFailure = {}): void {
       failures.set(method, [...(failures.get(method) ?? []), { ...failure }]);
     },
@@ -323,6 +347,12 @@ async function readParams(request: IncomingMessage): Promise<Record<string, any>
   if (type.includes('application/json')) return JSON.parse(body) as Record<string, any>;
   // the WebClient form-encodes, with objects and arrays as JSON strings
   return Object.fromEntries([...new URLSearchParams(body)].map(([key, value]) => [key, /^[[{]/.test(value) ? parseJson(value) : value]));
+}
+
+/** `metadata` as chat.postMessage takes it: an `event_type` and an `event_payload` object. */
+function isMetadata(value: unknown): value is NonNullable<PostedMessage['metadata']> {
+  const candidate = value as PostedMessage['metadata'];
+  return typeof candidate?.event_type === 'string' && typeof candidate.event_payload === 'object' && candidate.event_payload !== null;
 }
 
 function parseJson(value: string): unknown {

@@ -2,10 +2,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Update } from 'grammy/types';
 import { parseTelegramHtml } from './telegram-html.js';
+import { createTelegramChats, type TelegramStoredMessage } from './telegram-chats.js';
 import { createUpdateFactory } from './telegram-updates.js';
 
 export { parseTelegramHtml } from './telegram-html.js';
 export { createUpdateFactory } from './telegram-updates.js';
+export type { TelegramStoredMessage } from './telegram-chats.js';
 
 /** A local stand-in for the Telegram Bot API (https://core.telegram.org/bots/api), driven by the real grammY. */
 export interface TelegramCall {
@@ -23,22 +25,8 @@ export interface TelegramFailure {
   times?: number;
   /** Let this many calls of the method succeed first. */
   after?: number;
-}
-
-/** A message the bot sent, as the chat shows it now. */
-export interface TelegramStoredMessage {
-  chatId: number | string;
-  messageId: number;
-  threadId?: number;
-  /** What the reader sees (entities parsed). */
-  text: string;
-  /** The text as last sent or edited, and its parse mode. */
-  raw: string;
-  parseMode: string | undefined;
-  edits: number;
-  deleted: boolean;
-  /** The inline keyboard the message carries (approval requests), as last sent or edited. */
-  replyMarkup?: unknown;
+  /** The call takes effect, then the failure is answered (a 5xx or a lost answer after Telegram posted). */
+  committed?: boolean;
 }
 
 type ApiAnswer = { ok: true; result: unknown } | { ok: false; error_code: number; description: string; parameters?: { retry_after: number } };
@@ -50,9 +38,11 @@ export async function startTelegramDouble(options: { token?: string; botUsername
   const botUsername = options.botUsername ?? 'TestDoubleBot';
   const botId = Number(token.split(':')[0]);
   const calls: TelegramCall[] = [];
-  /** Every message the bot sent, by `${chat_id}:${message_id}`. */
-  const messages = new Map<string, TelegramStoredMessage>();
+  const chats = createTelegramChats({ id: botId, username: botUsername });
+  const { messages } = chats;
   const failures = new Map<string, TelegramFailure[]>();
+  /** Calls answered only after a pause, their effect already done (a reply lost in flight, a worker killed meanwhile). */
+  const stalls = new Map<string, Array<{ ms: number; times: number }>>();
   const queuedUpdates: Update[] = [];
   /** File paths requested from the file route, in order. */
   const downloads: string[] = [];
@@ -64,22 +54,10 @@ export async function startTelegramDouble(options: { token?: string; botUsername
   /** Photos and documents the bot sent (sendPhoto / sendDocument, multipart). */
   const uploads: TelegramUpload[] = [];
   let nextFileId = 1;
-  let nextMessageId = 1;
   let nextUpdateId = 1;
 
   function pendingUpdates(offset: number, limit: number): Update[] {
     return queuedUpdates.filter((update) => update.update_id >= offset).slice(0, limit);
-  }
-
-  function sentMessage(params: Record<string, unknown>, text: string): Record<string, unknown> & { message_id: number } {
-    return {
-      message_id: nextMessageId++,
-      date: Math.floor(Date.now() / 1000),
-      chat: { id: params.chat_id, type: Number(params.chat_id) < 0 ? 'supergroup' : 'private' },
-      from: { id: botId, is_bot: true, first_name: botUsername, username: botUsername },
-      text,
-      ...(params.message_thread_id !== undefined ? { message_thread_id: params.message_thread_id, is_topic_message: true } : {}),
-    };
   }
 
   /** Text checks shared by sendMessage and editMessageText: HTML parsing (when asked for) and the length limit. */
@@ -100,33 +78,25 @@ export async function startTelegramDouble(options: { token?: string; botUsername
         if (params.chat_id === undefined) return failure(400, 'Bad Request: chat not found');
         const checked = checkText(params);
         if ('ok' in checked) return checked;
-        const sent = sentMessage(params, checked.text);
-        messages.set(`${String(params.chat_id)}:${String(sent.message_id)}`, {
-          chatId: params.chat_id as number | string,
-          messageId: sent.message_id as number,
-          ...(params.message_thread_id !== undefined ? { threadId: Number(params.message_thread_id) } : {}),
-          text: checked.text,
-          raw: String(params.text),
-          parseMode: typeof params.parse_mode === 'string' ? params.parse_mode : undefined,
-          edits: 0,
-          deleted: false,
-          ...(params.reply_markup !== undefined ? { replyMarkup: params.reply_markup } : {}),
-        });
-        return success(sent);
+        return success(chats.asMessage(chats.send(params, checked.text)));
       }
       case 'editMessageText': {
         if (params.chat_id === undefined) return failure(400, 'Bad Request: chat not found');
-        const stored = messages.get(`${String(params.chat_id)}:${String(params.message_id)}`);
-        if (stored === undefined || stored.deleted) return failure(400, 'Bad Request: message to edit not found');
+        const stored = chats.editable(params.chat_id, params.message_id);
+        if ('status' in stored) return failure(stored.status, stored.description);
         const checked = checkText(params);
         if ('ok' in checked) return checked;
-        const parseMode = typeof params.parse_mode === 'string' ? params.parse_mode : undefined;
-        if (stored.raw === params.text && stored.parseMode === parseMode) {
-          return failure(400, 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
-        }
-        Object.assign(stored, { text: checked.text, raw: String(params.text), parseMode, edits: stored.edits + 1 });
-        if (params.reply_markup !== undefined) stored.replyMarkup = params.reply_markup;
-        return success({ ...sentMessage(params, checked.text), message_id: stored.messageId, edit_date: Math.floor(Date.now() / 1000) });
+        const refused = chats.editText(stored, params, checked.text);
+        if (refused) return failure(refused.status, refused.description);
+        return success({ ...chats.asMessage(stored), edit_date: Math.floor(Date.now() / 1000) });
+      }
+      case 'editMessageReplyMarkup': {
+        if (params.chat_id === undefined) return failure(400, 'Bad Request: chat not found');
+        const stored = chats.editable(params.chat_id, params.message_id);
+        if ('status' in stored) return failure(stored.status, stored.description);
+        const refused = chats.editMarkup(stored, params);
+        if (refused) return failure(refused.status, refused.description);
+        return success({ ...chats.asMessage(stored), edit_date: Math.floor(Date.now() / 1000) });
       }
       case 'deleteMessage': {
         const stored = messages.get(`${String(params.chat_id)}:${String(params.message_id)}`);
@@ -160,9 +130,10 @@ export async function startTelegramDouble(options: { token?: string; botUsername
         const upload = params[field];
         if (params.chat_id === undefined) return failure(400, 'Bad Request: chat not found');
         if (!(upload instanceof UploadedFile)) return failure(400, `Bad Request: there is no ${field} in the request`);
-        const sent = sentMessage(params, '');
-        uploads.push({ method, chatId: params.chat_id as number | string, fileName: upload.name, bytes: upload.bytes, caption: typeof params.caption === 'string' ? params.caption : undefined, messageId: sent.message_id });
-        return success(sent);
+        const caption = typeof params.caption === 'string' ? params.caption : undefined;
+        const sent = chats.send(params, caption ?? '', { kind: method === 'sendPhoto' ? 'photo' : 'document', fileName: upload.name });
+        uploads.push({ method, chatId: params.chat_id as number | string, fileName: upload.name, bytes: upload.bytes, caption, messageId: sent.messageId });
+        return success(chats.asMessage(sent));
       }
       case 'setMyCommands':
         commands = Array.isArray(params.commands) ? params.commands : [];
@@ -212,8 +183,11 @@ export async function startTelegramDouble(options: { token?: string; botUsername
       const clientGone = new AbortController();
       response.once('close', () => clientGone.abort());
       const planned = takeFailure(method);
-      reply = planned ?? (await answer(method, params, clientGone.signal));
+      if (planned?.committed) await answer(method, params, clientGone.signal);
+      reply = planned?.reply ?? (await answer(method, params, clientGone.signal));
       call.failed = !reply.ok;
+      const stall = planned ? undefined : takeStall(method);
+      if (stall !== undefined) await new Promise((resolve) => setTimeout(resolve, stall));
       // a long poll whose client went away (aborted on stop) has no one to answer
       if (clientGone.signal.aborted) return;
     }
@@ -234,7 +208,15 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     response.end(file.bytes);
   }
 
-  function takeFailure(method: string): ApiAnswer | undefined {
+  function takeStall(method: string): number | undefined {
+    const planned = stalls.get(method)?.[0];
+    if (planned === undefined) return undefined;
+    planned.times -= 1;
+    if (planned.times <= 0) stalls.get(method)?.shift();
+    return planned.ms;
+  }
+
+  function takeFailure(method: string): { reply: ApiAnswer; committed: boolean } | undefined {
     const planned = failures.get(method)?.[0];
     if (planned === undefined) return undefined;
     if ((planned.after ?? 0) > 0) {
@@ -243,7 +225,7 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     }
     planned.times = (planned.times ?? 1) - 1;
     if (planned.times <= 0) failures.get(method)?.shift();
-    return failure(planned.status, planned.description, planned.retry_after);
+    return { reply: failure(planned.status, planned.description, planned.retry_after), committed: planned.committed === true };
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -262,9 +244,16 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     },
     messages,
     /** The messages a reader of the chat sees now (not deleted), oldest first. */
-    visibleMessages: (chatId: number | string) =>
-      [...messages.values()].filter((message) => String(message.chatId) === String(chatId) && !message.deleted).sort((a, b) => a.messageId - b.messageId),
-    makeUpdate: createUpdateFactory({ id: botId, username: botUsername }),
+    visibleMessages: chats.visible,
+    /** Updates whose messages are numbered in their chats as the double numbers the bot's own (see telegram-chats.ts). */
+    makeUpdate: createUpdateFactory({ id: botId, username: botUsername }, { allocate: chats.allocate, record: chats.recordUserMessage }),
+    /**
+     * The next `times` calls of `method` take effect at once but are answered only `ms` later: the message is in
+     * the chat while the caller still waits (what a worker killed after Telegram accepted a message leaves).
+     */
+    stallAfterCommit(method: string, ms: number, times = 1): void {
+      stalls.set(method, [...(stalls.get(method) ?? []), { ms, times }]);
+    },
     /** Queues an update for getUpdates (an update_id is assigned when missing) and wakes waiting long polls. */
     pushUpdate(update: Partial<Update> & Omit<Update, 'update_id'>): Update {
       const full = { ...update, update_id: update.update_id ?? nextUpdateId } as Update;

@@ -1,15 +1,30 @@
 import type { Update } from 'grammy/types';
 
-/** Builders for the updates Telegram would send: each call gets a fresh update_id and message_id. */
-export function createUpdateFactory(bot: { id: number; username: string }) {
+/** How a double numbers the messages of a chat (see telegram-chats.ts), and learns of the users' messages. */
+export interface MessageNumbering {
+  allocate(chatId: number): number;
+  record(chatId: number, messageId: number): void;
+}
+
+/**
+ * Builders for the updates Telegram would send: each call gets a fresh update_id and message_id (numbered by
+ * `numbering` when given, so a double's bot messages and the users' share the chat's sequence).
+ */
+export function createUpdateFactory(bot: { id: number; username: string }, numbering?: MessageNumbering) {
   let updateId = 10_000;
   let messageId = 500;
+  const nextMessageId = (chatId: number): number => {
+    if (!numbering) return ++messageId;
+    const id = numbering.allocate(chatId);
+    numbering.record(chatId, id);
+    return id;
+  };
   const user = (userId: number) => ({ id: userId, is_bot: false, first_name: 'User', last_name: String(userId), username: `user${userId}` });
   const group = (chatId: number, title = 'Test group') => ({ id: chatId, type: 'supergroup', title });
   const update = (chat: object, userId: number, text: string, extra: object = {}): Update =>
     ({
       update_id: ++updateId,
-      message: { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat, from: user(userId), text, ...extra },
+      message: { message_id: nextMessageId((chat as { id: number }).id), date: Math.floor(Date.now() / 1000), chat, from: user(userId), text, ...extra },
     }) as Update;
   return {
     privateText: (userId: number, text: string, extra: object = {}) =>

@@ -133,4 +133,48 @@ describe('a turn is delivered once and stored once', () => {
     expect(sentTo(7005).map((call) => call.params.text)).toEqual(['You said: slow question']);
     expect((await storedRows(7005)).map((row) => row.role)).toEqual(['user', 'assistant']);
   });
+
+  it('a send that failed after Telegram posted it (502 on the way back) is found on the retry, not sent again', async () => {
+    fixture.telegram.failNext('sendMessage', { status: 502, description: 'Bad Gateway', committed: true });
+    const message = fixture.dmFrom(7007, 'once despite the 502', fixture.telegram.botId);
+    const turnId = randomUUID();
+    const first = await fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message]));
+    expect(first.kind).toBe('retry');
+    expect(fixture.telegram.visibleMessages(7007)).toHaveLength(1);
+
+    const second = await fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message]));
+    expect(second.kind).toBe('completed');
+    expect(fixture.telegram.visibleMessages(7007).map((sent) => sent.text)).toEqual(['You said: once despite the 502']);
+    expect(fixture.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === 7007)).toHaveLength(1);
+    expect(fixture.openai.modelCalls.filter((call) => JSON.stringify(call.body).includes('once despite the 502'))).toHaveLength(1);
+    const rows = await fixture.database.db.execute(`SELECT delivered_message_ids FROM runs WHERE id = '${turnId}'`);
+    const [run] = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as Array<{ delivered_message_ids: string[] }>;
+    expect(run!.delivered_message_ids).toEqual([String(fixture.telegram.visibleMessages(7007)[0]!.messageId)]);
+  });
+
+  it('a holder whose turn was taken over sends nothing more: its next intent is refused before the platform call', async () => {
+    const paragraphs = Array.from({ length: 30 }, (_, index) => `Part ${index}: ${'words and more words '.repeat(12)}`);
+    fixture.openai.script.push(paragraphs.join('\n\n'));
+    // the first part goes out, the second waits out a 429 (its intent recorded); meanwhile another worker takes the
+    // turn over (a new holder token): the second part still goes out, the third is never announced nor sent
+    fixture.telegram.failNext('sendMessage', { status: 429, description: 'Too Many Requests: retry after 1', retry_after: 1, times: 1, after: 1 });
+    const message = fixture.dmFrom(7008, 'long and taken over', fixture.telegram.botId);
+    const turnId = randomUUID();
+    const request = await fixture.request(turnId, [message]);
+    const running = fixture.runTurnWith(fixture.store)(request);
+    await waitUntil(() => fixture.telegram.callsOf('sendMessage').some((call) => call.params.chat_id === 7008 && call.failed));
+    await fixture.redis.hset(`${fixture.prefix}:s:{${request.sessionKey}}:holders`, turnId, 'someone-else');
+    expect((await running).kind).toBe('skipped');
+    expect(fixture.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === 7008 && !call.failed)).toHaveLength(2);
+    const rows = await fixture.database.db.execute(`SELECT id FROM runs WHERE id = '${turnId}'`);
+    expect(Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows).toHaveLength(0);
+  });
 });
+
+async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -14,6 +14,7 @@ import { TurnCheckpoints } from '../../src/queue/turn-checkpoints.js';
 import { turnCheckpointStore } from '../../src/turn/checkpoint-store.js';
 import { migrateDatabase, openDatabase, type Database } from '../../src/store/index.js';
 import { DeliveryRecords } from '../../src/turn/delivery-records.js';
+import { DeliveryStore } from '../../src/queue/delivery-store.js';
 import { createTurnRunner } from '../../src/turn/run-turn.js';
 import { createTurnStore } from '../../src/turn/store-adapter.js';
 import type { TurnDependencies, TurnStore } from '../../src/turn/turn-dependencies.js';
@@ -26,6 +27,8 @@ export interface TurnFixture {
   openai: OpenAiDouble;
   database: Database;
   redis: Redis;
+  /** The Redis key prefix of this fixture's scheduler state and delivery records. */
+  prefix: string;
   store: TurnStore;
   /** `extra` adds or replaces dependencies (budgets, a clock…). */
   runTurnWith(store: TurnStore, extra?: Partial<TurnDependencies>): ReturnType<typeof createTurnRunner>;
@@ -71,7 +74,7 @@ export async function createTurnFixture(): Promise<TurnFixture> {
       }),
       tools: [],
       groupContext: new GroupContext(redis, prefix),
-      deliveries: new DeliveryRecords(redis, prefix),
+      deliveries: new DeliveryRecords(new DeliveryStore(redis, prefix)),
       checkpoints: turnCheckpointStore(new TurnCheckpoints(redis, prefix)),
       calibration: new TokenCalibration(),
       settings: { systemPrompt: undefined, maxIterations: 5, historyTurns: 50, inputGuard: 'warn', traceVerbose: false, dataDir: tmpdir(), liveReplies: 'off' },
@@ -85,6 +88,7 @@ export async function createTurnFixture(): Promise<TurnFixture> {
     openai,
     database,
     redis,
+    prefix,
     store,
     runTurnWith,
     dmFrom: (userId, text, botId) => ({

@@ -1,0 +1,63 @@
+import { GrammyError, type Api } from 'grammy';
+import type { InlineKeyboardMarkup, Message } from 'grammy/types';
+import type { ConversationRef, SendHint } from '../../src/core/index.js';
+import { targetOf } from './conversation-target.js';
+import { toPlatformError } from './errors.js';
+
+/** Message ids probed after each lower bound of the intent: past them, the part counts as not sent. */
+export const PROBE_WINDOW = 20;
+/** Put on a candidate for a moment: the edit's answer is the message itself, which the Bot API has no other way to read. */
+const PROBE_MARKUP: InlineKeyboardMarkup = { inline_keyboard: [[{ text: '…', callback_data: 'delivery-probe' }]] };
+
+export type SentProbe = ReturnType<typeof createSentProbe>;
+
+/**
+ * Telegram has no idempotency key and no way to read a message back, so a part a dead worker may have sent is
+ * looked for: each id after the intent's lower bounds gets `editMessageReplyMarkup` with a one-button keyboard.
+ * A message of another chat or one that does not exist answers "message to edit not found", a user's message
+ * "message can't be edited", and a message of the bot comes back whole (text, caption, file): when it is the
+ * part, the part was sent. The keyboard is taken off again at once (or put back: an approval request's own).
+ */
+export function createSentProbe(api: Api) {
+  async function read(chatId: number | string, messageId: number): Promise<Message | undefined> {
+    for (let attempt = 1; attempt <= 2; attempt += 1) {
+      try {
+        const result = await api.editMessageReplyMarkup(chatId, messageId, { reply_markup: PROBE_MARKUP });
+        return typeof result === 'object' ? result : undefined;
+      } catch (error) {
+        if (!(error instanceof GrammyError) || error.error_code !== 400) throw toPlatformError(error, 'editMessageReplyMarkup');
+        if (!/message is not modified/i.test(error.description)) return undefined;
+        // the probe button is on it already (a probe that died before taking it off): off, then read again
+        await api.editMessageReplyMarkup(chatId, messageId).catch(() => undefined);
+      }
+    }
+    return undefined;
+  }
+
+  return {
+    /** The id of the bot's message after the hint's bounds that `matches`; `keep`: the markup it carries when sent. */
+    async find(to: ConversationRef, hint: SendHint, matches: (message: Message) => boolean, keep?: InlineKeyboardMarkup): Promise<number | undefined> {
+      const chatId = targetOf(to).chat_id;
+      const starts = [...new Set([hint.after, hint.afterAny].filter((bound): bound is number => typeof bound === 'number'))];
+      const probed = new Set<number>();
+      for (const start of starts) {
+        for (let id = start + 1; id <= start + PROBE_WINDOW; id += 1) {
+          if (probed.has(id)) continue;
+          probed.add(id);
+          const message = await read(chatId, id);
+          if (message === undefined) continue;
+          const found = matches(message);
+          await api.editMessageReplyMarkup(chatId, id, found && keep ? { reply_markup: keep } : {}).catch(() => undefined);
+          if (found) return id;
+        }
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Text as a reader sees it, for comparing a probed message with the part that was to be sent. */
+export function sameText(a: string | undefined, b: string): boolean {
+  const normal = (text: string) => text.replace(/\s+/g, ' ').trim();
+  return a !== undefined && normal(a) === normal(b);
+}

@@ -1,0 +1,98 @@
+import { startFeishuDouble } from '../test/doubles/feishu-double.js';
+import { reply } from '../test/doubles/model-script.js';
+import { startOpenAiDouble } from '../test/doubles/openai-double.js';
+import { startSlackDouble } from '../test/doubles/slack-double.js';
+import { startTelegramDouble } from '../test/doubles/telegram-double.js';
+import { createTestDatabase, uniqueName } from '../test/support/services.js';
+import { inDoubtCounts, runChaos, takeoverTimes } from './chaos.js';
+import { feishuChats, slackChats, telegramChats, WEBHOOK_SECRET } from './chats.js';
+import { judge, runChats } from './load.js';
+import { startSoakRedis } from './redis-server.js';
+import { SupervisedService } from './service.js';
+import { soakSettings } from './settings.js';
+
+/**
+ * The chaos soak (issue 22): one gateway and two workers on one Redis and one PostgreSQL, a few hundred chats on
+ * Telegram, Slack and Feishu each writing one message at a time (webhooks retried as the platforms retry them),
+ * while workers and the gateway are killed with SIGKILL and Redis is restarted. It counts, from what the platform
+ * doubles saw, the messages lost, answered twice and answered out of order, and how long a dead worker's turns
+ * waited for a takeover. Prints one JSON line; exits 1 when anything was lost, doubled or reordered.
+ */
+const settings = soakSettings();
+const log = (line: string) => process.stderr.write(`[soak] ${line}\n`);
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? undefined : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+
+const [redis, database, telegram, slack, feishu, openai] = await Promise.all([
+  startSoakRedis(),
+  createTestDatabase(),
+  startTelegramDouble(),
+  startSlackDouble(),
+  startFeishuDouble(),
+  startOpenAiDouble(),
+]);
+const [low, high] = settings.modelLatencyMs;
+openai.script.respondWith((_request, text) => reply.text(`You said: ${text}`, { latencyMs: Math.round(low + Math.random() * (high - low)) }));
+
+const env = {
+  TELEGRAM_BOT_TOKEN: telegram.token,
+  TELEGRAM_API_ROOT: telegram.apiRoot,
+  TELEGRAM_MODE: 'webhook',
+  TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET,
+  SLACK_BOT_TOKEN: slack.botToken,
+  SLACK_SIGNING_SECRET: slack.signingSecret,
+  SLACK_API_URL: slack.apiUrl,
+  FEISHU_APP_ID: feishu.appId,
+  FEISHU_APP_SECRET: feishu.appSecret,
+  FEISHU_VERIFICATION_TOKEN: feishu.verificationToken,
+  FEISHU_ENCRYPT_KEY: feishu.encryptKey,
+  FEISHU_DOMAIN: feishu.domain,
+  FEISHU_MODE: 'webhook',
+  OPENAI_API_KEY: 'sk-soak',
+  OPENAI_BASE_URL: openai.baseUrl,
+  DATABASE_URL: database.url,
+  REDIS_URL: redis.url,
+  QUEUE_PREFIX: uniqueName('soak'),
+  DATA_DIR: `/tmp/${uniqueName('soak-data')}`,
+};
+
+log(`starting 1 gateway + 2 workers; ${settings.telegramChats} Telegram, ${settings.slackChats} Slack, ${settings.feishuChats} Feishu chats for ${settings.durationS} s`);
+const gateway = await SupervisedService.start('gateway', { ...env, ROLE: 'gateway' });
+const workers = [await SupervisedService.start('worker-1', { ...env, ROLE: 'worker' }), await SupervisedService.start('worker-2', { ...env, ROLE: 'worker' })];
+const chats = [...telegramChats(telegram, settings.telegramChats), ...slackChats(slack, settings.slackChats), ...feishuChats(feishu, settings.feishuChats)];
+
+const startedAt = Date.now();
+const stopAt = startedAt + settings.durationS * 1000;
+const progress = setInterval(() => log(`${((Date.now() - startedAt) / 1000).toFixed(0)} s`), 30_000);
+const [messages, faults] = await Promise.all([
+  runChats({ chats, gatewayUrl: gateway.url, stopAt, answerTimeoutMs: settings.answerTimeoutS * 1000, thinkMs: [100, 1_000] }),
+  runChaos({ settings, workers, gateway, redis, startedAt, stopAt, log }),
+]);
+clearInterval(progress);
+// a would-be late duplicate shows itself
+await new Promise((resolve) => setTimeout(resolve, Math.min(settings.drainS, 10) * 1000));
+
+const verdict = judge(chats, messages);
+const takeovers = takeoverTimes(faults, [gateway, ...workers]);
+const detected = takeovers.filter((ms): ms is number => ms !== undefined);
+const answerMs = messages.filter((message) => message.answeredAt !== undefined && message.acceptedAt !== undefined).map((message) => message.answeredAt! - message.acceptedAt!);
+const summary = {
+  durationS: settings.durationS,
+  chats: chats.length,
+  ...verdict,
+  faults: Object.fromEntries(['worker SIGKILL', 'worker SIGTERM', 'gateway SIGKILL', 'redis SIGTERM', 'redis SIGKILL'].map((what) => [what, faults.filter((fault) => fault.what === what).length])),
+  takeoverMs: { count: detected.length, notDetected: takeovers.length - detected.length, p50: percentile(detected, 50), max: percentile(detected, 100) },
+  // parts a killed worker (or an ambiguous failure) left in doubt, by how the takeover settled them
+  inDoubt: inDoubtCounts([gateway, ...workers]),
+  answerMs: { p50: percentile(answerMs, 50), p99: percentile(answerMs, 99), max: percentile(answerMs, 100) },
+  webhookRetries: messages.reduce((sum, message) => sum + message.attempts - 1, 0),
+};
+
+await Promise.all([gateway.stop(), ...workers.map((worker) => worker.stop())]);
+await Promise.all([telegram.close(), slack.close(), feishu.close(), openai.close()]);
+await database.drop();
+await redis.stop();
+console.log(JSON.stringify(summary));
+process.exit(verdict.lost + verdict.duplicated + verdict.outOfOrder + verdict.neverAccepted > 0 ? 1 : 0);
