@@ -86,6 +86,23 @@ async function openPglite(dataDir: string): Promise<Database> {
   };
 }
 
+type PostgresClient = postgres.Sql & { options: { prepare?: boolean } };
+type PgliteClient = { query<Row>(text: string, params: unknown[]): Promise<{ rows: Row[] }> };
+
+/**
+ * A statement of constant text with `$n` parameters, for the per-message path: no query building, and on a real
+ * server a prepared statement per connection (parsed and planned once) unless the client was opened without
+ * them (a transaction pooler). Rows as the server sent them, json columns parsed.
+ */
+export async function runStatement<Row>(db: StoreDatabase, text: string, params: unknown[]): Promise<Row[]> {
+  const client = (db as unknown as { $client?: PostgresClient | PgliteClient }).$client;
+  if (typeof client === 'function') {
+    return (await client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: client.options.prepare !== false })) as unknown as Row[];
+  }
+  if (client && typeof client.query === 'function') return (await client.query<Row>(text, params)).rows;
+  throw new Error('runStatement: not a postgres.js or PGlite drizzle instance (a transaction has no client of its own)');
+}
+
 /** Rows of a raw `db.execute`: postgres-js returns an array, PGlite an object with `rows`. */
 export function rowsOf<Row>(result: unknown): Row[] {
   return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
