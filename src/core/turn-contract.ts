@@ -20,7 +20,7 @@ export interface TurnRequest {
    * The session's history version when the turn was claimed (it moves on with every stored turn, /new and summary):
    * a history cached at another version is stale. Absent: unknown, load it.
    */
-  historyVersion?: number;
+  historyVersion?: string;
 }
 
 export type TurnOutcome =

@@ -44,8 +44,8 @@ export interface QueueWorkerOptions {
   lateRoundDelayMs?: number;
   /** The operator paused the queue (bull-board): no new turn starts. */
   isPaused?: () => boolean;
-  /** A turn ended and released its session: the session's history is now at `historyVersion`. */
-  onReleased?: (sessionKey: string, historyVersion: number) => void;
+  /** A turn released its session: the session's history moved from `previous` to `next` (see SessionCache). */
+  onReleased?: (released: { turnId: string; sessionKey: string; previous: string; next: string }) => void;
   logger: Logger;
   metrics?: Metrics;
 }
@@ -173,7 +173,7 @@ export class QueueWorker {
     }
     if (outcome.kind === 'parked') return this.park(claim, sessionKey, outcome.untilMs);
     if (outcome.kind === 'retry') return this.retry(claim, sessionKey, outcome.error, abortReasonOf(controller.signal) === 'shutdown', finalAttempt);
-    this.released(sessionKey, await queue.release(sessionKey, turnId, holder, outcome.kind !== 'skipped'));
+    this.released(turnId, sessionKey, await queue.release(sessionKey, turnId, holder, outcome.kind !== 'skipped' || resumed));
   }
 
   private async retry(claim: Claim, sessionKey: string, error: unknown, shutdown: boolean, finalAttempt: boolean): Promise<void> {
@@ -200,7 +200,7 @@ export class QueueWorker {
     const parked = await queue.park(sessionKey, claim.turnId, claim.holder, untilMs);
     if (parked === 'parked') logger.info({ turnId: claim.turnId, sessionKey, untilMs }, 'turn parked until a person answers');
     // stopped while it was asking: the turn ends here; lost: another worker has it; resume: it runs again now
-    if (parked === 'aborted') this.released(sessionKey, await queue.release(sessionKey, claim.turnId, claim.holder, false));
+    if (parked === 'aborted') this.released(claim.turnId, sessionKey, await queue.release(sessionKey, claim.turnId, claim.holder, false));
   }
 
   /** The last round failed too: end the turn for good (apology, failed record), release its slot, move on. */
@@ -212,11 +212,11 @@ export class QueueWorker {
     await this.#options.abandonTurn?.({ turnId, sessionKey, messages, error }).catch((failure: unknown) =>
       logger.error({ turnId, sessionKey, err: failure }, 'could not end the abandoned turn cleanly'),
     );
-    this.released(sessionKey, await queue.release(sessionKey, turnId, holder, true));
+    this.released(turnId, sessionKey, await queue.release(sessionKey, turnId, holder, true));
   }
 
-  private released(sessionKey: string, released: Awaited<ReturnType<SessionQueue['release']>>): void {
-    if (released.kind === 'released') this.#options.onReleased?.(sessionKey, released.historyVersion);
+  private released(turnId: string, sessionKey: string, released: Awaited<ReturnType<SessionQueue['release']>>): void {
+    if (released.kind === 'released') this.#options.onReleased?.({ turnId, sessionKey, previous: released.previousVersion, next: released.historyVersion });
   }
 
   /** Stops taking work; running turns may finish for up to graceMs, then they are handed back to other workers. */

@@ -35,13 +35,13 @@ export type AcquireResult =
       messages: InboundMessage[];
       /** The turn ran before (taken back, retried, unparked): it may have steps saved and parts delivered. */
       resumed: boolean;
-      /** Moves on every stored turn, /new and summary: a cached history of another version is stale. */
-      historyVersion: number;
+      /** Moves on with every stored turn, /new and summary: a cached history of another version is stale ('' unknown). */
+      historyVersion: string;
       attempt: number;
       round: number;
     };
 
-export type ReleaseResult = { kind: 'released'; historyVersion: number } | { kind: 'lost' };
+export type ReleaseResult = { kind: 'released'; previousVersion: string; historyVersion: string } | { kind: 'lost' };
 
 export interface StopResult {
   droppedMessages: number;
@@ -119,7 +119,7 @@ export class SessionQueue {
       holder,
       messages: inPlatformOrder(JSON.parse(reply[2]!) as InboundMessage[]),
       resumed: reply[3] === '1',
-      historyVersion: Number(reply[4]),
+      historyVersion: reply[4] ?? '',
       attempt: Number(reply[5]),
       round: Number(reply[6]),
     };
@@ -131,15 +131,15 @@ export class SessionQueue {
     return this.#scripts.run('renew', [keys.turns, keys.sched], [turnId, holder, this.options.leaseMs, sessionKey]);
   }
 
-  /** `historyWritten`: the turn was stored (the session's history version moves on). */
+  /** `historyWritten`: the turn was stored (the session's history version moves on to a new one). */
   async release(sessionKey: string, turnId: string, holder: string, historyWritten: boolean): Promise<ReleaseResult> {
     const keys = this.keys.session(sessionKey);
     const reply = await this.#scripts.run<string[]>(
       'release',
       [keys.meta, keys.turns, keys.sched, keys.wake, keys.held(workerOf(holder)), keys.steps(turnId), keys.delivery(turnId), keys.earlyAnswer(turnId)],
-      [turnId, holder, sessionKey, this.limitFor(sessionKey), historyWritten ? '1' : '0'],
+      [turnId, holder, sessionKey, this.limitFor(sessionKey), historyWritten ? newVersion() : ''],
     );
-    return reply[0] === 'released' ? { kind: 'released', historyVersion: Number(reply[1]) } : { kind: 'lost' };
+    return reply[0] === 'released' ? { kind: 'released', previousVersion: reply[1] ?? '', historyVersion: reply[2] ?? '' } : { kind: 'lost' };
   }
 
   /** A failed turn goes back to the head, same id, to run again after `delayMs` (0: handed back on shutdown). */
@@ -193,7 +193,7 @@ export class SessionQueue {
 
   /** /new, a summary: turns that cached the session's history load it again. */
   async historyChanged(sessionKey: string): Promise<void> {
-    await this.redis.hincrby(this.keys.session(sessionKey).meta, 'hv', 1);
+    await this.redis.hset(this.keys.session(sessionKey).meta, 'hv', newVersion());
   }
 
   /** Remembers a thread/topic session under its chat, so a chat-level /stop reaches it (kept a week after last use). */
@@ -219,6 +219,11 @@ export class SessionQueue {
   async forgetSeen(sessionKey: string, dedupeKey: string): Promise<void> {
     await this.redis.del(this.keys.session(sessionKey).seen(dedupeKey));
   }
+}
+
+/** A history version: random, so a session whose meta was lost never matches a version cached before. */
+function newVersion(): string {
+  return randomUUID().slice(0, 13);
 }
 
 /** The worker of a holder token `<workerId>/<token>`. */

@@ -22,7 +22,7 @@ local debounce_ms, album_wait_ms, new_turn_id, holder, max_claim = tonumber(ARGV
 local now = now_ms()
 local meta = redis.call('HMGET', meta_key, 'w', 'n', 'p', 'la', 's', 'hv')
 local waiting, running, pending, last_arrival = counter(meta[1]), counter(meta[2]), counter(meta[3]), counter(meta[4])
-local seq, history_version = counter(meta[5]), meta[6] or '0'
+local seq, history_version = counter(meta[5]), meta[6] or ''
 local earliest, taken_back = nil, 0
 if running > 0 then
   running, pending, waiting, earliest, taken_back = take_back(turns_key, pending_key, alive, now, running, pending, waiting)
