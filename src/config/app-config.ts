@@ -115,6 +115,12 @@ export interface AppConfig {
   role: Role;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** REDIS_CLUSTER: REDIS_URL names a Redis Cluster (comma-separated seeds allowed). */
+  redisCluster: boolean;
+  /** QUEUE_SHARDS: sessions spread over this many queue shards (hash tags), 16 on a cluster by default. */
+  queueShards: number;
+  /** SESSION_CACHE_MB: the returning sessions' histories a worker process keeps (0: none; every turn reads its history). */
+  sessionCacheBytes: number;
   dataDir: string;
   queuePrefix: string;
   workerConcurrency: number;

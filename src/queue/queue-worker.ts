@@ -21,7 +21,7 @@ export function turnRetryDelay(attempt: number): number {
 }
 
 /** A turn that failed every round of attempts: what the turn layer does to end it (apology, failed record). */
-export type TurnAbandoner = (abandoned: { turnId: string; sessionKey: string; messages: InboundMessage[]; error: unknown }) => Promise<void>;
+export type TurnAbandoner = (abandoned: { turnId: string; sessionKey: string; holder: string; messages: InboundMessage[]; error: unknown }) => Promise<void>;
 
 /** The longest an idle worker blocks on a shard's marker before it looks at the schedule again. */
 const IDLE_WAIT_MS = 5_000;
@@ -209,7 +209,7 @@ export class QueueWorker {
     const { turnId, holder, messages } = claim;
     logger.error({ turnId, sessionKey, err: error }, 'turn failed on every round of attempts; abandoning it');
     metrics?.turns.inc({ outcome: 'abandoned' });
-    await this.#options.abandonTurn?.({ turnId, sessionKey, messages, error }).catch((failure: unknown) =>
+    await this.#options.abandonTurn?.({ turnId, sessionKey, holder, messages, error }).catch((failure: unknown) =>
       logger.error({ turnId, sessionKey, err: failure }, 'could not end the abandoned turn cleanly'),
     );
     this.released(turnId, sessionKey, await queue.release(sessionKey, turnId, holder, true));

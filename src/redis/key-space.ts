@@ -30,6 +30,10 @@ export interface SessionKeys {
   groupContext: string;
   /** A try-lock held by one process (summaries). */
   lock(name: string): string;
+  /** SET of the approval request ids a turn made. */
+  approvals(turnId: string): string;
+  /** SET of the tools "Allow for this session" covers, until /new. */
+  approvedTools: string;
 }
 
 export interface ShardKeys {
@@ -84,6 +88,8 @@ export class KeySpace {
       threads: `${base}:threads`,
       groupContext: `${base}:ctx`,
       lock: (name) => `${base}:lock:${name}`,
+      approvals: (turnId) => `${base}:approvals:${turnId}`,
+      approvedTools: `${base}:approved-tools`,
     };
   }
 
@@ -104,6 +110,60 @@ export class KeySpace {
 
   albumAddressed(mediaGroupId: string): string {
     return `{${this.prefix}:album:${mediaGroupId}}`;
+  }
+
+  /** HASH of one approval request (a button carries only its id, so it is found by the id alone). */
+  approval(id: string): string {
+    return `{${this.prefix}:approval:${id}}`;
+  }
+
+  /** ZSET of the approval request ids still pending, for the operator console. */
+  get approvalsPending(): string {
+    return `{${this.prefix}:approvals}:pending`;
+  }
+
+  /** A user's sliding rate window (ZSET) and its "told already" marker. */
+  rateLimit(userKey: string): { window: string; notified: string } {
+    const tag = `{${this.prefix}:rate:${userKey}}`;
+    return { window: tag, notified: `${tag}:notified` };
+  }
+
+  /** The spend of one UTC day: every scope's key shares the day's tag (one script reserves over all of them). */
+  budgetDay(day: string): { user(id: string): string; chat(id: string): string; agent(id: string): string; notice(chat: string): string; all: string } {
+    const tag = `{${this.prefix}:budget:${day}}`;
+    return {
+      user: (id) => `${tag}:user:${id}`,
+      chat: (id) => `${tag}:chat:${id}`,
+      agent: (id) => `${tag}:agent:${id}`,
+      notice: (chat) => `${tag}:notice:${chat}`,
+      all: `${tag}:*`,
+    };
+  }
+
+  /** HASH of the daily limits set in the console. */
+  get budgetLimits(): string {
+    return `{${this.prefix}:settings}:budget-limits`;
+  }
+
+  /** Wrong admin passwords from one client address. */
+  adminLogin(address: string): { failures: string; locked: string } {
+    const tag = `{${this.prefix}:admin-login:${address}}`;
+    return { failures: `${tag}:failures`, locked: `${tag}:locked` };
+  }
+
+  /** HASH account → when a gateway last received an update for it. */
+  get channelActivity(): string {
+    return `{${this.prefix}:channels}:last-update`;
+  }
+
+  /** A model that failed recently is skipped until this key expires (model failover). */
+  modelCooldown(model: string): string {
+    return `{${this.prefix}:llm}:cooldown:${model}`;
+  }
+
+  /** The pub/sub channel of "drop what you cached" notices (see Invalidations). */
+  get invalidationChannel(): string {
+    return `${this.prefix}:invalidate`;
   }
 
   /** The pub/sub channel of /stop notices (a channel, not a key). */

@@ -16,10 +16,11 @@ export interface RedisTarget {
  */
 export type ConnectionPurpose = 'worker' | 'producer' | 'subscriber' | 'blocking';
 
-function optionsFor(purpose: ConnectionPurpose): RedisOptions {
+function optionsFor(purpose: ConnectionPurpose, shouldReconnect: () => boolean): RedisOptions {
   return {
     enableReadyCheck: true,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    // BullMQ's duplicates of a connection copy these options, this function with them: they stop reconnecting too
+    retryStrategy: (attempt) => (shouldReconnect() ? Math.min(attempt * 200, 2_000) : null),
     ...(purpose === 'producer' ? { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 5_000 } : { maxRetriesPerRequest: null }),
   };
 }
@@ -38,8 +39,9 @@ export function clusterSeeds(url: string): { nodes: Array<{ host: string; port: 
   };
 }
 
-export function createRedisClient(target: RedisTarget, purpose: ConnectionPurpose): RedisClient {
-  const options = optionsFor(purpose);
+/** `shouldReconnect` is asked before every reconnection attempt (a service that is stopping says no). */
+export function createRedisClient(target: RedisTarget, purpose: ConnectionPurpose, shouldReconnect: () => boolean = () => true): RedisClient {
+  const options = optionsFor(purpose, shouldReconnect);
   if (!target.cluster) return new Redis(target.url, options);
   const seeds = clusterSeeds(target.url);
   const { enableOfflineQueue, ...redisOptions } = options;
@@ -52,7 +54,7 @@ export function createRedisClient(target: RedisTarget, purpose: ConnectionPurpos
     },
     enableReadyCheck: true,
     ...(enableOfflineQueue === false ? { enableOfflineQueue: false } : {}),
-    clusterRetryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    clusterRetryStrategy: (attempt) => (shouldReconnect() ? Math.min(attempt * 200, 2_000) : null),
     slotsRefreshTimeout: 2_000,
   };
   return new Cluster(seeds.nodes, clusterOptions);

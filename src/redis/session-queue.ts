@@ -186,6 +186,26 @@ export class SessionQueue {
     return this.#scripts.run('interrupt', [this.keys.session(sessionKey).turns], []);
   }
 
+  /**
+   * The whole queue for the console and metrics: turns running (held by live workers), sessions due to start one
+   * now, and sessions scheduled for later (a debounce, a retry's backoff, a parked turn's deadline, a lease's
+   * backstop). A few commands per shard: for an operator's page or a metrics scrape, never per message.
+   */
+  async load(): Promise<{ running: number; due: number; scheduled: number }> {
+    let running = 0;
+    let due = 0;
+    let scheduled = 0;
+    for (const shard of this.keys.shards()) {
+      const now = Date.now();
+      const [workers, dueNow, all] = await Promise.all([this.redis.hkeys(shard.alive), this.redis.zcount(shard.sched, '-inf', now), this.redis.zcard(shard.sched)]);
+      const held = await Promise.all(workers.map((worker) => this.redis.scard(shard.held(worker))));
+      running += held.reduce((sum, count) => sum + count, 0);
+      due += dueNow;
+      scheduled += all - dueNow;
+    }
+    return { running, due, scheduled };
+  }
+
   async depth(sessionKey: string): Promise<{ pending: number; active: number }> {
     const [pending, active] = await this.redis.hmget(this.keys.session(sessionKey).meta, 'p', 'n');
     return { pending: Number(pending ?? 0), active: Number(active ?? 0) };
@@ -231,8 +251,13 @@ export function workerOf(holder: string): string {
   return holder.slice(0, holder.indexOf('/'));
 }
 
-/** Separator of the fields the scripts pack (see lua/common.lua); exported for tests that look inside. */
-export const QUEUE_FIELD_SEPARATOR = FIELD;
+/**
+ * A running turn as the scripts store it in the session's `turns` hash (see lua/common.lua), for a test fixture that
+ * holds a turn without going through a queue.
+ */
+export function runningTurnValue(holder: string, expiryMs: number, body = '[]'): string {
+  return [holder, String(expiryMs), '', '1', '0', '0', body].join(FIELD);
+}
 
 /**
  * Messages answered together, in the platform's order (they may have reached us in another: two webhook

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { KeySpace } from './key-space.js';
+import { LuaScripts } from './lua-scripts.js';
+import type { RedisClient } from './redis-client.js';
 
 /** pending → one of the others, exactly once. */
 export type ApprovalStatus = 'pending' | 'allowed-once' | 'allowed-session' | 'denied' | 'timed-out' | 'stopped';
@@ -31,30 +33,7 @@ const PENDING_INDEX_LIMIT = 10_000;
 /** "Allow for this session" lasts until /new, at most this long. */
 const SESSION_ALLOW_TTL_SECONDS = 30 * 24 * 60 * 60;
 
-/**
- * KEYS[1] the record; ARGV: new status, decided by, now ms → {'ok'} | {'settled', current status} | {'missing'}.
- * The compare-and-set that makes each button work once, whichever gateway process receives the click.
- */
-const DECIDE = `
-local current = redis.call('HGET', KEYS[1], 'status')
-if not current then return {'missing'} end
-if current ~= 'pending' then return {'settled', current} end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'decidedBy', ARGV[2], 'decidedAtMs', ARGV[3])
-return {'ok'}
-`;
-
-/** KEYS[1] the record, KEYS[2] the turn's set of request ids; ARGV: id, field/value pairs…, ttl → 'created' | 'exists' */
-const OPEN = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
-local ttl = tonumber(ARGV[#ARGV])
-redis.call('HSET', KEYS[1], unpack(ARGV, 2, #ARGV - 1))
-redis.call('EXPIRE', KEYS[1], ttl)
-redis.call('SADD', KEYS[2], ARGV[1])
-redis.call('EXPIRE', KEYS[2], ttl)
-return 'created'
-`;
-
-type Script = (...args: string[]) => Promise<unknown>;
+const SCRIPTS = { 'approval-open': 1, 'approval-decide': 1 } as const;
 
 /** The id a button carries: short (Telegram allows 64 bytes of callback data), derived from the turn and the call. */
 export function approvalIdOf(turnId: string, toolCallId: string): string {
@@ -63,49 +42,46 @@ export function approvalIdOf(turnId: string, toolCallId: string): string {
 
 /**
  * Approval requests of tool calls, in Redis: the truth any worker (resuming the parked turn) and any gateway
- * (receiving the click) share. Keys: `<prefix>:approval:<id>` (a hash, see ApprovalRecord),
- * `<prefix>:s:{<sessionKey>}:approvals:<turnId>` (the ids a turn asked about) and
- * `<prefix>:s:{<sessionKey>}:approved-tools` (tools allowed for the rest of the session), and
- * `{<prefix>:approvals}:pending` (a sorted set of the ids still pending, by creation time, for the operator
- * console; written beside the record, not in its script, since it lives in another hash slot).
+ * (receiving the click) share. Keys (see KeySpace): the request by its id alone (a button carries nothing else;
+ * a hash, see ApprovalRecord), the ids a turn asked about and the tools allowed for the rest of the session (in
+ * the session's slot), and a sorted set of the ids still pending, by creation time, for the operator console.
+ * Each is written on its own (they live in different slots); every step is idempotent, so a crash between two
+ * of them is repaired by the resumed turn opening its request again.
  */
 export class ApprovalRecords {
-  readonly #decide: Script;
-  readonly #open: Script;
+  readonly #scripts: LuaScripts<keyof typeof SCRIPTS>;
 
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly redis: RedisClient,
+    private readonly keys: KeySpace,
     private readonly pendingLimit = PENDING_INDEX_LIMIT,
   ) {
-    if (!('approvalDecide' in redis)) redis.defineCommand('approvalDecide', { numberOfKeys: 1, lua: DECIDE });
-    if (!('approvalOpen' in redis)) redis.defineCommand('approvalOpen', { numberOfKeys: 2, lua: OPEN });
-    const commands = redis as unknown as Record<string, Script>;
-    this.#decide = commands.approvalDecide!.bind(redis);
-    this.#open = commands.approvalOpen!.bind(redis);
+    this.#scripts = new LuaScripts(redis, SCRIPTS);
   }
 
   private key(id: string): string {
-    return `${this.prefix}:approval:${id}`;
+    return this.keys.approval(id);
   }
 
   private turnKey(sessionKey: string, turnId: string): string {
-    return `${this.prefix}:s:{${sessionKey}}:approvals:${turnId}`;
+    return this.keys.session(sessionKey).approvals(turnId);
   }
 
   private pendingKey(): string {
-    return `{${this.prefix}:approvals}:pending`;
+    return this.keys.approvalsPending;
   }
 
   private sessionAllowKey(sessionKey: string): string {
-    return `${this.prefix}:s:{${sessionKey}}:approved-tools`;
+    return this.keys.session(sessionKey).approvedTools;
   }
 
   /** Creates the request unless it exists (a resumed turn finds the one it made before). */
   async open(record: Omit<ApprovalRecord, 'status' | 'promptMessageId' | 'decidedBy' | 'decidedAtMs' | 'createdAtMs'>, nowMs: number): Promise<'created' | 'exists'> {
     const fields = Object.entries({ ...record, status: 'pending', deadlineMs: String(record.deadlineMs), createdAtMs: String(nowMs) }).flat();
     const ttl = Math.max(60, Math.ceil((record.deadlineMs - nowMs) / 1000) + KEEP_AFTER_DEADLINE_SECONDS);
-    const opened = (await this.#open(this.key(record.id), this.turnKey(record.sessionKey, record.turnId), record.id, ...fields, String(ttl))) as 'created' | 'exists';
+    const opened = await this.#scripts.run<'created' | 'exists'>('approval-open', [this.key(record.id)], [...fields, ttl]);
+    const turnKey = this.turnKey(record.sessionKey, record.turnId);
+    await this.redis.multi().sadd(turnKey, record.id).expire(turnKey, ttl).exec();
     if (opened === 'created') {
       await this.redis
         .multi()
@@ -181,7 +157,7 @@ export class ApprovalRecords {
 
   /** Settles a pending request; a second answer learns the first one's status. */
   async decide(id: string, status: Exclude<ApprovalStatus, 'pending'>, decidedBy: string, nowMs = Date.now()): Promise<{ kind: 'ok' } | { kind: 'settled'; status: ApprovalStatus } | { kind: 'missing' }> {
-    const [kind, current] = (await this.#decide(this.key(id), status, decidedBy, String(nowMs))) as [string, string?];
+    const [kind, current] = await this.#scripts.run<[string, string?]>('approval-decide', [this.key(id)], [status, decidedBy, nowMs]);
     if (kind === 'ok') {
       await this.redis.zrem(this.pendingKey(), id);
       return { kind: 'ok' };

@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { KeySpace } from './key-space.js';
+import type { RedisClient } from './redis-client.js';
 
 /** Failed admin logins of one client address, and how much longer it is locked out. */
 export interface LoginState {
@@ -22,8 +23,8 @@ export interface LoginFailureStore {
  */
 export class RedisLoginFailures implements LoginFailureStore {
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly redis: RedisClient,
+    private readonly keys: KeySpace,
   ) {}
 
   async state(address: string): Promise<LoginState> {
@@ -46,8 +47,7 @@ export class RedisLoginFailures implements LoginFailureStore {
   }
 
   private keysOf(address: string) {
-    const tag = `{${this.prefix}:admin-login:${address}}`;
-    return { failures: `${tag}:failures`, locked: `${tag}:locked` };
+    return this.keys.adminLogin(address);
   }
 }
 

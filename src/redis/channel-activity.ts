@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { KeySpace } from './key-space.js';
+import type { RedisClient } from './redis-client.js';
 import type { Logger } from '../observability/logger.js';
 
 /** How often a process writes what it received since the last write. */
@@ -17,14 +18,14 @@ export class ChannelActivity {
   #writing: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly redis: RedisClient,
+    private readonly keys: KeySpace,
     private readonly logger: Logger,
     private readonly clock: () => number = Date.now,
   ) {}
 
   private key(): string {
-    return `{${this.prefix}:channels}:last-update`;
+    return this.keys.channelActivity;
   }
 
   /** An update arrived for this account (memory only). */

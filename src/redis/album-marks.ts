@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { KeySpace } from './key-space.js';
+import type { RedisClient } from './redis-client.js';
 
 /** Telegram sends an album's parts within about a second; a minute covers slow deliveries and retries. */
 const TTL_SECONDS = 60;
@@ -9,12 +10,12 @@ const TTL_SECONDS = 60;
  */
 export class AlbumMarks {
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly redis: RedisClient,
+    private readonly keys: KeySpace,
   ) {}
 
   private key(mediaGroupId: string): string {
-    return `${this.prefix}:album-addressed:${mediaGroupId}`;
+    return this.keys.albumAddressed(mediaGroupId);
   }
 
   async markAddressed(mediaGroupId: string): Promise<void> {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { KeySpace } from './key-space.js';
+import { LuaScripts } from './lua-scripts.js';
+import type { RedisClient } from './redis-client.js';
 
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
-const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+const SCRIPTS = { 'token-renew': 1, 'token-release': 1 } as const;
 
 export interface HeldLock {
   /** False once the lock expired or was taken over (renewal failed). */
@@ -15,14 +16,18 @@ export interface HeldLock {
  * released by compare-and-delete so a holder never frees a lock that is no longer its own.
  */
 export class SessionLock {
+  readonly #scripts: LuaScripts<keyof typeof SCRIPTS>;
+
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly redis: RedisClient,
+    private readonly keys: KeySpace,
     private readonly ttlMs = 30_000,
-  ) {}
+  ) {
+    this.#scripts = new LuaScripts(redis, SCRIPTS);
+  }
 
   private key(name: string, sessionKey: string): string {
-    return `${this.prefix}:lock:${name}:{${sessionKey}}`;
+    return this.keys.session(sessionKey).lock(name);
   }
 
   async tryAcquire(name: string, sessionKey: string): Promise<HeldLock | undefined> {
@@ -31,7 +36,7 @@ export class SessionLock {
     if ((await this.redis.set(key, token, 'PX', this.ttlMs, 'NX')) !== 'OK') return undefined;
     let held = true;
     const renewal = setInterval(() => {
-      this.redis.eval(RENEW, 1, key, token, String(this.ttlMs)).then(
+      this.#scripts.run<number>('token-renew', [key], [token, this.ttlMs]).then(
         (renewed) => {
           if (renewed !== 1) held = false;
         },
@@ -46,7 +51,7 @@ export class SessionLock {
       release: async () => {
         clearInterval(renewal);
         held = false;
-        await this.redis.eval(RELEASE, 1, key, token);
+        await this.#scripts.run('token-release', [key], [token]);
       },
     };
   }

@@ -1,24 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis';
-
-export type RedisPurpose = 'worker' | 'producer' | 'subscriber';
-
-/**
- * Connection settings per BullMQ's production guide: workers and subscribers wait for Redis forever
- * (`maxRetriesPerRequest: null`), producers fail fast so a webhook can answer 503 and the platform retries.
- * `shouldReconnect` is asked before every reconnection attempt (a service that is stopping says no).
- */
-export function createRedis(url: string, purpose: RedisPurpose, shouldReconnect: () => boolean = () => true): Redis {
-  const options: RedisOptions = {
-    lazyConnect: false,
-    enableReadyCheck: true,
-    // BullMQ's duplicates of a connection copy these options, this function with them: they stop reconnecting too
-    retryStrategy: (attempt) => (shouldReconnect() ? Math.min(attempt * 200, 2_000) : null),
-    ...(purpose === 'producer'
-      ? { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 5_000 }
-      : { maxRetriesPerRequest: null }),
-  };
-  return new Redis(url, options);
-}
+import { createRedisClient, type ConnectionPurpose, type RedisClient, type RedisTarget } from './redis-client.js';
 
 /**
  * The Redis connections of one service. While it runs they wait for Redis forever; once it stops, a Redis that
@@ -28,7 +8,7 @@ export function createRedis(url: string, purpose: RedisPurpose, shouldReconnect:
  * connection ioredis was told to close while reconnecting).
  */
 export class RedisConnections {
-  private readonly open = new Set<Redis>();
+  private readonly open = new Set<RedisClient>();
   private stopping = false;
   private markLost: () => void = () => undefined;
   /**
@@ -38,8 +18,10 @@ export class RedisConnections {
    */
   readonly lost: Promise<void> = new Promise((resolve) => (this.markLost = resolve));
 
-  create(url: string, purpose: RedisPurpose): Redis {
-    const redis = createRedis(url, purpose, () => {
+  constructor(private readonly target: RedisTarget) {}
+
+  create(purpose: ConnectionPurpose): RedisClient {
+    const redis = createRedisClient(this.target, purpose, () => {
       if (!this.stopping) return true;
       this.markLost();
       return false;
@@ -67,7 +49,7 @@ export class RedisConnections {
   }
 
   /** QUIT when connected (pending replies arrive first), else just close. */
-  async close(redis: Redis): Promise<void> {
+  async close(redis: RedisClient): Promise<void> {
     this.open.delete(redis);
     if (redis.status !== 'ready') {
       redis.disconnect();
@@ -75,23 +57,4 @@ export class RedisConnections {
     }
     await redis.quit().catch(() => redis.disconnect());
   }
-}
-
-export async function waitUntilReady(redis: Redis, timeoutMs = 10_000): Promise<void> {
-  if (redis.status === 'ready') return;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(new Error(`Redis did not become ready within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const onReady = () => {
-      cleanup();
-      resolve();
-    };
-    const cleanup = () => {
-      clearTimeout(timer);
-      redis.off('ready', onReady);
-    };
-    redis.on('ready', onReady);
-  });
 }

@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { KeySpace } from './key-space.js';
+import type { RedisClient } from './redis-client.js';
 
 export interface ContextLine {
   senderName: string;
@@ -14,12 +15,12 @@ const KEEP = 50;
  */
 export class GroupContext {
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly redis: RedisClient,
+    private readonly keys: KeySpace,
   ) {}
 
   private key(sessionKey: string): string {
-    return `${this.prefix}:ctx:{${sessionKey}}`;
+    return this.keys.session(sessionKey).groupContext;
   }
 
   async remember(sessionKey: string, line: ContextLine): Promise<void> {
