@@ -145,6 +145,7 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
   worker.start();
   const compactions = startCompactionWorker({
     connection: workerRedis,
+    workerName: workerId,
     bullmqPrefix: keys.bullmqPrefix,
     compact: (job) => compactor.compactFor(job.sessionKey, job.requestedBy ? { message: job.requestedBy } : undefined, { force: true }),
     logger: moduleLogger('compaction'),

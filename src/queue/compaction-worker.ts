@@ -6,6 +6,8 @@ import { COMPACT_JOB, INBOUND_QUEUE, type InboundJobData } from './inbound-queue
 /** Runs /compact jobs (beside any running turn of the session; the summarize lock keeps one at a time). */
 export function startCompactionWorker(options: {
   connection: RedisClient;
+  /** Shown as the job's `processedBy`. */
+  workerName: string;
   bullmqPrefix: string;
   compact: (job: InboundJobData) => Promise<string>;
   logger: Logger;
@@ -13,7 +15,7 @@ export function startCompactionWorker(options: {
   const worker = new Worker<InboundJobData>(
     INBOUND_QUEUE,
     async (job) => (job.name === COMPACT_JOB ? options.compact(job.data) : 'ignored'),
-    { connection: options.connection, prefix: options.bullmqPrefix, concurrency: 2 },
+    { connection: options.connection, prefix: options.bullmqPrefix, concurrency: 2, name: options.workerName },
   );
   worker.on('failed', (job, error) => options.logger.warn({ jobId: job?.id, err: error }, 'compaction job failed'));
   worker.on('error', (error) => options.logger.error({ err: error }, 'compaction worker error'));
