@@ -4,7 +4,7 @@ import { startService } from './app.js';
 import { loadConfig, readDotEnv, type AppConfig } from './config/index.js';
 import { BotError } from './core/errors.js';
 import { createLogger, moduleLogger, setRootLogger } from './observability/logger.js';
-import { migrateDatabase, openDatabase } from './store/index.js';
+import { databaseOptionsOf, migrateDatabase, openDatabase } from './store/index.js';
 
 const USAGE = `usage: chatbot <command>
   start [--role all|gateway|worker]   run the service (default role from ROLE, else all)
@@ -39,7 +39,7 @@ async function start(config: AppConfig): Promise<void> {
 }
 
 async function migrate(config: AppConfig): Promise<void> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase(databaseOptionsOf(config));
   try {
     await migrateDatabase(database);
     process.stdout.write('migrations applied\n');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PairingService } from './access/index.js';
 import type { AppConfig } from './config/app-config.js';
 import { BotError } from './core/errors.js';
-import { migrateDatabase, openDatabase } from './store/index.js';
+import { databaseOptionsOf, migrateDatabase, openDatabase } from './store/index.js';
 
 /** Written under DATA_DIR while a service uses the embedded database; other processes (the CLI) must not open it then. */
 export const EMBEDDED_DATABASE_OWNER_FILE = 'service.pid';
@@ -15,7 +15,7 @@ export async function runPairingCommand(config: AppConfig, args: string[], out: 
   const [action, code] = args;
   if (action !== 'list' && !(action === 'approve' && code)) throw new BotError('config', PAIRING_USAGE);
   if (!config.databaseUrl) refuseWhileServiceHoldsEmbeddedDatabase(config.dataDir);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase(databaseOptionsOf(config));
   try {
     await migrateDatabase(database);
     const pairing = new PairingService(database.db);

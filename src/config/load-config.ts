@@ -7,6 +7,7 @@ import { DEFAULT_HTTP_LIMITS } from '../gateway/http-limits.js';
 import { parsePriceOverrides } from '../llm/price-overrides.js';
 import type { AppConfig, PlatformName } from './app-config.js';
 import { describeError, locateConfigFile, readConfigFile, type LoadedConfigFile } from './config-file.js';
+import { databaseConfig } from './database-config.js';
 import { EnvironmentSchema, type Environment } from './environment-schema.js';
 import { checkAgentKeys, mergeAgents } from './merge-agents.js';
 import { checkReferences, mergeAccounts, mergeBindings, mergeChannelSettings } from './merge-accounts.js';
@@ -72,7 +73,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: Loa
     host: env.HOST ?? '0.0.0.0',
     http: httpLimits(env),
     role: env.ROLE ?? 'all',
-    databaseUrl: env.DATABASE_URL,
+    ...databaseConfig(env),
     redisUrl: env.REDIS_URL,
     dataDir: resolve(env.DATA_DIR ?? './data'),
     queuePrefix: env.QUEUE_PREFIX ?? 'bot',
