@@ -42,7 +42,7 @@ import {
   waitUntilReady,
   type EmbeddedRedis,
 } from './queue/index.js';
-import { migrateDatabase, openDatabase, resetSession, sessionStats, type Database } from './store/index.js';
+import { databaseOptionsOf, migrateDatabase, openDatabase, resetSession, sessionStats, type Database } from './store/index.js';
 import { createCompactor } from './turn/compaction.js';
 import { TokenCalibration } from './agent/index.js';
 import { sessionUsageOf } from './commands/session-usage.js';
@@ -98,8 +98,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     const redisUrl = config.redisUrl ?? embedded!.url;
     const metrics = new Metrics();
     const database = await openDatabase({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
+      ...databaseOptionsOf(config),
       onQuery: (statement) => metrics.databaseStatements.inc({ kind: statementKind(statement) }),
     });
     onStop('database', () => database.close());

@@ -8,7 +8,7 @@ import { complete, createChatModel } from './llm/index.js';
 import { mcpDoctorChecks } from './mcp/mcp-doctor.js';
 import { createLogger } from './observability/logger.js';
 import { createRedis, waitUntilReady } from './queue/index.js';
-import { openDatabase, pendingMigrations } from './store/index.js';
+import { databaseOptionsOf, describeConnections, openDatabase, pendingMigrations } from './store/index.js';
 
 /** Passed, but worth the operator's attention: printed as WARN, and does not fail the run. */
 export class Warning {
@@ -58,17 +58,18 @@ export async function runDoctor({ config, problems }: ConfigInspection): Promise
         if (!config.databaseUrl && holder) return checkThroughService('postgres', 'the embedded database (PGlite, DATABASE_URL unset)', holder, serviceReadiness());
         // the embedded database is one process's: held while doctor looks into it
         const lock = config.databaseUrl ? undefined : acquireDataDirLock(config.dataDir, 'doctor');
-        const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+        const database = await openDatabase(databaseOptionsOf(config));
         try {
           await database.ping();
           const pending = await pendingMigrations(database);
-          return `${database.kind} reachable, ${pending} pending migration(s)${pending ? ' (run `cli migrate` or start the service)' : ''}`;
+          const connections = await describeConnections(databaseOptionsOf(config));
+          return `${database.kind} reachable, ${pending} pending migration(s)${pending ? ' (run `cli migrate` or start the service)' : ''}${connections}`;
         } finally {
           await database.close();
           lock?.release();
         }
       },
-      hint: 'start PostgreSQL or fix DATABASE_URL',
+      hint: 'start PostgreSQL or fix DATABASE_URL (and DATABASE_MIGRATION_URL, DATABASE_POOLER when set)',
     },
     // one 1-token request per agent's model (several agents may use several providers)
     ...config.agents.map((agent): Check => ({

@@ -5,6 +5,7 @@ import type { HttpLimits } from '../gateway/http-limits.js';
 import type { McpServerConfig } from '../mcp/mcp-config.js';
 import type { BudgetLimits } from '../budgets/budget-limits.js';
 import type { ModelPrice } from '../llm/pricing.js';
+import type { DatabasePooler } from '../store/database.js';
 
 export type Role = 'all' | 'gateway' | 'worker';
 export type QueueMode = 'collect' | 'followup' | 'interrupt';
@@ -114,6 +115,10 @@ export interface AppConfig {
   http: HttpLimits;
   role: Role;
   databaseUrl: string | undefined;
+  /** DATABASE_MIGRATION_URL: a direct connection for migrations (session-level lock); unset: `databaseUrl`. */
+  databaseMigrationUrl: string | undefined;
+  /** DATABASE_POOLER: `transaction` when DATABASE_URL goes through a transaction pooler (no prepared statements, no session state). */
+  databasePooler: DatabasePooler;
   redisUrl: string | undefined;
   dataDir: string;
   queuePrefix: string;

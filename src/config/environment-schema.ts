@@ -13,6 +13,8 @@ export const EnvironmentSchema = Type.Object({
   HOST: Optional(Type.String({ minLength: 1 })),
   ROLE: Optional(Type.Union([Type.Literal('all'), Type.Literal('gateway'), Type.Literal('worker')])),
   DATABASE_URL: Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_MIGRATION_URL: Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_POOLER: Optional(Type.Union([Type.Literal('none'), Type.Literal('transaction')])),
   REDIS_URL: Optional(Type.String({ pattern: '^rediss?://' })),
   DATA_DIR: Optional(Type.String({ minLength: 1 })),
   QUEUE_PREFIX: Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+$' })),

@@ -10,6 +10,7 @@ import { parsePriceOverrides } from '../llm/price-overrides.js';
 const DEFAULT_COMPACTION_TIMEOUT_MS = 30_000;
 import type { AppConfig, PlatformName } from './app-config.js';
 import { describeError, locateConfigFile, readConfigFile, type LoadedConfigFile } from './config-file.js';
+import { databaseConfig } from './database-config.js';
 import { EnvironmentSchema, type Environment } from './environment-schema.js';
 import { checkAgentKeys, mergeAgents } from './merge-agents.js';
 import { checkReferences, mergeAccounts, mergeBindings, mergeChannelSettings } from './merge-accounts.js';
@@ -116,7 +117,7 @@ export function inspectConfig(source: NodeJS.ProcessEnv = process.env, options: 
       () => httpLimits({ ...env, HTTP_HEADERS_TIMEOUT_MS: undefined }),
     ),
     role: env.ROLE ?? 'all',
-    databaseUrl: env.DATABASE_URL,
+    ...databaseConfig(env),
     redisUrl: env.REDIS_URL,
     dataDir: resolve(env.DATA_DIR ?? './data'),
     queuePrefix: env.QUEUE_PREFIX ?? 'bot',
