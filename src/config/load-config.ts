@@ -88,6 +88,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: Loa
     connectionLeaseMs: env.CONNECTION_LEASE_MS ?? 20_000,
     turnLeaseMs: env.TURN_LEASE_MS ?? 15_000,
     llm: defaultAgent.llm,
+    failoverCooldownMs: env.LLM_FAILOVER_COOLDOWN_MS ?? 60_000,
+    subagents: { maxDepth: env.SUBAGENT_MAX_DEPTH ?? 1, maxParallel: env.SUBAGENT_MAX_PARALLEL ?? 4 },
     systemPrompt: defaultAgent.systemPrompt,
     maxIterations: defaultAgent.maxIterations,
     historyTurns: env.HISTORY_TURNS ?? 50,
