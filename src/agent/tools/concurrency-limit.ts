@@ -20,7 +20,8 @@ export class ConcurrencyLimit {
           resolve();
         };
         const leave = (): void => {
-          this.#waiting.splice(this.#waiting.indexOf(enter), 1);
+          const index = this.#waiting.indexOf(enter);
+          if (index >= 0) this.#waiting.splice(index, 1);
           reject(cancelledError());
         };
         this.#waiting.push(enter);
