@@ -13,6 +13,7 @@ import { ChatSettingsResolver, type ChatLocation } from './config/chat-settings.
 import type { InboundMessage } from './core/inbound-message.js';
 import { BudgetLedger, BudgetSettings, BudgetsOverview, createUsageReport, TurnBudgets } from './budgets/index.js';
 import { priceTableOf } from './llm/pricing.js';
+import { modelKey, RedisFailoverCooldowns, type FailoverOptions } from './llm/index.js';
 import { ChannelRegistry } from './core/channel-registry.js';
 import { AdminLoginGuard, createChatMembershipHandler, createHttpServer, createInboundHandler, RedisLoginFailures, registerAdminScope } from './gateway/index.js';
 import { connectionName, createServiceStatus } from './gateway/service-status.js';
@@ -177,10 +178,14 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         onStop('mcp servers', () => manager.close());
         mcp = manager;
       }
-      const agents = new AgentRuntimes(config, chats, moduleLogger('agents'), mcp, [
-        ...createMemoryTools(memory),
-        ...createScheduleTools(schedules),
-      ]);
+      const agents = new AgentRuntimes(
+        config,
+        chats,
+        moduleLogger('agents'),
+        mcp,
+        [...createMemoryTools(memory), ...createScheduleTools(schedules)],
+        failoverOptions(new RedisFailoverCooldowns(workerRedis, config.queuePrefix), config.failoverCooldownMs, metrics),
+      );
       const budgets = new TurnBudgets({
         ...budgetOptions,
         ledger: new BudgetLedger(workerRedis, config.queuePrefix),
@@ -210,6 +215,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
         compactor,
         tools: agents.runtime(config.agents[0]!.id).tools,
         agentFor: (message) => agents.turnAgent(message),
+        subagents: {
+          ...config.subagents,
+          agentNames: agents.agentNames,
+          agentFor: (name, callingAgentId) => agents.subagentSetup(name, callingAgentId),
+        },
         groupContext: new GroupContext(workerRedis, config.queuePrefix),
         deliveries,
         fileSends: new FileSendRecords(deliveries),
@@ -425,6 +435,21 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     await stopAll().catch((stopError: unknown) => logger.warn({ err: stopError }, 'could not undo the start completely'));
     throw error;
   }
+}
+
+/** Failover chains (CONTRACT §17): cool-downs in Redis, each failover counted and logged. */
+function failoverOptions(cooldowns: FailoverOptions['cooldowns'], cooldownMs: number, metrics: Metrics): FailoverOptions {
+  const logger = moduleLogger('failover');
+  return {
+    cooldowns,
+    cooldownMs,
+    onFailover: ({ from, to, reason, error }) => {
+      metrics.llmFailovers.inc({ model: modelKey(from), reason });
+      if (reason === 'cooldown') logger.debug({ from: modelKey(from), to: modelKey(to) }, 'model cooling down: the call goes to the next model');
+      else logger.warn({ err: error, from: modelKey(from), to: modelKey(to), reason, cooldownMs }, 'model call failed: failing over to the next model');
+    },
+    onCooldownError: (error) => logger.warn({ err: error }, 'model cool-downs could not be read or written in Redis; trying the chain in order'),
+  };
 }
 
 /** How a process on this machine reaches the server (a wildcard HOST listens on loopback too). */

@@ -131,6 +131,8 @@ export function inspectConfig(source: NodeJS.ProcessEnv = process.env, options: 
     turnLeaseMs: env.TURN_LEASE_MS ?? 15_000,
     workerDeadAfterMs: env.WORKER_DEAD_AFTER_MS ?? 4_000,
     llm: defaultAgent.llm,
+    failoverCooldownMs: env.LLM_FAILOVER_COOLDOWN_MS ?? 60_000,
+    subagents: { maxDepth: env.SUBAGENT_MAX_DEPTH ?? 1, maxParallel: env.SUBAGENT_MAX_PARALLEL ?? 4 },
     systemPrompt: defaultAgent.systemPrompt,
     maxIterations: defaultAgent.maxIterations,
     historyTurns: env.HISTORY_TURNS ?? 50,
