@@ -1,10 +1,10 @@
-import { commandToolSettings, defaultTools, describeSandboxHost, detectSandbox } from './agent/index.js';
+import { commandToolSettings, defaultTools, describeSandboxHost, detectSandbox, type SubagentSetup } from './agent/index.js';
 import type { AgentTool } from './agent/tools/agent-tool.js';
 import type { AgentConfig, AppConfig } from './config/app-config.js';
 import type { ChatSettingsResolver } from './config/chat-settings.js';
 import { BotError } from './core/errors.js';
 import type { InboundMessage } from './core/inbound-message.js';
-import { createChatModel, type ChatModel } from './llm/index.js';
+import { createModelChain, type ChatModel, type FailoverOptions } from './llm/index.js';
 import type { McpToolSource } from './mcp/index.js';
 import type { Logger } from './observability/logger.js';
 import type { TurnAgent } from './turn/turn-dependencies.js';
@@ -30,11 +30,13 @@ export class AgentRuntimes {
     private readonly mcp?: McpToolSource,
     /** Tools every agent has besides its configured ones (memory, schedules). */
     serviceTools: AgentTool[] = [],
+    /** The cool-downs and reports of failover chains; absent: fallback models are not used. */
+    failover?: FailoverOptions,
   ) {
     for (const agent of config.agents) {
       this.#runtimes.set(agent.id, {
         config: agent,
-        model: createChatModel(agent.llm),
+        model: createModelChain(agent.llm, agent.fallbackModels, failover),
         tools: [...toolsOf(agent), ...serviceTools],
       });
     }
@@ -102,6 +104,26 @@ export class AgentRuntimes {
       chatPrompt: chat.systemPrompt,
       requireApproval: config.toolPolicy.requireApproval ?? [],
       scheduledAllowTools: config.schedules.allowTools,
+      subagents: config.subagents,
+    };
+  }
+
+  get agentNames(): string[] {
+    return [...this.#runtimes.keys()];
+  }
+
+  /** What a sub-agent runs as: the named agent (none such: undefined), or without a name the calling agent. */
+  subagentSetup(name: string | undefined, callingAgentId: string): SubagentSetup | undefined {
+    const runtime = name === undefined ? this.runtime(callingAgentId) : this.#runtimes.get(name);
+    if (!runtime) return undefined;
+    const { config } = runtime;
+    return {
+      id: config.id,
+      model: runtime.model,
+      tools: this.#withMcpTools(config.id, runtime.tools),
+      identity: config.systemPrompt,
+      maxIterations: config.maxIterations,
+      requireApproval: config.toolPolicy.requireApproval ?? [],
     };
   }
 

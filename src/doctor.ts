@@ -1,6 +1,7 @@
 import { createChannels } from '../channels/index.js';
 import { commandToolSettings, describeSandboxHost, detectSandbox, SANDBOX_INSTALL_HINT } from './agent/index.js';
 import type { AppConfig, ConfigInspection } from './config/index.js';
+import type { LlmConfig } from './config/app-config.js';
 import { errorMessage } from './core/errors.js';
 import { checkRedisServerOnPath, checkThroughService, describeRunningService, readinessOf, type Readiness } from './doctor-embedded.js';
 import { acquireDataDirLock, dataDirHolder } from './lifecycle/data-dir-lock.js';
@@ -8,7 +9,7 @@ import { complete, createChatModel } from './llm/index.js';
 import { mcpDoctorChecks } from './mcp/mcp-doctor.js';
 import { createLogger } from './observability/logger.js';
 import { createRedisClient, waitUntilReady } from './redis/index.js';
-import { openDatabase, pendingMigrations } from './store/index.js';
+import { databaseOptionsOf, describeConnections, openDatabase, pendingMigrations } from './store/index.js';
 
 /** Passed, but worth the operator's attention: printed as WARN, and does not fail the run. */
 export class Warning {
@@ -58,28 +59,34 @@ export async function runDoctor({ config, problems }: ConfigInspection): Promise
         if (!config.databaseUrl && holder) return checkThroughService('postgres', 'the embedded database (PGlite, DATABASE_URL unset)', holder, serviceReadiness());
         // the embedded database is one process's: held while doctor looks into it
         const lock = config.databaseUrl ? undefined : acquireDataDirLock(config.dataDir, 'doctor');
-        const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+        const database = await openDatabase(databaseOptionsOf(config));
         try {
           await database.ping();
           const pending = await pendingMigrations(database);
-          return `${database.kind} reachable, ${pending} pending migration(s)${pending ? ' (run `cli migrate` or start the service)' : ''}`;
+          const connections = await describeConnections(databaseOptionsOf(config));
+          return `${database.kind} reachable, ${pending} pending migration(s)${pending ? ' (run `cli migrate` or start the service)' : ''}${connections}`;
         } finally {
           await database.close();
           lock?.release();
         }
       },
-      hint: 'start PostgreSQL or fix DATABASE_URL',
+      hint: 'start PostgreSQL or fix DATABASE_URL (and DATABASE_MIGRATION_URL, DATABASE_POOLER when set)',
     },
-    // one 1-token request per agent's model (several agents may use several providers)
-    ...config.agents.map((agent): Check => ({
-      name: config.agents.length > 1 ? `llm (${agent.id})` : 'llm',
-      run: async () => {
-        const model = createChatModel({ ...agent.llm, stream: false, maxRetries: 0 });
-        await complete(model, { system: 'Reply with OK.', messages: [{ role: 'user', parts: [{ type: 'text', text: 'ping' }] }], maxTokens: 1 });
-        return `${agent.llm.provider}/${agent.llm.model} answered`;
+    // one 1-token request per agent's model (several agents may use several providers), and per fallback model
+    ...config.agents.flatMap((agent): Check[] => [
+      {
+        name: config.agents.length > 1 ? `llm (${agent.id})` : 'llm',
+        run: () => pingModel(agent.llm),
+        hint: 'check the API key, LLM_MODEL and the base URL',
       },
-      hint: 'check the API key, LLM_MODEL and the base URL',
-    })),
+      ...agent.fallbackModels.map(
+        (fallback): Check => ({
+          name: `llm fallback (${config.agents.length > 1 ? `${agent.id}: ` : ''}${fallback.provider}:${fallback.model})`,
+          run: () => pingModel(fallback),
+          hint: `check ${fallback.provider === 'openai' ? 'OPENAI_API_KEY and OPENAI_BASE_URL' : 'ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL'} (or the fallback's apiKey and baseUrl) and the model name in ${agent.id === config.agents[0]!.id ? 'LLM_FALLBACK_MODELS or ' : ''}fallbackModels`,
+        }),
+      ),
+    ]),
     {
       name: 'channels',
       run: async () => {
@@ -118,6 +125,13 @@ function configurationChecks(config: AppConfig, problems: string[]): Check[] {
     },
     hint: 'fix the variable named here (the other checks ran as if it were unset)',
   }));
+}
+
+/** One tiny request, no retries: the credentials, the base URL and the model name all work. */
+async function pingModel(llm: LlmConfig): Promise<string> {
+  const model = createChatModel({ ...llm, stream: false, maxRetries: 0 });
+  await complete(model, { system: 'Reply with OK.', messages: [{ role: 'user', parts: [{ type: 'text', text: 'ping' }] }], maxTokens: 1 });
+  return `${llm.provider}/${llm.model} answered`;
 }
 
 /** Fails only when an agent runs bash or a CLI tool with the sandbox on and bubblewrap cannot run here. */

@@ -2,7 +2,7 @@ import { PairingService } from './access/index.js';
 import type { AppConfig } from './config/app-config.js';
 import { BotError } from './core/errors.js';
 import { acquireDataDirLock, DataDirInUseError, describeHolder, type DataDirLock } from './lifecycle/data-dir-lock.js';
-import { migrateDatabase, openDatabase } from './store/index.js';
+import { databaseOptionsOf, migrateDatabase, openDatabase } from './store/index.js';
 
 export const PAIRING_USAGE = `usage: chatbot pairing list | chatbot pairing approve <CODE>`;
 
@@ -19,7 +19,7 @@ export async function runPairingCommand(config: AppConfig, args: string[], out: 
 }
 
 async function onDatabase(config: AppConfig, action: string, code: string | undefined, out: (line: string) => void): Promise<number> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase(databaseOptionsOf(config));
   try {
     await migrateDatabase(database);
     const pairing = new PairingService(database.db);

@@ -6,6 +6,8 @@ import type { FinalReply } from './output/silent-reply.js';
 interface ToolCallSpanFields {
   name: string;
   toolCallId: string;
+  /** Made by a sub-agent: the id of the `spawn_agent` call it ran for (the console nests it there). */
+  parentToolCallId?: string | undefined;
   startedAt: number;
   durationMs: number;
   isError: boolean;
@@ -34,6 +36,8 @@ export type TraceSpan =
       error: string | undefined;
       /** The request messages as JSON, only with TRACE_VERBOSE (truncated at 50,000 characters). */
       input: string | undefined;
+      /** Made by a sub-agent: the id of the `spawn_agent` call it ran for (the console nests it there). */
+      parentToolCallId?: string | undefined;
     }
   | ({ kind: 'tool' } & ToolCallSpanFields)
   /** A person's answer to an approval request: from the request to the decision; `outputPreview` says who decided what, `isError` a denial. */
@@ -50,6 +54,7 @@ export type TraceSpan =
       usage?: Usage | undefined;
       /** A transcription's cost, when its price is known. */
       costUsd?: number | undefined;
+      parentToolCallId?: string | undefined;
     };
 
 export interface RunOutcome {
@@ -68,6 +73,11 @@ export type AgentEvent =
   | { type: 'reasoning-delta'; text: string }
   | { type: 'tool-call-start'; toolCallId: string; name: string; args: unknown }
   | { type: 'tool-call-end'; toolCallId: string; name: string; isError: boolean; output: string }
+  /**
+   * A model call failed over (CONTRACT §17): `from` (`provider:model`) failed with a retryable error (`reason`, its
+   * code) and the same request went to `to`. Text streamed since the call began was the failed attempt's: void.
+   */
+  | { type: 'model-failover'; from: string; to: string; reason: string }
   /** The model repeated one tool call with the same arguments `times` times in a row; the turn ends with its answer. */
   | { type: 'loop-detected'; name: string; times: number }
   /** `text` is the raw final assistant text; `reply` is what to deliver (sanitized, NO_REPLY handled). */

@@ -131,7 +131,8 @@ async function* modelStep(
     const prepared: PreparedRequest = input.context ? await input.context.prepare(request, { overflowed, signal: input.signal, onSpan }) : { request };
     for (const span of made) await state.checkpoint({ type: 'context-call', span });
     try {
-      const response = yield* callModel(input.model, prepared.request, input.signal, run, iteration, state.clock);
+      const failedAttempt = (span: LlmSpan) => state.checkpoint({ type: 'model-error', span });
+      const response = yield* callModel(input.model, prepared.request, input.signal, run, iteration, state.clock, failedAttempt);
       input.context?.observe(prepared, response.usage);
       return response;
     } catch (error) {
@@ -187,7 +188,8 @@ async function* toolStep(state: RunState, calls: ToolCallPart[], interrupted: Re
     }
     const span = run.recordToolCall(outcome);
     if (!outcome.cancelled) {
-      await state.checkpoint({ type: 'tool-result', toolCallId: call.id, name: call.name, content: outcome.content, isError: outcome.isError, span });
+      const spans = outcome.spans?.length ? { spans: outcome.spans } : {};
+      await state.checkpoint({ type: 'tool-result', toolCallId: call.id, name: call.name, content: outcome.content, isError: outcome.isError, span, ...spans });
     }
     return outcome;
   };

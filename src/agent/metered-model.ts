@@ -1,5 +1,5 @@
 import { errorMessage, isAbortError } from '../core/errors.js';
-import type { ChatModel, ChatRequest, ModelStreamEvent, Usage } from '../llm/chat-model.js';
+import { answererOf, type ChatModel, type ChatRequest, type ModelName, type ModelStreamEvent, type Usage } from '../llm/chat-model.js';
 import type { LlmCallPurpose } from './agent-events.js';
 import type { PriceTable } from './pricing.js';
 import type { LlmSpan } from './turn-steps.js';
@@ -28,31 +28,42 @@ export function meteredModel(model: ChatModel, options: MeterOptions): ChatModel
 }
 
 async function* meteredStream(model: ChatModel, request: ChatRequest, options: MeterOptions): AsyncGenerator<ModelStreamEvent> {
-  const startedAt = options.clock();
+  let startedAt = options.clock();
+  // the model being tried: a failover chain's member that failed gets its own span, then the next one is tried
+  let attempt: ModelName = { provider: model.provider, model: model.model };
   let usage: Usage | undefined;
   let error: string | undefined;
+  const span = (name: ModelName, spanUsage: Usage | undefined, spanError: string | undefined): LlmSpan => ({
+    kind: 'llm',
+    name: `${name.provider}:${name.model}`,
+    provider: name.provider,
+    model: name.model,
+    iteration: 0,
+    purpose: options.purpose,
+    startedAt,
+    durationMs: options.clock() - startedAt,
+    usage: spanUsage,
+    costUsd: spanUsage ? options.prices?.(name.model, spanUsage) : undefined,
+    error: spanError,
+    input: undefined,
+  });
   try {
     for await (const event of model.stream(request)) {
-      if (event.type === 'finish') usage = event.usage;
+      if (event.type === 'attempt-failed') {
+        options.onSpan(span(event.failed, undefined, errorMessage(event.error)));
+        startedAt = options.clock();
+        attempt = event.next;
+      }
+      if (event.type === 'finish') {
+        usage = event.usage;
+        attempt = answererOf(attempt, event);
+      }
       yield event;
     }
   } catch (caught) {
     error = request.signal?.aborted || isAbortError(caught) ? 'cancelled' : errorMessage(caught);
     throw caught;
   } finally {
-    options.onSpan({
-      kind: 'llm',
-      name: `${model.provider}:${model.model}`,
-      provider: model.provider,
-      model: model.model,
-      iteration: 0,
-      purpose: options.purpose,
-      startedAt,
-      durationMs: options.clock() - startedAt,
-      usage,
-      costUsd: usage ? options.prices?.(model.model, usage) : undefined,
-      error: usage || error ? error : 'cancelled',
-      input: undefined,
-    });
+    options.onSpan(span(attempt, usage, usage || error ? error : 'cancelled'));
   }
 }

@@ -1,12 +1,24 @@
 import { BotError, errorMessage, isAbortError } from '../core/errors.js';
-import type { ChatModel, ChatRequest, ModelResponse } from '../llm/chat-model.js';
+import type { ChatModel, ChatRequest, ModelName, ModelResponse, ModelStreamEvent } from '../llm/chat-model.js';
 import { raceAbort } from './abortable.js';
 import type { AgentEvent } from './agent-events.js';
 import type { RunAccounting } from './run-accounting.js';
 import type { LlmSpan } from './turn-steps.js';
 
-/** Streams one model call, forwarding text and reasoning deltas; returns the finished response. */
-async function* streamModel(model: ChatModel, request: ChatRequest, signal: AbortSignal): AsyncGenerator<AgentEvent, ModelResponse> {
+type AttemptFailed = Extract<ModelStreamEvent, { type: 'attempt-failed' }>;
+
+const nameOf = (model: ModelName): string => `${model.provider}:${model.model}`;
+
+/**
+ * Streams one model call, forwarding text and reasoning deltas; returns the finished response. A failover inside
+ * the call (a fallback model takes over) is reported to `onAttemptFailed` and as a `model-failover` event.
+ */
+async function* streamModel(
+  model: ChatModel,
+  request: ChatRequest,
+  signal: AbortSignal,
+  onAttemptFailed: (event: AttemptFailed) => Promise<void>,
+): AsyncGenerator<AgentEvent, ModelResponse> {
   const iterator = model.stream({ ...request, signal })[Symbol.asyncIterator]();
   try {
     for (;;) {
@@ -23,8 +35,14 @@ async function* streamModel(model: ChatModel, request: ChatRequest, signal: Abor
         case 'tool-call-start':
         case 'tool-call-delta':
           break;
+        case 'attempt-failed': {
+          await onAttemptFailed(event);
+          const reason = event.error instanceof BotError ? event.error.code : 'error';
+          yield { type: 'model-failover', from: nameOf(event.failed), to: nameOf(event.next), reason };
+          break;
+        }
         case 'finish':
-          return { message: event.message, stopReason: event.stopReason, usage: event.usage };
+          return { message: event.message, stopReason: event.stopReason, usage: event.usage, ...(event.answeredBy ? { answeredBy: event.answeredBy } : {}) };
       }
     }
   } finally {
@@ -33,7 +51,10 @@ async function* streamModel(model: ChatModel, request: ChatRequest, signal: Abor
   }
 }
 
-/** One LLM call with its span recorded, whether it succeeds or throws. */
+/**
+ * One LLM call with its span recorded, whether it succeeds or throws; each attempt of a failover chain that failed
+ * before another model answered gets its own failed span, named after that model (`onFailedSpan` makes it durable).
+ */
 export async function* callModel(
   model: ChatModel,
   request: Omit<ChatRequest, 'signal'>,
@@ -41,16 +62,24 @@ export async function* callModel(
   run: RunAccounting,
   iteration: number,
   clock: () => number,
+  onFailedSpan?: (span: LlmSpan) => Promise<void>,
 ): AsyncGenerator<AgentEvent, ModelResponse & { span: LlmSpan }> {
-  const startedAt = clock();
+  let startedAt = clock();
+  let attempt: ModelName = { provider: model.provider, model: model.model };
   const traced = { system: request.system, messages: request.messages };
+  const onAttemptFailed = async (event: AttemptFailed): Promise<void> => {
+    const span = run.recordLlmCall({ iteration, startedAt, usage: undefined, error: errorMessage(event.error), request: traced, answeredBy: event.failed });
+    await onFailedSpan?.(span);
+    startedAt = clock();
+    attempt = event.next;
+  };
   try {
-    const response = yield* streamModel(model, request, signal);
-    const span = run.recordLlmCall({ iteration, startedAt, usage: response.usage, error: undefined, request: traced });
+    const response = yield* streamModel(model, request, signal, onAttemptFailed);
+    const span = run.recordLlmCall({ iteration, startedAt, usage: response.usage, error: undefined, request: traced, answeredBy: response.answeredBy ?? attempt });
     return { ...response, span };
   } catch (error) {
     const cancelled = signal.aborted || isAbortError(error);
-    run.recordLlmCall({ iteration, startedAt, usage: undefined, error: cancelled ? 'cancelled' : errorMessage(error), request: traced });
+    run.recordLlmCall({ iteration, startedAt, usage: undefined, error: cancelled ? 'cancelled' : errorMessage(error), request: traced, answeredBy: attempt });
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import type { ApprovalDecision } from './approval-gate.js';
 import type { ChatMessage } from '../core/chat-message.js';
-import type { ChatModel, Usage } from '../llm/chat-model.js';
+import type { ChatModel, ModelName, Usage } from '../llm/chat-model.js';
 import type { RunOutcome, TraceSpan } from './agent-events.js';
 import type { PriceTable } from './pricing.js';
 import type { ToolCallOutcome } from './tool-calls.js';
@@ -22,6 +22,8 @@ export interface LlmCallRecord {
   usage: Usage | undefined;
   error: string | undefined;
   request: { system: string; messages: ChatMessage[] };
+  /** The concrete model that answered or failed (a failover chain's member); default: the run's model. */
+  answeredBy?: ModelName | undefined;
 }
 
 /** Usage, cost and spans of one run, and the messages it added. */
@@ -47,14 +49,16 @@ export class RunAccounting {
   }
 
   recordLlmCall(record: LlmCallRecord): LlmSpan {
-    const costUsd = record.usage && this.options.prices ? this.options.prices(this.model.model, record.usage) : undefined;
+    // priced and named after the model that really answered: a fallback has its own price
+    const { provider, model } = record.answeredBy ?? this.model;
+    const costUsd = record.usage && this.options.prices ? this.options.prices(model, record.usage) : undefined;
     if (record.usage) this.usage = addUsage(this.usage, record.usage);
     if (costUsd !== undefined) this.costUsd += costUsd;
     const span: LlmSpan = {
       kind: 'llm',
-      name: `${this.model.provider}:${this.model.model}`,
-      provider: this.model.provider,
-      model: this.model.model,
+      name: `${provider}:${model}`,
+      provider,
+      model,
       iteration: record.iteration,
       startedAt: record.startedAt,
       durationMs: this.clock() - record.startedAt,
@@ -67,14 +71,20 @@ export class RunAccounting {
     return span;
   }
 
-  /** A model call made for the run outside the loop (compaction), already measured and priced: counted like the loop's own. */
-  recordSpan(span: LlmSpan): void {
-    if (span.usage) this.usage = addUsage(this.usage, span.usage);
-    if (span.costUsd !== undefined) this.costUsd += span.costUsd;
+  /**
+   * A model call made for the run outside the loop (compaction), or a span of a sub-agent, already measured and
+   * priced: counted like the loop's own.
+   */
+  recordSpan(span: TraceSpan): void {
+    const counted = span.kind === 'llm' || span.kind === 'media' ? span : undefined;
+    if (counted?.usage) this.usage = addUsage(this.usage, counted.usage);
+    if (counted?.costUsd !== undefined) this.costUsd += counted.costUsd;
     this.spans.push(span);
   }
 
+  /** A tool call's span, after the spans of the work it did for the run (a sub-agent's calls: their tokens and cost count here). */
   recordToolCall(outcome: ToolCallOutcome): ToolSpan {
+    for (const child of outcome.spans ?? []) this.recordSpan(child);
     const span: ToolSpan = {
       kind: 'tool',
       name: outcome.call.name,

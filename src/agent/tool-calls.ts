@@ -3,6 +3,7 @@ import { errorMessage } from '../core/errors.js';
 import { raceAbort } from './abortable.js';
 import { markUntrustedToolOutput } from './input/untrusted-content.js';
 import { parseToolArguments, validateToolArguments } from './tool-arguments.js';
+import type { TraceSpan } from './agent-events.js';
 import type { AgentTool, ToolContext } from './tools/agent-tool.js';
 
 export interface ToolCallOutcome {
@@ -13,6 +14,8 @@ export interface ToolCallOutcome {
   cancelled: boolean;
   startedAt: number;
   durationMs: number;
+  /** Spans of the work the call did for the run (a sub-agent's model and tool calls), reported through its context. */
+  spans?: TraceSpan[] | undefined;
 }
 
 /** What the `tool-call-start` event shows: the parsed arguments, or `{ _raw }` when they are not JSON. */
@@ -61,6 +64,8 @@ export async function executeToolCall(
   clock: () => number,
 ): Promise<ToolCallOutcome> {
   const startedAt = clock();
+  const spans: TraceSpan[] = [];
+  context = { ...context, reportSpans: (more) => spans.push(...more) };
   const finish = (result: Attempt, cancelled = false): ToolCallOutcome => ({
     call,
     content: cancelled ? result.content : markUntrustedToolOutput(result.content),
@@ -68,6 +73,7 @@ export async function executeToolCall(
     cancelled,
     startedAt,
     durationMs: clock() - startedAt,
+    ...(spans.length > 0 ? { spans: [...spans] } : {}),
   });
   const cancelledResult = { content: 'Error: tool call cancelled because the run was stopped.', isError: true };
   if (context.signal.aborted) return finish(cancelledResult, true);

@@ -20,7 +20,8 @@ export type TurnStep =
   | { type: 'context-call'; span: LlmSpan }
   /** A tool with side effects is about to run: if no result follows, it was interrupted and is not run again. */
   | { type: 'tool-start'; toolCallId: string }
-  | { type: 'tool-result'; toolCallId: string; name: string; content: string; isError: boolean; span: ToolSpan };
+  /** `spans`: what the tool did for the run (a finished sub-agent's calls), with their tokens and cost. */
+  | { type: 'tool-result'; toolCallId: string; name: string; content: string; isError: boolean; span: ToolSpan; spans?: TraceSpan[] };
 
 /** What the steps add up to: the run's messages and accounting so far, and the calls still owed a result. */
 export interface TurnProgress {
@@ -74,6 +75,7 @@ export function replaySteps(steps: TurnStep[]): TurnProgress {
           role: 'tool',
           parts: [{ type: 'tool-result', toolCallId: step.toolCallId, name: step.name, content: step.content, isError: step.isError }],
         });
+        for (const child of step.spans ?? []) addSpan(progress, child);
         progress.spans.push(step.span);
         break;
     }
@@ -84,8 +86,9 @@ export function replaySteps(steps: TurnStep[]): TurnProgress {
   return progress;
 }
 
-function addSpan(progress: TurnProgress, span: LlmSpan): void {
+function addSpan(progress: TurnProgress, span: TraceSpan): void {
   progress.spans.push(span);
+  if (span.kind !== 'llm' && span.kind !== 'media') return;
   if (span.usage) progress.usage = addUsage(progress.usage, span.usage);
   progress.costUsd += span.costUsd ?? 0;
 }

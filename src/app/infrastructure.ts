@@ -6,7 +6,7 @@ import { moduleLogger, type Logger } from '../observability/logger.js';
 import { Metrics, statementKind } from '../observability/metrics.js';
 import { startEmbeddedRedis } from '../queue/embedded-redis.js';
 import { KeySpace, RedisConnections, waitUntilReady, type ConnectionPurpose, type RedisClient } from '../redis/index.js';
-import { migrateDatabase, openDatabase, type Database } from '../store/index.js';
+import { databaseOptionsOf, migrateDatabase, openDatabase, type Database } from '../store/index.js';
 
 /**
  * What every role stands on: the data folder's lock, the embedded redis-server (REDIS_URL unset), PostgreSQL
@@ -61,8 +61,7 @@ export async function buildInfrastructure(config: AppConfig, logger = moduleLogg
     }
     const metrics = new Metrics();
     const database = await openDatabase({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
+      ...databaseOptionsOf(config),
       onQuery: (statement) => metrics.databaseStatements.inc({ kind: statementKind(statement) }),
     });
     onStop('database', () => database.close());

@@ -4,14 +4,16 @@ import { randomUUID } from 'node:crypto';
 import { AgentRuntimes } from '../agent-runtimes.js';
 import { TokenCalibration } from '../agent/index.js';
 import { TurnBudgets } from '../budgets/index.js';
+import { modelKey, type FailoverOptions } from '../llm/index.js';
 import { priceTableOf } from '../llm/pricing.js';
 import type { McpToolSource } from '../mcp/index.js';
 import { createMediaCache, createMediaProcessor, createTranscriber, MEDIA_CACHE_MAX_AGE_MS } from '../media/index.js';
 import { createMemoryFlush, createMemoryTools } from '../memory/index.js';
 import { settleBefore } from '../lifecycle/stop-steps.js';
 import { moduleLogger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import { AbortBus, QueueWorker, startCompactionWorker } from '../queue/index.js';
-import { ApprovalRecords, GroupContext, SessionLock, SessionQueue, TurnStateStore, WorkerBeat } from '../redis/index.js';
+import { ApprovalRecords, GroupContext, RedisFailoverCooldowns, SessionLock, SessionQueue, TurnStateStore, WorkerBeat } from '../redis/index.js';
 import { createFiringOutcomeRecorder, createScheduleTools, FiringWorker } from '../schedules/index.js';
 import { createTurnAbandoner } from '../turn/abandon-turn.js';
 import { turnCheckpointStore } from '../turn/checkpoint-store.js';
@@ -51,7 +53,14 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     infra.onStop('mcp servers', () => manager.close());
     mcp = manager;
   }
-  const agents = new AgentRuntimes(config, shared.chats, moduleLogger('agents'), mcp, [...createMemoryTools(shared.memory), ...createScheduleTools(shared.schedules)]);
+  const agents = new AgentRuntimes(
+    config,
+    shared.chats,
+    moduleLogger('agents'),
+    mcp,
+    [...createMemoryTools(shared.memory), ...createScheduleTools(shared.schedules)],
+    failoverOptions(new RedisFailoverCooldowns(workerRedis, keys), config.failoverCooldownMs, metrics),
+  );
   const budgets = new TurnBudgets({
     defaults: config.budgets,
     levelsFor: budgetLevelsOf(infra, shared),
@@ -88,6 +97,11 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     compactor,
     tools: agents.runtime(config.agents[0]!.id).tools,
     agentFor: (message) => agents.turnAgent(message),
+    subagents: {
+      ...config.subagents,
+      agentNames: agents.agentNames,
+      agentFor: (name, callingAgentId) => agents.subagentSetup(name, callingAgentId),
+    },
     groupContext: new GroupContext(workerRedis, keys),
     deliveries,
     fileSends: new FileSendRecords(deliveries),
@@ -170,4 +184,19 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
       abortBus.abortAll('shutdown');
     }),
   );
+}
+
+/** Failover chains (CONTRACT §17): cool-downs in Redis, each failover counted and logged. */
+function failoverOptions(cooldowns: FailoverOptions['cooldowns'], cooldownMs: number, metrics: Metrics): FailoverOptions {
+  const logger = moduleLogger('failover');
+  return {
+    cooldowns,
+    cooldownMs,
+    onFailover: ({ from, to, reason, error }) => {
+      metrics.llmFailovers.inc({ model: modelKey(from), reason });
+      if (reason === 'cooldown') logger.debug({ from: modelKey(from), to: modelKey(to) }, 'model cooling down: the call goes to the next model');
+      else logger.warn({ err: error, from: modelKey(from), to: modelKey(to), reason, cooldownMs }, 'model call failed: failing over to the next model');
+    },
+    onCooldownError: (error) => logger.warn({ err: error }, 'model cool-downs could not be read or written in Redis; trying the chain in order'),
+  };
 }

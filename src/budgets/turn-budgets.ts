@@ -1,5 +1,5 @@
 import type { InboundMessage } from '../core/inbound-message.js';
-import type { ChatModel } from '../llm/chat-model.js';
+import { wrapEachModel, type ChatModel } from '../llm/chat-model.js';
 import { priceOf, type ModelPrice } from '../llm/pricing.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -59,18 +59,27 @@ export class TurnBudgets {
     }
   }
 
+  /**
+   * The model charging its calls to the message's budgets. Each concrete model gets its own wrapper (a failover
+   * chain's fallbacks too): the reservation is made at the price of the model actually called.
+   */
   async guard(model: ChatModel, message: InboundMessage): Promise<ChatModel> {
     const { ledger, metrics, logger } = this.options;
     const labels = { agent: message.agentId, channel: message.conversation.channel };
-    return new BudgetedChatModel(model, {
-      ledger,
-      subject: subjectOf(message),
-      limits: await this.limitsFor(message),
-      price: priceOf(model.model, this.options.prices),
-      clock: this.options.clock ?? Date.now,
-      onSpend: (usd) => metrics?.llmSpendUsd.inc(labels, usd),
-      onRefused: (error) => metrics?.budgetRefusals.inc({ ...labels, scope: error.scope }),
-      onSettleError: (error) => logger.warn({ err: error, ...labels }, 'a model call could not be settled against the budget'),
-    });
+    const limits = await this.limitsFor(message);
+    return wrapEachModel(
+      model,
+      (concrete) =>
+        new BudgetedChatModel(concrete, {
+          ledger,
+          subject: subjectOf(message),
+          limits,
+          price: priceOf(concrete.model, this.options.prices),
+          clock: this.options.clock ?? Date.now,
+          onSpend: (usd) => metrics?.llmSpendUsd.inc(labels, usd),
+          onRefused: (error) => metrics?.budgetRefusals.inc({ ...labels, scope: error.scope }),
+          onSettleError: (error) => logger.warn({ err: error, ...labels }, 'a model call could not be settled against the budget'),
+        }),
+    );
   }
 }

@@ -5,7 +5,7 @@ import { BotError } from '../core/errors.js';
 import { acquireDataDirLock, DataDirInUseError } from '../lifecycle/data-dir-lock.js';
 import { StopSignals } from '../lifecycle/stop-signals.js';
 import { createLogger, moduleLogger, setRootLogger } from '../observability/logger.js';
-import { migrateDatabase, openDatabase } from '../store/index.js';
+import { databaseOptionsOf, migrateDatabase, openDatabase } from '../store/index.js';
 
 const USAGE = `usage: chatbot <command>
   start [--role all|gateway|worker]   run the service (default role from ROLE, else all)
@@ -35,7 +35,7 @@ async function start(config: AppConfig): Promise<void> {
 async function migrate(config: AppConfig): Promise<void> {
   // the embedded database is one process's: not beside a running service
   const lock = config.databaseUrl ? undefined : acquireDataDirLock(config.dataDir, 'migrate');
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase(databaseOptionsOf(config));
   try {
     await migrateDatabase(database);
     process.stdout.write('migrations applied\n');

@@ -5,6 +5,7 @@ import type { HttpLimits } from '../gateway/http-limits.js';
 import type { McpServerConfig } from '../mcp/mcp-config.js';
 import type { BudgetLimits } from '../budgets/budget-limits.js';
 import type { ModelPrice } from '../llm/pricing.js';
+import type { DatabasePooler } from '../store/database.js';
 
 export type Role = 'all' | 'gateway' | 'worker';
 export type QueueMode = 'collect' | 'followup' | 'interrupt';
@@ -66,6 +67,13 @@ export interface AgentConfig {
   mcpServers: McpServerConfig[];
   /** The agent's daily USD limits (config file `budgets`); they override the BUDGET_* defaults. */
   budgets: BudgetLimits;
+  /**
+   * Models a failing call goes to, in order (LLM_FALLBACK_MODELS for the default agent, config file
+   * `fallbackModels`): each with its provider's credentials and base URL (CONTRACT §17).
+   */
+  fallbackModels: LlmConfig[];
+  /** The agent is offered `spawn_agent` (config file `subagents`, default on; CONTRACT §18). */
+  subagents: boolean;
 }
 
 /** Settings a channel, an account or a group may override (unset: inherited from the level above). */
@@ -114,6 +122,10 @@ export interface AppConfig {
   http: HttpLimits;
   role: Role;
   databaseUrl: string | undefined;
+  /** DATABASE_MIGRATION_URL: a direct connection for migrations (session-level lock); unset: `databaseUrl`. */
+  databaseMigrationUrl: string | undefined;
+  /** DATABASE_POOLER: `transaction` when DATABASE_URL goes through a transaction pooler (no prepared statements, no session state). */
+  databasePooler: DatabasePooler;
   redisUrl: string | undefined;
   /** REDIS_CLUSTER: REDIS_URL names a Redis Cluster (comma-separated seeds allowed). */
   redisCluster: boolean;
@@ -138,6 +150,10 @@ export interface AppConfig {
   workerDeadAfterMs: number;
   /** The default agent's model (`agents[0].llm`). */
   llm: LlmConfig;
+  /** LLM_FAILOVER_COOLDOWN_MS: how long a model that failed is skipped by every process. */
+  failoverCooldownMs: number;
+  /** SUBAGENT_MAX_DEPTH (children at that depth cannot spawn) and SUBAGENT_MAX_PARALLEL (children at once per model response). */
+  subagents: { maxDepth: number; maxParallel: number };
   /** The default agent's identity prompt (`agents[0].systemPrompt`). */
   systemPrompt: string | undefined;
   /** The default agent's limit (`agents[0].maxIterations`). */

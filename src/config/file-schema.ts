@@ -89,6 +89,23 @@ const channelSection = <Account extends ReturnType<typeof Type.Object>>(account:
     Strict,
   );
 
+const ProviderSchema = Type.Union([Type.Literal('openai'), Type.Literal('anthropic')]);
+
+export const FallbackModelSchema = Type.Object(
+  {
+    /** Default: the agent's provider. */
+    provider: Optional(ProviderSchema),
+    model: Type.String({ minLength: 1 }),
+    /** Unset: OPENAI_API_KEY / ANTHROPIC_API_KEY by provider. */
+    apiKey: Optional(Secret),
+    /** Unset: OPENAI_BASE_URL / ANTHROPIC_BASE_URL by provider. */
+    baseUrl: Optional(Url),
+    /** Unset: the provider's default (128000 OpenAI, 200000 Anthropic). */
+    contextWindow: Optional(PositiveInt),
+  },
+  Strict,
+);
+
 export const AgentSchema = Type.Object(
   {
     id: Name,
@@ -99,6 +116,13 @@ export const AgentSchema = Type.Object(
     /** Unset: OPENAI_BASE_URL / ANTHROPIC_BASE_URL by provider. */
     baseUrl: Optional(Url),
     contextWindow: Optional(PositiveInt),
+    /**
+     * Where a call goes when this agent's model fails with a retryable error (CONTRACT §17), in order:
+     * `[provider:]model` (that provider's key and base URL from OPENAI_/ANTHROPIC_*), or an object with its own.
+     */
+    fallbackModels: Optional(Type.Array(Type.Union([Type.String({ minLength: 1 }), FallbackModelSchema]))),
+    /** `spawn_agent` (read-only child agents, CONTRACT §18): on by default; `off` or `false` turns it off. */
+    subagents: Optional(Type.Union([Type.Boolean(), Type.Literal('on'), Type.Literal('off')])),
     /** The output cap of every request of this agent (LLM_MAX_OUTPUT_TOKENS for the default agent). */
     maxOutputTokens: Optional(PositiveInt),
     systemPrompt: Optional(Type.String()),
@@ -178,6 +202,7 @@ export const ConfigFileSchema = Type.Object(
 
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 export type AgentEntry = Static<typeof AgentSchema>;
+export type FallbackModelEntry = Static<typeof FallbackModelSchema>;
 export type TelegramAccountEntry = Static<typeof TelegramAccountSchema>;
 export type SlackAccountEntry = Static<typeof SlackAccountSchema>;
 export type FeishuAccountEntry = Static<typeof FeishuAccountSchema>;

@@ -10,6 +10,7 @@ import { parsePriceOverrides } from '../llm/price-overrides.js';
 const DEFAULT_COMPACTION_TIMEOUT_MS = 30_000;
 import type { AppConfig, PlatformName } from './app-config.js';
 import { describeError, locateConfigFile, readConfigFile, type LoadedConfigFile } from './config-file.js';
+import { databaseConfig } from './database-config.js';
 import { EnvironmentSchema, type Environment } from './environment-schema.js';
 import { checkAgentKeys, mergeAgents } from './merge-agents.js';
 import { checkReferences, mergeAccounts, mergeBindings, mergeChannelSettings } from './merge-accounts.js';
@@ -125,7 +126,7 @@ export function inspectConfig(source: NodeJS.ProcessEnv = process.env, options: 
       () => httpLimits({ ...env, HTTP_HEADERS_TIMEOUT_MS: undefined }),
     ),
     role: env.ROLE ?? 'all',
-    databaseUrl: env.DATABASE_URL,
+    ...databaseConfig(env),
     redisUrl: env.REDIS_URL,
     redisCluster: env.REDIS_CLUSTER ?? false,
     queueShards: env.QUEUE_SHARDS ?? (env.REDIS_CLUSTER ? 16 : 1),
@@ -142,6 +143,8 @@ export function inspectConfig(source: NodeJS.ProcessEnv = process.env, options: 
     turnLeaseMs: env.TURN_LEASE_MS ?? 15_000,
     workerDeadAfterMs: env.WORKER_DEAD_AFTER_MS ?? 4_000,
     llm: defaultAgent.llm,
+    failoverCooldownMs: env.LLM_FAILOVER_COOLDOWN_MS ?? 60_000,
+    subagents: { maxDepth: env.SUBAGENT_MAX_DEPTH ?? 1, maxParallel: env.SUBAGENT_MAX_PARALLEL ?? 4 },
     systemPrompt: defaultAgent.systemPrompt,
     maxIterations: defaultAgent.maxIterations,
     historyTurns: env.HISTORY_TURNS ?? 50,

@@ -3,16 +3,16 @@ import { fileError, type LoadedConfigFile } from './config-file.js';
 import type { Environment } from './environment-schema.js';
 import { checkMcpServers, parseMcpServers } from '../mcp/mcp-config.js';
 import type { AgentEntry } from './file-schema.js';
+import { BASE_URL_VARIABLES, DEFAULT_CONTEXT_WINDOWS, fallbackLlmConfig, fallbacksFromEnvironment, fallbacksFromFile, KEY_VARIABLES, type FallbackReference } from './fallback-models.js';
 
 export const DEFAULT_AGENT_ID = 'main';
 export const DEFAULT_MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6' } as const;
-const DEFAULT_CONTEXT_WINDOWS = { openai: 128_000, anthropic: 200_000 } as const;
 const DEFAULT_MAX_ITERATIONS = 20;
 /** A long answer's worth; a request may ask for less (summaries), never more. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
-const keyVariable = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' } as const;
-const baseUrlVariable = { openai: 'OPENAI_BASE_URL', anthropic: 'ANTHROPIC_BASE_URL' } as const;
+const keyVariable = KEY_VARIABLES;
+const baseUrlVariable = BASE_URL_VARIABLES;
 
 /**
  * The agents: those of the file, or one agent `main` made of the environment alone. The LLM_*,
@@ -46,6 +46,8 @@ export function mergeAgents(env: Environment, file: LoadedConfigFile | undefined
     return {
       id: entry.id,
       llm,
+      fallbackModels: fallbackReferences(env, file, entry, index, provider).map((reference) => fallbackLlmConfig(reference, llm, env)),
+      subagents: entry.subagents !== false && entry.subagents !== 'off',
       systemPrompt: fromEnv(env.SYSTEM_PROMPT) ?? entry.systemPrompt,
       maxIterations: fromEnv(env.MAX_ITERATIONS) ?? entry.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       tools: entry.tools ?? {},
@@ -60,6 +62,15 @@ export function mergeAgents(env: Environment, file: LoadedConfigFile | undefined
   });
 }
 
+/** LLM_FALLBACK_MODELS is the default agent's and overrides the file's list; other agents have their file entry's. */
+function fallbackReferences(env: Environment, file: LoadedConfigFile | undefined, entry: AgentEntry, index: number, provider: LlmConfig['provider']): FallbackReference[] {
+  if (index === 0 && env.LLM_FALLBACK_MODELS !== undefined) return fallbacksFromEnvironment(env.LLM_FALLBACK_MODELS, provider);
+  if (!entry.fallbackModels) return [];
+  return fallbacksFromFile(entry.fallbackModels, provider, (fallback, message) => {
+    throw fileError(file?.shown ?? 'config file', `/agents/${index}/fallbackModels/${fallback}`, message);
+  });
+}
+
 /** Workers call every agent's model: each needs a key (a gateway-only process does not). */
 export function checkAgentKeys(env: Environment, file: LoadedConfigFile | undefined, agents: AgentConfig[]): string | undefined {
   for (const [index, agent] of agents.entries()) {
@@ -70,6 +81,16 @@ export function checkAgentKeys(env: Environment, file: LoadedConfigFile | undefi
       return 'OPENAI_API_KEY or ANTHROPIC_API_KEY: one is required to answer messages (workers call the LLM)';
     }
     return fileError(file.shown, `/agents/${index}/apiKey`, `required for provider ${agent.llm.provider}: set apiKey (e.g. \${MY_KEY}) or ${variable}`).message;
+  }
+  for (const [index, agent] of agents.entries()) {
+    for (const [position, fallback] of agent.fallbackModels.entries()) {
+      if (fallback.apiKey) continue;
+      const variable = keyVariable[fallback.provider];
+      const name = `${fallback.provider}:${fallback.model}`;
+      if (index === 0 && env.LLM_FALLBACK_MODELS !== undefined) return `${variable}: required by the fallback model ${name} (LLM_FALLBACK_MODELS)`;
+      const shown = file?.shown ?? 'config file';
+      return fileError(shown, `/agents/${index}/fallbackModels/${position}`, `no API key for the fallback ${name}: set apiKey (object form) or ${variable}`).message;
+    }
   }
   return undefined;
 }

@@ -33,18 +33,34 @@ export interface Usage {
 
 export type StopReason = 'stop' | 'tool-use' | 'length' | 'content-filter';
 
+/** A concrete model: who really answered (or failed) a call of a model made of several (failover). */
+export interface ModelName {
+  provider: 'openai' | 'anthropic';
+  model: string;
+}
+
 export type ModelStreamEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
   | { type: 'tool-call-start'; index: number; id: string; name: string }
   | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
-  /** Always the last event: the complete assistant message as it goes into history. */
-  | { type: 'finish'; message: ChatMessage; stopReason: StopReason; usage: Usage };
+  /**
+   * A model of a failover chain failed with a retryable error and the same request goes to `next` now: every
+   * delta since the call began belonged to the failed attempt and is void (a live draft starts over).
+   */
+  | { type: 'attempt-failed'; failed: ModelName; next: ModelName; error: unknown }
+  /**
+   * Always the last event: the complete assistant message as it goes into history. `answeredBy`: the concrete
+   * model that wrote it, when it is not the model called (a failover chain says which of its models answered).
+   */
+  | { type: 'finish'; message: ChatMessage; stopReason: StopReason; usage: Usage; answeredBy?: ModelName };
 
 export interface ModelResponse {
   message: ChatMessage;
   stopReason: StopReason;
   usage: Usage;
+  /** The concrete model that answered, when it is not the model called (see the finish event). */
+  answeredBy?: ModelName;
 }
 
 /**
@@ -59,6 +75,22 @@ export interface ChatModel {
   readonly maxOutputTokens: number;
   /** Streams deltas and ends with `finish`; with streaming off it yields only `finish`. */
   stream(request: ChatRequest): AsyncIterable<ModelStreamEvent>;
+  /**
+   * A model made of several (a failover chain): the same model with `wrap` around each concrete one, so that
+   * a wrapper that depends on the model called (a budget reserving at its price) sits around every one of them.
+   * Absent: the model is concrete, wrap it directly.
+   */
+  withEachModel?(wrap: (model: ChatModel) => ChatModel): ChatModel;
+}
+
+/** Applies `wrap` to every concrete model behind `model` (itself when it is concrete). */
+export function wrapEachModel(model: ChatModel, wrap: (model: ChatModel) => ChatModel): ChatModel {
+  return model.withEachModel ? model.withEachModel(wrap) : wrap(model);
+}
+
+/** The concrete model that answered: `answeredBy` of the finish event, else the model called. */
+export function answererOf(model: ModelName, finish: { answeredBy?: ModelName | undefined }): ModelName {
+  return finish.answeredBy ?? { provider: model.provider, model: model.model };
 }
 
 /** The output cap a request is sent with: its own `maxTokens` when smaller, else the model's cap. */
@@ -68,7 +100,7 @@ export function outputCapOf(maxOutputTokens: number, request: Pick<ChatRequest, 
 
 export async function complete(model: ChatModel, request: ChatRequest): Promise<ModelResponse> {
   for await (const event of model.stream(request)) {
-    if (event.type === 'finish') return { message: event.message, stopReason: event.stopReason, usage: event.usage };
+    if (event.type === 'finish') return { message: event.message, stopReason: event.stopReason, usage: event.usage, ...(event.answeredBy ? { answeredBy: event.answeredBy } : {}) };
   }
   throw new Error(`${model.provider} stream ended without a finish event`);
 }

@@ -95,6 +95,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly llmFailovers = new Counter({
+    name: 'bot_llm_failovers_total',
+    help: 'Model calls handed to the next model of a failover chain, by the model left (provider:model) and why (its error code, or cooldown when it was skipped)',
+    labelNames: ['model', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly llmSeconds = new Histogram({
     name: 'bot_llm_call_seconds',
     help: 'LLM call latency',

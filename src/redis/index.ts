@@ -17,3 +17,4 @@ export { BudgetStore } from './budget-store.js';
 export { UserRateLimiter, type RateDecision, type UserRateLimiterOptions } from './user-rate-limiter.js';
 export { RedisLoginFailures, MemoryLoginFailures, type LoginFailureStore, type LoginState } from './admin-login-failures.js';
 export { scanKeys } from './scan-keys.js';
+export { RedisFailoverCooldowns } from './failover-cooldowns.js';

@@ -1,89 +1,68 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import postgres from 'postgres';
-import * as schema from './schema/index.js';
+import type postgres from 'postgres';
+import { openPostgres } from './postgres-database.js';
+import type * as schema from './schema/index.js';
 
 /** What every repository takes: the postgres-js and the PGlite drizzle instances (and their transactions) both fit. */
 export type StoreDatabase = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/**
+ * What sits between the service and PostgreSQL on DATABASE_URL: nothing (or a pooler in session mode, which
+ * behaves the same), or a pooler in transaction mode (PgBouncer `pool_mode = transaction`, Supavisor's
+ * transaction port, …), which hands each transaction whichever server connection is free.
+ */
+export type DatabasePooler = 'none' | 'transaction';
+
 export interface Database {
   db: StoreDatabase;
   kind: 'postgres' | 'pglite';
+  /**
+   * Whether named (server-side) prepared statements may be used on `db`: false behind a transaction pooler,
+   * which cannot carry them from one transaction's server connection to the next (the postgres.js client then
+   * runs with `prepare: false`, so even a `.prepare()`d drizzle query goes out unnamed).
+   */
+  preparedStatements: boolean;
   ping(): Promise<void>;
   close(): Promise<void>;
-  /** Runs `work` while this process holds a PostgreSQL advisory lock, so other processes wait for it. */
-  withAdvisoryLock<T>(lockId: number, work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` on the direct connection (DATABASE_MIGRATION_URL, else DATABASE_URL) while it holds a
+   * session-level PostgreSQL advisory lock, so other processes wait for it. Session-level state needs one
+   * server session, which only a direct connection guarantees; `work` gets a database on that connection.
+   */
+  withAdvisoryLock<T>(lockId: number, work: (direct: StoreDatabase) => Promise<T>): Promise<T>;
 }
 
 export interface OpenDatabaseOptions {
   /** `postgres://…`; unset: embedded PGlite under `${dataDir}/pglite`. */
   databaseUrl?: string | undefined;
+  /** A direct `postgres://…` of the same database for migrations and session-level locks; unset: `databaseUrl`. */
+  migrationUrl?: string | undefined;
+  /** Default `none`. With `transaction`, `migrationUrl` is required. */
+  pooler?: DatabasePooler | undefined;
   dataDir: string;
   /** Called with the text of every statement sent to a real server (BEGIN and COMMIT included): the benchmark counts them. */
   onQuery?: (statement: string) => void;
 }
 
+/** The options of `openDatabase` from the configuration (DATABASE_URL, DATABASE_MIGRATION_URL, DATABASE_POOLER, DATA_DIR). */
+export function databaseOptionsOf(config: {
+  databaseUrl: string | undefined;
+  databaseMigrationUrl: string | undefined;
+  databasePooler: DatabasePooler;
+  dataDir: string;
+}): OpenDatabaseOptions {
+  return { databaseUrl: config.databaseUrl, migrationUrl: config.databaseMigrationUrl, pooler: config.databasePooler, dataDir: config.dataDir };
+}
+
+/**
+ * Opens PostgreSQL (`databaseUrl`) or the embedded PGlite. With `pooler: 'none'` on PostgreSQL it refuses
+ * (a `config` BotError naming DATABASE_POOLER) a URL that turns out to go through a transaction pooler.
+ */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.onQuery) : openPglite(options.dataDir);
-}
-
-function openPostgres(databaseUrl: string, onQuery: ((statement: string) => void) | undefined): Database {
-  const client = postgres(databaseUrl, {
-    max: 10,
-    onnotice: () => {},
-    ...(onQuery ? { debug: (_connection: number, statement: string) => onQuery(statement) } : {}),
-  });
-  const db: StoreDatabase = drizzlePostgres({ client, schema });
-  return {
-    db,
-    kind: 'postgres',
-    ping: async () => {
-      await client`select 1`;
-    },
-    close: () => client.end({ timeout: 5 }),
-    withAdvisoryLock: async (lockId, work) => {
-      // A session-level lock belongs to one connection, so it is taken and released on a reserved one
-      // while `work` runs on the pool.
-      const connection = await client.reserve();
-      try {
-        await connection`select pg_advisory_lock(${lockId}::bigint)`;
-        try {
-          return await work();
-        } finally {
-          await connection`select pg_advisory_unlock(${lockId}::bigint)`;
-        }
-      } finally {
-        connection.release();
-      }
-    },
-  };
-}
-
-async function openPglite(dataDir: string): Promise<Database> {
-  const directory = path.join(dataDir, 'pglite');
-  await mkdir(directory, { recursive: true });
+  if (options.databaseUrl) return openPostgres({ ...options, databaseUrl: options.databaseUrl });
   // loaded only without DATABASE_URL: a deployment on a real PostgreSQL never pays for the embedded one
-  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')]);
-  const client = await PGlite.create(directory);
-  const db: StoreDatabase = drizzlePglite({ client, schema });
-  // PGlite is one connection inside this process: an in-process queue is the whole lock.
-  let lockQueue: Promise<unknown> = Promise.resolve();
-  return {
-    db,
-    kind: 'pglite',
-    ping: async () => {
-      await db.execute(sql`select 1`);
-    },
-    close: () => client.close(),
-    withAdvisoryLock: (_lockId, work) => {
-      const result = lockQueue.then(work);
-      lockQueue = result.catch(() => undefined);
-      return result;
-    },
-  };
+  const { openPglite } = await import('./pglite-database.js');
+  return openPglite(options.dataDir);
 }
 
 type PostgresClient = postgres.Sql & { options: { prepare?: boolean } };

@@ -49,10 +49,10 @@ inserted_messages as (
 inserted_spans as (
   insert into run_spans (run_id, position, kind, name, iteration, tool_call_id, started_at, duration_ms,
                          input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, is_error,
-                         error, output_preview, input)
+                         error, output_preview, input, parent_tool_call_id)
   select inserted_run.id, span.position, span.kind, span.name, span.iteration, span.tool_call_id, span.started_at,
          span.duration_ms, span.input_tokens, span.output_tokens, span.cache_read_tokens, span.cache_write_tokens,
-         span.cost_usd, span.is_error, span.error, span.output_preview, span.input
+         span.cost_usd, span.is_error, span.error, span.output_preview, span.input, span.parent_tool_call_id
     from inserted_run,
          jsonb_populate_recordset(null::run_spans, $21::text::jsonb) as span
 )`;
@@ -185,6 +185,7 @@ export function spanRow(span: TraceSpan, position: number) {
     started_at: timestamp(new Date(span.startedAt)),
     duration_ms: Math.max(0, whole(span.durationMs)),
     error: span.error ?? null,
+    parent_tool_call_id: span.parentToolCallId ?? null,
   };
   switch (span.kind) {
     case 'llm':

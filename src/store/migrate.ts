@@ -13,14 +13,18 @@ const MIGRATION_LOCK_ID = 72_410_001;
 const MIGRATIONS_SCHEMA = 'drizzle';
 const MIGRATIONS_TABLE = '__drizzle_migrations';
 
-/** Applies the pending migrations under `drizzle/`; processes starting together apply them once, one after the other. */
+/**
+ * Applies the pending migrations under `drizzle/`; processes starting together apply them once, one after the
+ * other. They run on the direct connection (DATABASE_MIGRATION_URL, else DATABASE_URL): the lock that orders
+ * them is session-level, which a transaction pooler cannot hold.
+ */
 export async function migrateDatabase(database: Database): Promise<void> {
   const config = { migrationsFolder: migrationsFolder(), migrationsSchema: MIGRATIONS_SCHEMA, migrationsTable: MIGRATIONS_TABLE };
-  await database.withAdvisoryLock(MIGRATION_LOCK_ID, async () => {
+  await database.withAdvisoryLock(MIGRATION_LOCK_ID, async (direct) => {
     if (database.kind === 'postgres') {
-      await migratePostgres(database.db as PostgresJsDatabase<typeof schema>, config);
+      await migratePostgres(direct as PostgresJsDatabase<typeof schema>, config);
     } else {
-      await migratePglite(database.db as PgliteDatabase<typeof schema>, config);
+      await migratePglite(direct as PgliteDatabase<typeof schema>, config);
     }
   });
 }

@@ -20,7 +20,8 @@ export interface SettlingLiveReply {
 
 /**
  * The reply written while the model streams: the current answer's text (reset when the model turns to
- * tools), sanitized, and held back while it could still turn out to be NO_REPLY.
+ * tools, or when a failed model's attempt is handed to a fallback), sanitized, and held back while it could
+ * still turn out to be NO_REPLY.
  */
 export function openLiveDraft(
   deps: TurnDependencies,
@@ -58,6 +59,9 @@ export function openLiveDraft(
         refresh();
       } else if (event.type === 'tool-call-start') {
         raw = ''; // the text before a tool call was a preamble; the answer comes after the tools
+      } else if (event.type === 'model-failover') {
+        // the failed attempt's text is void: the draft shows it until the fallback's answer is edited over it
+        raw = '';
       }
     },
     reply: {

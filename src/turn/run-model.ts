@@ -22,6 +22,7 @@ import { createApprovalGate } from '../approvals/approval-gate.js';
 import { createUnattendedGate } from '../approvals/unattended-gate.js';
 import { contextFilesSection } from '../memory/context-files.js';
 import { createContextController } from './context-controller.js';
+import { spawnToolFor } from './subagents.js';
 import { withDmEnvelope, type TurnInput } from './turn-input.js';
 import type { OpenedSession, SessionInfo, TurnDependencies } from './turn-dependencies.js';
 
@@ -123,6 +124,8 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
         })
       : Promise.resolve([] as string[]),
   ]);
+  const spawnTool = spawnToolFor(deps, latest, turnId, input.clock);
+  const tools = spawnTool ? [...deps.tools, spawnTool] : deps.tools;
   const assembled = buildSystemPrompt({
     identity: deps.settings.systemPrompt,
     channelSection: channel.promptSection(),
@@ -131,7 +134,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
       groupName: input.user.chatTitle,
       senderName: latest.conversation.chatType === 'dm' ? (latest.sender.name ?? latest.sender.username) : undefined,
     },
-    tools: deps.tools,
+    tools,
     workspace,
   });
   // the chat's own instructions (config file overrides) come last, below everything they may refine
@@ -167,7 +170,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     runId: turnId,
     system,
     messages: [...prior, ...input.user.forModel],
-    tools: deps.tools,
+    tools,
     model: deps.model,
     maxIterations: deps.settings.maxIterations,
     signal: input.signal,

@@ -62,8 +62,7 @@ export function createTurnRunner(deps: TurnDependencies) {
       messages: [...user.forStore, ...(terminal?.messages ?? []).map((message) => ({ ...message, createdAt: new Date(clock()) }))],
       run: {
         silent: false,
-        provider: agentDeps.model.provider,
-        model: agentDeps.model.model,
+        ...answeringModel(terminal?.spans ?? [], agentDeps.model),
         iterations: terminal?.iterations ?? 0,
         inputTokens: (terminal?.usage.inputTokens ?? 0) + charges.usage.inputTokens,
         outputTokens: (terminal?.usage.outputTokens ?? 0) + charges.usage.outputTokens,
@@ -154,6 +153,12 @@ export function createTurnRunner(deps: TurnDependencies) {
 async function withBudget(deps: TurnDependencies, message: InboundMessage): Promise<TurnDependencies> {
   if (!deps.budgets) return deps;
   return { ...deps, model: await deps.budgets.guard(deps.model, message) };
+}
+
+/** The model that wrote the turn's last answer (a fallback after a failover); no answer: the agent's model. */
+function answeringModel(spans: TraceSpan[], model: { provider: string; model: string }): { provider: string; model: string } {
+  const answered = spans.findLast((span) => span.kind === 'llm' && !span.error && !span.purpose && !span.parentToolCallId);
+  return answered?.kind === 'llm' ? { provider: answered.provider, model: answered.model } : { provider: model.provider, model: model.model };
 }
 
 function recordSpans(deps: TurnDependencies, spans: TraceSpan[]): void {

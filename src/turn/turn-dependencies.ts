@@ -1,5 +1,6 @@
 import type { TokenCalibration, TurnStep } from '../agent/index.js';
 import type { AgentTool } from '../agent/tools/agent-tool.js';
+import type { SubagentSetup } from '../agent/tools/spawn-agent.js';
 import type { InputGuardMode } from '../config/app-config.js';
 import type { ChannelRegistry } from '../core/channel-registry.js';
 import type { ChatMessage } from '../core/chat-message.js';
@@ -71,6 +72,19 @@ export interface TurnSettings {
   scheduledAllowTools?: string[];
   /** LLM_PRICES: added to / overriding the built-in price table for the runs' and spans' cost. */
   llmPrices?: Record<string, ModelPrice>;
+  /** The agent's `subagents` (config file; default on): whether it is offered `spawn_agent`. */
+  subagents?: boolean;
+}
+
+/** Sub-agents (CONTRACT §18): the limits, and the agents a child may run as. */
+export interface SubagentSupport {
+  /** SUBAGENT_MAX_DEPTH: 0 offers `spawn_agent` to nobody, 1 to the turn's agent only. */
+  maxDepth: number;
+  /** SUBAGENT_MAX_PARALLEL */
+  maxParallel: number;
+  agentNames: string[];
+  /** The named agent, or (no name) the calling agent; its model not yet charged to any budget. Undefined: no such agent. */
+  agentFor(name: string | undefined, callingAgentId: string): SubagentSetup | undefined;
 }
 
 /** The agent that answers one message, with its chat's settings applied (config file agents and overrides). */
@@ -83,6 +97,8 @@ export interface TurnAgent {
   chatPrompt: string | undefined;
   requireApproval?: string[];
   scheduledAllowTools?: string[];
+  /** Offered `spawn_agent` (config file `subagents`, default on). */
+  subagents?: boolean;
 }
 
 export interface TurnDependencies {
@@ -124,6 +140,8 @@ export interface TurnDependencies {
   media?: MediaProcessor;
   /** The message's agent and chat settings; absent: `model`, `tools` and `settings` serve every message. */
   agentFor?: (message: InboundMessage) => TurnAgent;
+  /** `spawn_agent` and what it needs; absent: no sub-agents. */
+  subagents?: SubagentSupport;
 }
 
 /** The dependencies as one turn sees them: the model, tools and settings of the latest message's agent and chat. */
@@ -142,6 +160,7 @@ export function forAgent(deps: TurnDependencies, message: InboundMessage): TurnD
       chatPrompt: agent.chatPrompt,
       ...(agent.requireApproval ? { requireApproval: agent.requireApproval } : {}),
       ...(agent.scheduledAllowTools ? { scheduledAllowTools: agent.scheduledAllowTools } : {}),
+      ...(agent.subagents !== undefined ? { subagents: agent.subagents } : {}),
     },
   };
 }

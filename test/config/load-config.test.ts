@@ -74,6 +74,36 @@ describe('loadConfig', () => {
     expect(errorOf({ ...base, DM_POLICY: 'allowlist' })).toMatch(/^ALLOW_FROM: /);
   });
 
+  it('reads the database settings: a direct migration URL, the pooler, and their contradictions', () => {
+    const pooled = 'postgres://bot:secret@pgbouncer.internal:6432/bot';
+    const direct = 'postgres://bot:secret@db.internal:5432/bot';
+    expect(loadConfig(base)).toMatchObject({ databaseUrl: undefined, databaseMigrationUrl: undefined, databasePooler: 'none' });
+    expect(loadConfig({ ...base, DATABASE_URL: pooled, DATABASE_MIGRATION_URL: direct, DATABASE_POOLER: 'transaction' })).toMatchObject({
+      databaseUrl: pooled,
+      databaseMigrationUrl: direct,
+      databasePooler: 'transaction',
+    });
+    // a separate migration URL without a pooler is fine (e.g. a role allowed to change the schema)
+    expect(loadConfig({ ...base, DATABASE_URL: direct, DATABASE_MIGRATION_URL: 'postgres://owner@db.internal/bot' }).databaseMigrationUrl).toBe('postgres://owner@db.internal/bot');
+
+    expect(errorOf({ ...base, DATABASE_POOLER: 'statement' })).toMatch(/^DATABASE_POOLER: /);
+    expect(errorOf({ ...base, DATABASE_MIGRATION_URL: 'mysql://db' })).toMatch(/^DATABASE_MIGRATION_URL: /);
+    expect(errorOf({ ...base, DATABASE_MIGRATION_URL: direct })).toMatch(/^DATABASE_MIGRATION_URL: set without DATABASE_URL/);
+    expect(errorOf({ ...base, DATABASE_POOLER: 'transaction' })).toMatch(/^DATABASE_POOLER: transaction needs DATABASE_URL/);
+    expect(errorOf({ ...base, DATABASE_URL: pooled, DATABASE_POOLER: 'transaction' })).toMatch(/^DATABASE_MIGRATION_URL: required with DATABASE_POOLER=transaction/);
+    // the same address as the pooler, however written: user, password, parameters and the default port aside
+    for (const same of ['postgres://other@PGBOUNCER.internal:6432/bot?sslmode=require', 'postgresql://pgbouncer.internal:6432/bot']) {
+      expect(errorOf({ ...base, DATABASE_URL: pooled, DATABASE_MIGRATION_URL: same, DATABASE_POOLER: 'transaction' })).toMatch(/^DATABASE_MIGRATION_URL: the same address as DATABASE_URL/);
+    }
+    expect(errorOf({ ...base, DATABASE_URL: 'postgres://db.internal/bot', DATABASE_MIGRATION_URL: 'postgres://db.internal:5432/bot', DATABASE_POOLER: 'transaction' })).toMatch(
+      /^DATABASE_MIGRATION_URL: the same address/,
+    );
+    for (const message of [errorOf({ ...base, DATABASE_URL: pooled, DATABASE_POOLER: 'transaction' }), errorOf({ ...base, DATABASE_URL: pooled, DATABASE_MIGRATION_URL: pooled, DATABASE_POOLER: 'transaction' })]) {
+      expect(message).not.toContain('secret');
+      expect(message.split('\n')).toHaveLength(1);
+    }
+  });
+
   it('never shows a secret in an error', () => {
     const message = errorOf({ ...base, TELEGRAM_BOT_TOKEN: 'super secret value' });
     expect(message).not.toContain('super secret value');

@@ -4,6 +4,7 @@ import {
   chunkText,
   DEFAULT_STREAM_SETTINGS,
   EventPacer,
+  faultForModel,
   ReplyScript,
   settingsFor,
   stopReasonOf,
@@ -62,6 +63,8 @@ export async function startAnthropicDouble(options: AnthropicDoubleOptions = {})
     if (!Number.isInteger(request.body?.max_tokens) || request.body.max_tokens < 1) {
       return exchange.json(400, errorBody(request, 'invalid_request_error', 'max_tokens: Field required (a positive integer)'));
     }
+    const modelFault = faultForModel(request.body?.model);
+    if (modelFault && answerFault(exchange, modelFault)) return;
     const modelReply = await script.next(request, lastUserText(request.body));
     const replySettings = settingsFor(modelReply, settings);
     if (replySettings.latencyMs > 0 && !(await exchange.pause(replySettings.latencyMs))) return;

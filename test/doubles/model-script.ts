@@ -48,6 +48,17 @@ export interface ModelReply {
   chunkDelayMs?: number;
 }
 
+/**
+ * A model the doubles always refuse as overloaded, whatever the script says (a primary that is down, for
+ * failover tests): any model name containing `overloaded`. The OpenAI double answers 503, the Anthropic double
+ * 529 `overloaded_error`; the script is not consumed.
+ */
+export const ALWAYS_OVERLOADED_MODEL = /overloaded/i;
+
+export function faultForModel(model: unknown): Fault | undefined {
+  return typeof model === 'string' && ALWAYS_OVERLOADED_MODEL.test(model) ? { type: 'overloaded' } : undefined;
+}
+
 /** A string is shorthand for a text reply. */
 export type Reply = string | ModelReply;
 

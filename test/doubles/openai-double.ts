@@ -5,6 +5,7 @@ import {
   chunkText,
   DEFAULT_STREAM_SETTINGS,
   EventPacer,
+  faultForModel,
   ReplyScript,
   settingsFor,
   stopReasonOf,
@@ -132,6 +133,8 @@ export async function startOpenAiDouble(options: OpenAiDoubleOptions = {}): Prom
         return exchange.json(400, contextLengthError(settings.contextWindow, promptTokens));
       }
     }
+    const modelFault = faultForModel(request.body?.model);
+    if (modelFault && answerFault(exchange, modelFault)) return;
     const scripted = await script.next(request, lastUserText(request.body));
     const modelReply = promptTokens === undefined || scripted.usage?.inputTokens !== undefined ? scripted : { ...scripted, usage: { ...scripted.usage, inputTokens: promptTokens } };
     const replySettings = settingsFor(modelReply, settings);

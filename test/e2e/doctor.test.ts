@@ -62,6 +62,23 @@ describe('cli doctor', () => {
     expect(output).toMatch(/^ok    postgres: /m);
   });
 
+  it('checks every fallback model with its own provider\u2019s credentials, one line each', async () => {
+    const fallbacks = { LLM_FALLBACK_MODELS: 'anthropic:claude-haiku-4-5,gpt-4.1-mini', ANTHROPIC_API_KEY: 'sk-ant-doctor' };
+    const before = environment.anthropic.modelCalls.length;
+    const ok = await cli('doctor', environment.env(fallbacks));
+    expect(ok.output).toMatch(/^ok    llm fallback \(anthropic:claude-haiku-4-5\): anthropic\/claude-haiku-4-5 answered$/m);
+    expect(ok.output).toMatch(/^ok    llm fallback \(openai:gpt-4\.1-mini\): openai\/gpt-4\.1-mini answered$/m);
+    const ping = environment.anthropic.modelCalls.slice(before);
+    const keyOf = (call: (typeof ping)[number]) => call.headers['x-api-key'] ?? String(call.headers.authorization).replace('Bearer ', '');
+    expect(ping.map((call) => [call.body.model, keyOf(call), call.body.max_tokens])).toEqual([['claude-haiku-4-5', 'sk-ant-doctor', 1]]);
+
+    const broken = await cli('doctor', environment.env({ ...fallbacks, ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' }));
+    expect(broken.code).toBe(1);
+    expect(broken.output).toMatch(/^ok    llm: /m);
+    expect(broken.output).toMatch(/^FAIL  llm fallback \(anthropic:claude-haiku-4-5\): .* — check ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL \(or the fallback's apiKey and baseUrl\) and the model name in LLM_FALLBACK_MODELS or fallbackModels$/m);
+    expect(broken.output).toMatch(/^ok    llm fallback \(openai:gpt-4\.1-mini\): /m);
+  });
+
   it('reports the sandbox an agent with bash uses, and fails with the fix when bubblewrap cannot run', async () => {
     const withBash = { CONFIG_FILE: configFileWithBash() };
     const ok = await cli('doctor', environment.env(withBash));

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrateDatabase, openDatabase, pendingMigrations, type Database } from '../../src/store/index.js';
-import { createBackend, type Backend, type BackendKind } from './store-backends.js';
+import { BACKEND_KINDS, createBackend, type Backend, type BackendKind } from './store-backends.js';
 
 const journal = JSON.parse(readFileSync(new URL('../../drizzle/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
 
@@ -23,7 +23,7 @@ async function tableNames(database: Database): Promise<string[]> {
   return rows.map((row) => row.name);
 }
 
-describe.each<BackendKind>(['postgres', 'pglite'])('migrateDatabase (%s)', (kind) => {
+describe.each<BackendKind>(BACKEND_KINDS)('migrateDatabase (%s)', (kind) => {
   let backend: Backend | undefined;
   afterEach(async () => {
     await backend?.dispose();

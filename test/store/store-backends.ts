@@ -3,9 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { migrateDatabase, openDatabase, type Database } from '../../src/store/index.js';
+import { startPgBouncer } from '../support/pgbouncer.js';
 import { createTestDatabase } from '../support/services.js';
 
-export type BackendKind = Database['kind'];
+/** `pooled`: PostgreSQL through PgBouncer in transaction mode (DATABASE_POOLER=transaction), migrations on the direct URL. */
+export type BackendKind = Database['kind'] | 'pooled';
+export const BACKEND_KINDS: BackendKind[] = ['postgres', 'pglite', 'pooled'];
 
 export interface Backend {
   kind: BackendKind;
@@ -14,8 +17,25 @@ export interface Backend {
   dispose(): Promise<void>;
 }
 
-/** A fresh PostgreSQL database, or a fresh PGlite data directory. */
+/** A fresh PostgreSQL database (directly or through a transaction pooler), or a fresh PGlite data directory. */
 export async function createBackend(kind: BackendKind): Promise<Backend> {
+  if (kind === 'pooled') {
+    const [testDatabase, pooler] = await Promise.all([createTestDatabase(), startPgBouncer()]);
+    const opened: Database[] = [];
+    return {
+      kind,
+      open: async () => {
+        const database = await openDatabase({ databaseUrl: pooler.urlFor(testDatabase.url), migrationUrl: testDatabase.url, pooler: 'transaction', dataDir: tmpdir() });
+        opened.push(database);
+        return database;
+      },
+      dispose: async () => {
+        await Promise.all(opened.map((database) => database.close()));
+        await pooler.stop();
+        await testDatabase.drop();
+      },
+    };
+  }
   if (kind === 'postgres') {
     const testDatabase = await createTestDatabase();
     const opened: Database[] = [];
@@ -44,9 +64,9 @@ export async function createBackend(kind: BackendKind): Promise<Backend> {
   };
 }
 
-/** Runs the same tests against real PostgreSQL and PGlite, each with a migrated, fresh database. */
+/** Runs the same tests against real PostgreSQL (direct and through PgBouncer) and PGlite, each with a migrated, fresh database. */
 export function describeEachBackend(title: string, body: (database: () => Database) => void): void {
-  describe.each<BackendKind>(['postgres', 'pglite'])(`${title} (%s)`, (kind) => {
+  describe.each<BackendKind>(BACKEND_KINDS)(`${title} (%s)`, (kind) => {
     let backend: Backend;
     let database: Database;
     beforeAll(async () => {

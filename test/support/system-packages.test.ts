@@ -5,11 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { missingPackagesLine, missingSystemPackages, requireSystemPackages } from './system-packages.js';
 
 /** A newcomer without a package the tests drive reads one line saying what is missing and how to install it. */
-const saved = { PATH: process.env.PATH, CHROMIUM_PATH: process.env.CHROMIUM_PATH };
+const saved = { PATH: process.env.PATH, CHROMIUM_PATH: process.env.CHROMIUM_PATH, PGBOUNCER_PATH: process.env.PGBOUNCER_PATH };
 afterEach(() => {
   process.env.PATH = saved.PATH;
-  if (saved.CHROMIUM_PATH === undefined) delete process.env.CHROMIUM_PATH;
-  else process.env.CHROMIUM_PATH = saved.CHROMIUM_PATH;
+  for (const variable of ['CHROMIUM_PATH', 'PGBOUNCER_PATH'] as const) {
+    if (saved[variable] === undefined) delete process.env[variable];
+    else process.env[variable] = saved[variable];
+  }
 });
 
 describe('system packages the tests need', () => {
@@ -37,11 +39,12 @@ describe('system packages the tests need', () => {
     try {
       process.env.PATH = empty;
       process.env.CHROMIUM_PATH = join(empty, 'chromium');
+      process.env.PGBOUNCER_PATH = join(empty, 'pgbouncer');
       const missing = missingSystemPackages();
-      expect(missing.map((entry) => entry.program)).toEqual(['chromium', 'bwrap', 'redis-server', 'prlimit']);
+      expect(missing.map((entry) => entry.program)).toEqual(['chromium', 'bwrap', 'redis-server', 'prlimit', 'pgbouncer']);
       const line = missingPackagesLine(missing);
       expect(line).not.toContain('\n');
-      expect(line).toContain('sudo apt-get install -y chromium bubblewrap redis-server util-linux');
+      expect(line).toContain('sudo apt-get install -y chromium bubblewrap redis-server util-linux pgbouncer');
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }

@@ -18,11 +18,20 @@ export interface SystemPackage {
 /** Debian's Chromium; `CHROMIUM_PATH` names another binary (e.g. Ubuntu's `/snap/bin/chromium`). */
 export const chromiumPath = (): string => process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
+/** Debian's `pgbouncer` puts the program under /usr/sbin, often not on a user's PATH; `PGBOUNCER_PATH` names another binary. */
+export const pgbouncerPath = (): string => process.env.PGBOUNCER_PATH || (isExecutable('/usr/sbin/pgbouncer') ? '/usr/sbin/pgbouncer' : 'pgbouncer');
+
 export const SYSTEM_PACKAGES: readonly SystemPackage[] = [
   { program: 'chromium', debianPackage: 'chromium', neededBy: 'the console’s browser test', present: () => isExecutable(chromiumPath()) },
   { program: 'bwrap', debianPackage: 'bubblewrap', neededBy: 'the tool sandbox tests', present: () => onPath('bwrap') },
   { program: 'redis-server', debianPackage: 'redis-server', neededBy: 'Redis, and the fault suite’s own Redis', present: () => onPath('redis-server') },
   { program: 'prlimit', debianPackage: 'util-linux', neededBy: 'the tool sandbox’s limits', present: () => onPath('prlimit') },
+  {
+    program: 'pgbouncer',
+    debianPackage: 'pgbouncer',
+    neededBy: 'the PostgreSQL-behind-a-pooler tests',
+    present: () => (pgbouncerPath().includes('/') ? isExecutable(pgbouncerPath()) : onPath(pgbouncerPath())),
+  },
 ];
 
 /** The packages (all, or the named programs) missing on this machine. */

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { OutboundFile } from '../../core/attachment.js';
 import type { ConversationRef } from '../../core/inbound-message.js';
+import type { TraceSpan } from '../agent-events.js';
 
 export type ToolCategory = 'read' | 'write' | 'admin';
 
@@ -23,6 +24,11 @@ export interface ToolContext {
    * `alreadySent`: an earlier attempt of this call sent it (the turn was taken over), nothing was sent now.
    */
   sendFile?: (file: OutboundFile, toolCallId: string) => Promise<{ messageIds: string[]; alreadySent: boolean }>;
+  /**
+   * Adds spans of work the call did for the run (a sub-agent's model and tool calls) to the call's outcome: they
+   * join the run's trace and their tokens and cost count in the run. Set by the loop for each call.
+   */
+  reportSpans?: (spans: TraceSpan[]) => void;
 }
 
 /**

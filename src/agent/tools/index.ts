@@ -23,3 +23,4 @@ export { defaultTools, commandToolSettings, ToolsConfigSchema, type ToolsConfig,
 export { sandboxedRunner, unconfinedRunner, type CommandRunner } from './command-runner.js';
 export { detectSandbox, describeSandboxHost, SANDBOX_INSTALL_HINT, type SandboxHost, type SandboxAvailability } from './sandbox-host.js';
 export { DEFAULT_SANDBOX_LIMITS, isSandboxOn, type SandboxPolicy, type SandboxLimits } from './sandbox-policy.js';
+export { createSpawnAgentTool, isChildTool, SPAWN_AGENT_TOOL, TOOLS_DENIED_TO_CHILDREN, type SpawnAgentOptions, type SubagentSetup } from './spawn-agent.js';

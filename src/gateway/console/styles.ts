@@ -63,6 +63,8 @@ details.spans { margin-top: .75rem; }
 details.spans > summary { cursor: pointer; font-weight: 600; padding: .25rem 0; }
 svg.timeline { display: block; width: 100%; margin: .5rem 0; background: var(--soft); border-radius: .25rem; }
 .kind-llm { fill: var(--llm); } .kind-tool { fill: var(--tool); } .kind-other { fill: var(--other); } .is-error { fill: var(--error); }
+rect.nested { opacity: .75; } .nesting { color: var(--muted); }
+.nesting.depth-1 { padding-left: 1.25rem; } .nesting.depth-2 { padding-left: 2.5rem; } .nesting.depth-3 { padding-left: 3.75rem; }
 .legend { display: flex; flex-wrap: wrap; gap: 1rem; font-size: .85rem; color: var(--muted); margin: .25rem 0; padding: 0; list-style: none; }
 .swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: .15rem; margin-right: .3rem; vertical-align: -.1rem; }
 .swatch.kind-llm { background: var(--llm); } .swatch.kind-tool { background: var(--tool); } .swatch.kind-other { background: var(--other); } .swatch.is-error { background: var(--error); }

@@ -25,6 +25,10 @@ export interface TranscriptSpan {
   error: string | null;
   /** Tool spans: the start of the tool's output (a failed tool's error text is here). */
   outputPreview: string | null;
+  /** Tool and approval spans: the model's id of the call. */
+  toolCallId: string | null;
+  /** A sub-agent's span: the id of the `spawn_agent` call it ran for. */
+  parentToolCallId: string | null;
 }
 
 export interface TranscriptRun {
@@ -111,6 +115,8 @@ async function runsWithSpans(db: StoreDatabase, runIds: string[]): Promise<Trans
         isError: runSpans.isError,
         error: runSpans.error,
         outputPreview: runSpans.outputPreview,
+        toolCallId: runSpans.toolCallId,
+        parentToolCallId: runSpans.parentToolCallId,
       })
       .from(runSpans)
       .where(inArray(runSpans.runId, runIds))

@@ -20,6 +20,8 @@ export const runSpans = pgTable(
     iteration: integer('iteration'),
     /** Tool spans only. */
     toolCallId: text('tool_call_id'),
+    /** A sub-agent's span: the `spawn_agent` call it ran for (that call's `tool_call_id`). */
+    parentToolCallId: text('parent_tool_call_id'),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
     durationMs: integer('duration_ms').notNull(),
     inputTokens: integer('input_tokens'),

@@ -46,15 +46,17 @@ function* textDeltas(text: string | undefined): Generator<ModelStreamEvent> {
 
 /** A ChatModel double that plays a script, one step per call, and records every request. */
 export class ScriptedModel implements ChatModel {
-  readonly provider = 'openai' as const;
-  readonly model = 'scripted-model';
+  readonly provider: 'openai' | 'anthropic';
+  readonly model: string;
   readonly contextWindow: number;
   readonly maxOutputTokens: number;
   readonly requests: ChatRequest[] = [];
   readonly #steps: ScriptStep[];
 
-  constructor(steps: ScriptStep[], options: { contextWindow?: number; maxOutputTokens?: number } = {}) {
+  constructor(steps: ScriptStep[], options: { contextWindow?: number; maxOutputTokens?: number; provider?: 'openai' | 'anthropic'; model?: string } = {}) {
     this.#steps = [...steps];
+    this.provider = options.provider ?? 'openai';
+    this.model = options.model ?? 'scripted-model';
     this.contextWindow = options.contextWindow ?? 100_000;
     this.maxOutputTokens = options.maxOutputTokens ?? 4096;
   }

@@ -27,6 +27,10 @@ export interface SpanJson {
   inputTokens?: number;
   outputTokens?: number;
   error?: string;
+  /** A `spawn_agent` call that ran a sub-agent: the model's id of the call (its spans name it as their parent). */
+  toolCallId?: string;
+  /** A sub-agent's span: the `spawn_agent` call (its `toolCallId`) it ran for. */
+  parentToolCallId?: string;
 }
 
 export interface RunJson {
@@ -60,17 +64,19 @@ export function messageJson(message: TranscriptMessage): MessageJson {
 }
 
 export function runJson(run: TranscriptRun): RunJson {
+  const parents = new Set(run.spans.flatMap((span) => (span.parentToolCallId ? [span.parentToolCallId] : [])));
   return {
     id: run.id,
     status: run.status,
     startedAt: run.startedAt.toISOString(),
     endedAt: run.finishedAt.toISOString(),
     costUsd: run.costUsd,
-    spans: run.spans.map(spanJson),
+    spans: run.spans.map((span) => spanJson(span, parents)),
   };
 }
 
-export function spanJson(span: TranscriptSpan): SpanJson {
+/** `parents`: the tool call ids sub-agent spans name; only those calls carry their id (the contract's shape otherwise). */
+export function spanJson(span: TranscriptSpan, parents: ReadonlySet<string> = new Set()): SpanJson {
   const error = spanError(span);
   return {
     kind: span.kind,
@@ -80,6 +86,8 @@ export function spanJson(span: TranscriptSpan): SpanJson {
     ...(span.inputTokens !== null ? { inputTokens: span.inputTokens } : {}),
     ...(span.outputTokens !== null ? { outputTokens: span.outputTokens } : {}),
     ...(error !== undefined ? { error } : {}),
+    ...(span.toolCallId && parents.has(span.toolCallId) ? { toolCallId: span.toolCallId } : {}),
+    ...(span.parentToolCallId ? { parentToolCallId: span.parentToolCallId } : {}),
   };
 }
 
