@@ -92,9 +92,11 @@ export class QueueWorker {
       }
       let waitMs: number;
       try {
-        const due = await queue.popDue(shard, Math.min(POP_BATCH, concurrency - this.#running.size));
+        const batch = Math.min(POP_BATCH, concurrency - this.#running.size);
+        const due = await queue.popDue(shard, batch);
         for (const sessionKey of due.sessionKeys) this.take(sessionKey);
-        if (due.sessionKeys.length > 0) continue;
+        // a full batch: more may be due right now; fewer: the shard is drained until its marker says otherwise
+        if (due.sessionKeys.length === batch) continue;
         waitMs = due.nextDueAt === undefined ? IDLE_WAIT_MS : Math.min(IDLE_WAIT_MS, due.nextDueAt - due.now);
         if (waitMs <= 0) continue;
         await blocking.bzpopmin(wakeKey, Math.max(waitMs, 1) / 1000);

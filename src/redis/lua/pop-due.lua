@@ -21,8 +21,13 @@ if #due > 0 then
   redis.call('ZADD', KEYS[1], 'XX', unpack(arguments))
 end
 local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
--- more is due than this worker took: leave the marker for another one
-if #due == count and head[2] and tonumber(head[2]) <= now then redis.call('ZADD', KEYS[2], 0, '0') end
+if #due == count and head[2] and tonumber(head[2]) <= now then
+  -- more is due than this worker took: the marker wakes another one
+  redis.call('ZADD', KEYS[2], 0, '0')
+elseif #due > 0 then
+  -- every due session is taken: a marker left by their arrival would only wake a worker to find nothing
+  redis.call('ZREM', KEYS[2], '0')
+end
 local result = { tostring(now), head[2] or '' }
 for _, session in ipairs(due) do result[#result + 1] = session end
 return result
