@@ -8,7 +8,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import * as schedulerScripts from '../src/queue/scheduler-scripts.js';
+import { readdirSync as listLua } from 'node:fs';
+import { luaSource } from '../src/redis/lua-source.js';
 import { createTestDatabase, TEST_REDIS_URL, uniqueName } from '../test/support/services.js';
 import { startDeployment } from './deployment.js';
 import { closedLoop } from './load.js';
@@ -22,7 +23,8 @@ const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 /** sha → script name for the scheduler's scripts and BullMQ's. */
 async function scriptNames(): Promise<Map<string, string>> {
   const names = new Map<string, string>();
-  for (const [name, lua] of Object.entries(schedulerScripts)) if (typeof lua === 'string') names.set(sha1(lua), `scheduler.${name}`);
+  const luaFolder = join(import.meta.dirname, '..', '..', 'src', 'redis', 'lua');
+  for (const file of listLua(luaFolder).filter((entry) => entry.endsWith('.lua'))) names.set(sha1(luaSource(file.slice(0, -4))), `redis.${file.slice(0, -4)}`);
   const directory = join(import.meta.dirname, '..', '..', 'node_modules', 'bullmq', 'dist', 'esm', 'scripts');
   for (const file of readdirSync(directory).filter((entry) => /^[a-zA-Z]+-\d+\.js$/.test(entry))) {
     const module = (await import(pathToFileURL(join(directory, file)).href)) as Record<string, { name: string; content: string }>;

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppConfig } from './config/app-config.js';
 import { describeHolder, type LockHolder } from './lifecycle/data-dir-lock.js';
-import { createRedis, redisServerVersion, startEmbeddedRedis, waitUntilReady } from './queue/index.js';
+import { redisServerVersion, startEmbeddedRedis } from './queue/index.js';
+import { createRedisClient, waitUntilReady } from './redis/index.js';
 
 /**
  * What `doctor` checks of the embedded parts (REDIS_URL or DATABASE_URL unset). With a service running in
@@ -47,7 +48,7 @@ export async function checkRedisServerOnPath(config: AppConfig): Promise<string>
   const scratch = mkdtempSync(join(tmpdir(), 'chatbot-doctor-redis-'));
   try {
     const server = await startEmbeddedRedis(scratch, { persistent: false });
-    const redis = createRedis(server.url, 'producer');
+    const redis = createRedisClient({ url: server.url, cluster: false }, 'producer');
     try {
       await waitUntilReady(redis, 5_000);
       await redis.ping();

@@ -8,7 +8,7 @@ import { acquireDataDirLock, dataDirHolder } from './lifecycle/data-dir-lock.js'
 import { complete, createChatModel } from './llm/index.js';
 import { mcpDoctorChecks } from './mcp/mcp-doctor.js';
 import { createLogger } from './observability/logger.js';
-import { createRedis, waitUntilReady } from './queue/index.js';
+import { createRedisClient, waitUntilReady } from './redis/index.js';
 import { databaseOptionsOf, describeConnections, openDatabase, pendingMigrations } from './store/index.js';
 
 /** Passed, but worth the operator's attention: printed as WARN, and does not fail the run. */
@@ -42,7 +42,7 @@ export async function runDoctor({ config, problems }: ConfigInspection): Promise
       name: 'redis',
       run: async () => {
         if (!config.redisUrl) return holder ? checkThroughService('redis', 'its redis-server (REDIS_URL unset)', holder, serviceReadiness()) : checkRedisServerOnPath(config);
-        const redis = createRedis(config.redisUrl, 'producer');
+        const redis = createRedisClient({ url: config.redisUrl, cluster: config.redisCluster }, 'producer');
         try {
           await waitUntilReady(redis, 3_000);
           const policy = (await redis.config('GET', 'maxmemory-policy')) as string[];

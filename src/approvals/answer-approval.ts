@@ -2,16 +2,14 @@ import type { ApprovalAnswer, ApprovalAnswerResult, ApprovalChoice, ApprovalSink
 import type { ChannelRegistry } from '../core/channel-registry.js';
 import type { ConversationRef } from '../core/inbound-message.js';
 import type { Logger } from '../observability/logger.js';
-import type { ApprovalRecord, ApprovalRecords, ApprovalStatus } from '../queue/approval-records.js';
-import type { InboundQueue } from '../queue/inbound-queue.js';
-import type { SessionScheduler } from '../queue/session-scheduler.js';
+import type { ApprovalRecord, ApprovalRecords, ApprovalStatus } from '../redis/approval-records.js';
+import type { SessionQueue } from '../redis/session-queue.js';
 import { promptOf } from './approval-gate.js';
 import { decisionText, OPERATOR_PREFIX } from './approval-text.js';
 
 export interface ApprovalAnswerDependencies {
   records: ApprovalRecords;
-  scheduler: SessionScheduler;
-  inbound: InboundQueue;
+  sessions: SessionQueue;
   channels: ChannelRegistry;
   clock?: () => number;
   logger: Logger;
@@ -83,5 +81,6 @@ async function settlePrompt(deps: ApprovalAnswerDependencies, record: ApprovalRe
 }
 
 async function resumeTurn(deps: ApprovalAnswerDependencies, turn: { sessionKey: string; turnId: string }): Promise<void> {
-  if ((await deps.scheduler.unpark(turn.sessionKey, turn.turnId)) === 'unparked') await deps.inbound.addWakeJob(turn.sessionKey);
+  // unparked: its lease ends now and the session is due; not parked yet: the early answer waits for PARK
+  await deps.sessions.unpark(turn.sessionKey, turn.turnId);
 }

@@ -5,7 +5,7 @@ import type { DeliveryProgress } from '../core/delivery-progress.js';
 import type { ChannelRegistry } from '../core/channel-registry.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { Logger } from '../observability/logger.js';
-import { approvalIdOf, type ApprovalRecord, type ApprovalRecords } from '../queue/approval-records.js';
+import { approvalIdOf, type ApprovalRecord, type ApprovalRecords } from '../redis/approval-records.js';
 import { argumentsPreview, decisionText, OPERATOR_PREFIX } from './approval-text.js';
 
 export interface ApprovalGateOptions {

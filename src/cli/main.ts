@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { startService } from '../app.js';
+import { startService } from '../app/index.js';
 import { inspectConfig, loadConfig, readDotEnv, type AppConfig } from '../config/index.js';
 import { BotError } from '../core/errors.js';
 import { acquireDataDirLock, DataDirInUseError } from '../lifecycle/data-dir-lock.js';

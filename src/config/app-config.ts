@@ -127,6 +127,12 @@ export interface AppConfig {
   /** DATABASE_POOLER: `transaction` when DATABASE_URL goes through a transaction pooler (no prepared statements, no session state). */
   databasePooler: DatabasePooler;
   redisUrl: string | undefined;
+  /** REDIS_CLUSTER: REDIS_URL names a Redis Cluster (comma-separated seeds allowed). */
+  redisCluster: boolean;
+  /** QUEUE_SHARDS: sessions spread over this many queue shards (hash tags), 16 on a cluster by default. */
+  queueShards: number;
+  /** SESSION_CACHE_MB: the returning sessions' histories a worker process keeps (0: none; every turn reads its history). */
+  sessionCacheBytes: number;
   dataDir: string;
   queuePrefix: string;
   workerConcurrency: number;

@@ -44,6 +44,12 @@ function parseEnvironment(source: NodeJS.ProcessEnv, problems: string[]): Enviro
 
 const ENTRY = /^(telegram|slack|feishu):.+$/;
 
+/**
+ * Turns one worker process runs at once. A turn waiting on the model costs little (an open request and its state),
+ * so the default is high: one process carries message rate × model latency (300 msg/s × 2 s = 600) by itself.
+ */
+export const DEFAULT_WORKER_CONCURRENCY = 1_000;
+
 /** `ALLOW_FROM` / `GROUP_ALLOWLIST`: comma-separated `channel:id`. */
 function entriesOf(variable: string, value: string): string[] {
   const entries = value
@@ -92,6 +98,9 @@ export function inspectConfig(source: NodeJS.ProcessEnv = process.env, options: 
     }
   };
   const env = parseEnvironment(source, problems);
+  if (env.REDIS_CLUSTER && !env.REDIS_URL) {
+    problems.push('REDIS_CLUSTER: true needs REDIS_URL with the cluster\'s seed nodes (redis://host:7000,redis://host:7001,…); the embedded redis-server is a single server');
+  }
   const location = attempt(() => locateConfigFile(env.CONFIG_FILE, options.cwd ?? process.cwd()), () => undefined);
   let file = location ? attempt<LoadedConfigFile | undefined>(() => readConfigFile(location, source), () => undefined) : undefined;
   const withoutFile = () => {
@@ -119,9 +128,12 @@ export function inspectConfig(source: NodeJS.ProcessEnv = process.env, options: 
     role: env.ROLE ?? 'all',
     ...databaseConfig(env),
     redisUrl: env.REDIS_URL,
+    redisCluster: env.REDIS_CLUSTER ?? false,
+    queueShards: env.QUEUE_SHARDS ?? (env.REDIS_CLUSTER ? 16 : 1),
+    sessionCacheBytes: (env.SESSION_CACHE_MB ?? 32) * 1024 * 1024,
     dataDir: resolve(env.DATA_DIR ?? './data'),
     queuePrefix: env.QUEUE_PREFIX ?? 'bot',
-    workerConcurrency: env.WORKER_CONCURRENCY ?? 32,
+    workerConcurrency: env.WORKER_CONCURRENCY ?? DEFAULT_WORKER_CONCURRENCY,
     groupMaxConcurrent: env.GROUP_MAX_CONCURRENT ?? 3,
     queueMode: env.QUEUE_MODE ?? 'collect',
     inboundDebounceMs: env.INBOUND_DEBOUNCE_MS ?? 0,

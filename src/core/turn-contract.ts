@@ -16,6 +16,11 @@ export interface TurnRequest {
   finalAttempt: boolean;
   /** True while this worker still holds the turn's lease (checked right before sending). */
   holdsLease(): Promise<boolean>;
+  /**
+   * The session's history version when the turn was claimed (it moves on with every stored turn, /new and summary):
+   * a history cached at another version is stale. Absent: unknown, load it.
+   */
+  historyVersion?: string;
 }
 
 export type TurnOutcome =

@@ -1,6 +1,6 @@
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import { MemoryLoginFailures, type LoginFailureStore } from './admin-login-failures.js';
+import { MemoryLoginFailures, type LoginFailureStore } from '../redis/admin-login-failures.js';
 
 /**
  * How wrong admin passwords from one client address are met. Failures are counted for `windowMs` after the

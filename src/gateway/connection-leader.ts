@@ -1,5 +1,5 @@
 import type { Logger } from '../observability/logger.js';
-import type { LeaderLease } from '../queue/leader-lease.js';
+import type { LeaderLease } from '../redis/leader-lease.js';
 
 export interface HeldConnection {
   stop(): Promise<void>;

@@ -4,9 +4,9 @@ import type { InboundMessage } from '../core/inbound-message.js';
 import { contextKeyOf, sessionKeyOf } from '../core/session-key.js';
 import { parseCommand, type CommandHandler } from '../commands/index.js';
 import type { Logger } from '../observability/logger.js';
-import type { AlbumMarks } from '../queue/album-marks.js';
-import type { GroupContext } from '../queue/group-context.js';
-import type { InboundDedupe } from '../queue/inbound-dedupe.js';
+import type { AlbumMarks } from '../redis/album-marks.js';
+import type { GroupContext } from '../redis/group-context.js';
+import type { SessionQueue } from '../redis/session-queue.js';
 import type { InboundQueue } from '../queue/inbound-queue.js';
 
 /** What the configuration says about the chat a message comes from (see config/chat-settings.ts). */
@@ -20,7 +20,8 @@ export interface InboundHandlerOptions {
   queue: InboundQueue;
   commands: CommandHandler;
   groupContext: GroupContext;
-  dedupe: InboundDedupe;
+  /** Once-only handling of what never reaches the queue (commands, chatter, refusals), on the queue's seen keys. */
+  dedupe: Pick<SessionQueue, 'claimSeen' | 'forgetSeen'>;
   access: AccessControl;
   chatSettings(message: InboundMessage): InboundChatSettings;
   /** Albums addressed in a group (their uncaptioned parts join the turn); absent: each part stands alone. */
@@ -54,7 +55,7 @@ export function createInboundHandler(options: InboundHandlerOptions): InboundSin
     try {
       const decision = await access.admit(message);
       if (decision.kind === 'deny') {
-        if (decision.notice && (await dedupe.claim(message.dedupeKey, 'access'))) await notifyOnce(message, decision.notice);
+        if (decision.notice && (await dedupe.claimSeen(sessionKey, message.dedupeKey, 'access'))) await notifyOnce(message, decision.notice);
         logger.debug({ sessionKey, reason: decision.reason }, 'inbound message refused by access control');
         return { kind: 'ignored', reason: decision.reason };
       }
@@ -70,7 +71,7 @@ export function createInboundHandler(options: InboundHandlerOptions): InboundSin
         else addressed = await options.albums.isAddressed(message.mediaGroupId);
       }
       if (command && addressed) {
-        if (!(await dedupe.claim(message.dedupeKey, 'command'))) return { kind: 'duplicate' };
+        if (!(await dedupe.claimSeen(sessionKey, message.dedupeKey, 'command'))) return { kind: 'duplicate' };
         try {
           await commands(command, message);
         } catch (error) {
@@ -79,7 +80,7 @@ export function createInboundHandler(options: InboundHandlerOptions): InboundSin
         return { kind: 'command', command: command.name };
       }
       if (!addressed) {
-        if (!(await dedupe.claim(message.dedupeKey, 'context'))) return { kind: 'duplicate' };
+        if (!(await dedupe.claimSeen(sessionKey, message.dedupeKey, 'context'))) return { kind: 'duplicate' };
         await groupContext.remember(contextKeyOf(message), {
           senderName: message.sender.name ?? message.sender.username ?? message.sender.id,
           text: message.text,
@@ -96,7 +97,7 @@ export function createInboundHandler(options: InboundHandlerOptions): InboundSin
         }
       }
     } catch (error) {
-      await dedupe.release(message.dedupeKey).catch(() => undefined);
+      await dedupe.forgetSeen(sessionKey, message.dedupeKey).catch(() => undefined);
       logger.error({ err: error, sessionKey }, 'could not handle inbound message');
       return { kind: 'rejected', reason: 'redis unavailable' };
     }

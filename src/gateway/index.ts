@@ -4,4 +4,4 @@ export { createChatMembershipHandler, type ChatMembershipHandlerOptions } from '
 export { ADMIN_PREFIX, registerAdminScope, type AdminCredentials } from './admin-scope.js';
 export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 export { AdminLoginGuard, DEFAULT_LOGIN_POLICY, type LoginPolicy } from './admin-login-guard.js';
-export { MemoryLoginFailures, RedisLoginFailures, type LoginFailureStore } from './admin-login-failures.js';
+export { MemoryLoginFailures, RedisLoginFailures, type LoginFailureStore } from '../redis/admin-login-failures.js';

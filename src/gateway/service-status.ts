@@ -1,14 +1,16 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Channel } from '../core/channel.js';
 import type { ChannelName } from '../core/inbound-message.js';
-import type { ChannelActivity } from '../queue/channel-activity.js';
-import { LeaderLease, type LeaseHolder } from '../queue/leader-lease.js';
+import type { ChannelActivity } from '../redis/channel-activity.js';
+import type { KeySpace } from '../redis/key-space.js';
+import { LeaderLease, type LeaseHolder } from '../redis/leader-lease.js';
+import type { RedisClient } from '../redis/redis-client.js';
+import type { SessionQueue } from '../redis/session-queue.js';
 
-/** One BullMQ queue's jobs by state. */
+/** One queue's work by state: `turns` (the session queue), then the BullMQ queues (compactions, schedules). */
 export interface QueueState {
   queue: string;
-  /** Jobs a worker is running now (for the inbound queue: turns). */
+  /** Jobs a worker is running now (for `turns`: turns).  */
   running: number;
   /** Ready to run, by priority or not. */
   waiting: number;
@@ -43,11 +45,23 @@ export const connectionName = (channel: Pick<ChannelAccount, 'name' | 'accountId
 /** What the status needs of a channel: which account it is and whether it holds a connection. */
 export type ChannelAccount = Pick<Channel, 'name' | 'accountId' | 'inboundConnection'>;
 
-export function createServiceStatus(options: { redis: Redis; prefix: string; queues: Queue[]; channels: ChannelAccount[]; activity: ChannelActivity }): ServiceStatus {
-  const { redis, prefix, activity } = options;
+export function createServiceStatus(options: {
+  redis: RedisClient;
+  keys: KeySpace;
+  sessions: SessionQueue;
+  queues: Queue[];
+  channels: ChannelAccount[];
+  activity: ChannelActivity;
+}): ServiceStatus {
+  const { redis, keys, activity } = options;
+  const turns = async (): Promise<QueueState> => {
+    const load = await options.sessions.load();
+    return { queue: 'turns', running: load.running, waiting: load.due, delayed: load.scheduled, failed: 0 };
+  };
   return {
-    queues: () =>
-      Promise.all(
+    queues: async () => [
+      await turns(),
+      ...(await Promise.all(
         options.queues.map(async (queue) => {
           const counts = await queue.getJobCounts('active', 'waiting', 'prioritized', 'waiting-children', 'delayed', 'failed');
           return {
@@ -58,11 +72,12 @@ export function createServiceStatus(options: { redis: Redis; prefix: string; que
             failed: counts.failed ?? 0,
           };
         }),
-      ),
+      )),
+    ],
     connections: async () => {
       const [lastUpdates, holders] = await Promise.all([
         activity.lastUpdates(),
-        Promise.all(options.channels.map((channel) => (channel.inboundConnection ? LeaderLease.holderOf(redis, prefix, connectionName(channel)) : undefined))),
+        Promise.all(options.channels.map((channel) => (channel.inboundConnection ? LeaderLease.holderOf(redis, keys, connectionName(channel)) : undefined))),
       ]);
       return options.channels.map((channel, index) => ({
         channel: channel.name,

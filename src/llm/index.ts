@@ -16,7 +16,6 @@ export { costOf, priceOf, priceTableOf, transcriptionCostOf, MODEL_PRICES, TRANS
 export { parsePriceOverrides } from './price-overrides.js';
 export { FailoverChatModel, isFailoverError, modelKey, type Failover, type FailoverOptions, type FailoverReason } from './failover-chat-model.js';
 export type { FailoverCooldowns } from './failover-cooldowns.js';
-export { RedisFailoverCooldowns } from './redis-failover-cooldowns.js';
 
 /** The model `config.provider` names. */
 export function createChatModel(config: LlmConfig): ChatModel {

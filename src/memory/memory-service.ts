@@ -9,14 +9,36 @@ import { ToolError } from '../agent/tools/agent-tool.js';
 import type { Embedder } from './embedder.js';
 import { detectVectorStore, type VectorStore } from './vector-store.js';
 
-/** Memory as the tools, commands, prompt and flush use it; one per process. */
+/** Scopes whose prompt memories this process keeps at most. */
+const PROMPT_CACHE_LIMIT = 10_000;
+
+/**
+ * Memory as the tools, commands, prompt and flush use it; one per process. The prompt's memories of a scope that
+ * all fit the section (most scopes: none at all) are kept here, so a turn reads nothing; a change in any process
+ * (`onChange`, published to the others) drops them.
+ */
 export class MemoryService {
   #semantic: { embedder: Embedder; vectors: VectorStore } | undefined;
+  /** scope → every memory (they all fit the prompt's section), or `search` (too many: chosen by each turn's text). */
+  readonly #prompt = new Map<string, Memory[] | 'search'>();
 
   constructor(
     private readonly db: StoreDatabase,
     private readonly logger: Logger,
+    /** Told of every change of a scope's memories (another process drops its copy). */
+    private readonly onChange?: (scope: string) => void,
   ) {}
+
+  /** Another process changed this scope's memories (or, without a scope, this process may have missed some). */
+  dropCached(scope?: string): void {
+    if (scope === undefined) this.#prompt.clear();
+    else this.#prompt.delete(scope);
+  }
+
+  #changed(scope: string): void {
+    this.#prompt.delete(scope);
+    this.onChange?.(scope);
+  }
 
   /**
    * EMBEDDING_MODEL: memories are also embedded and searched by vector when pgvector is there; otherwise full text
@@ -42,6 +64,7 @@ export class MemoryService {
     if (trimmed === '') throw new ToolError('Nothing to remember: the text is empty.');
     if (trimmed.length > MEMORY_MAX_CHARS) throw new ToolError(`A memory is at most ${MEMORY_MAX_CHARS} characters; save a shorter fact.`);
     const result = await rememberMemory(this.db, scope, trimmed);
+    this.#changed(scope);
     this.logger.debug({ scope, id: result.memory.id, kind: result.kind }, 'memory stored');
     if (result.kind !== 'duplicate') await this.#embed(result.memory);
     return result;
@@ -80,15 +103,23 @@ export class MemoryService {
     return listMemories(this.db, scope);
   }
 
-  forget(scope: string, id: number): Promise<Memory | undefined> {
-    return forgetMemory(this.db, scope, id);
+  async forget(scope: string, id: number): Promise<Memory | undefined> {
+    const forgotten = await forgetMemory(this.db, scope, id);
+    if (forgotten) this.#changed(scope);
+    return forgotten;
   }
 
   /** The lines of the system prompt's memory section for a turn answering `query` (see prompt-memories.ts). */
   async promptLines(scope: string, query: string): Promise<string[]> {
+    const known = this.#prompt.get(scope);
+    if (Array.isArray(known)) return known.map(memoryLine);
     const all = await listMemories(this.db, scope);
-    if (all.length === 0) return [];
-    if (allFit(all)) return all.map(memoryLine);
+    if (this.#prompt.size >= PROMPT_CACHE_LIMIT) this.#prompt.delete(this.#prompt.keys().next().value!);
+    if (allFit(all)) {
+      this.#prompt.set(scope, all);
+      return all.map(memoryLine);
+    }
+    this.#prompt.set(scope, 'search');
     const relevant = await this.#search(scope, query, 20);
     return selectPromptMemories(all, relevant).map(memoryLine);
   }
@@ -101,6 +132,7 @@ export class MemoryService {
       const result = await rememberMemory(this.db, scope, fact);
       if (result.kind === 'duplicate') continue;
       added++;
+      this.#changed(scope);
       await this.#embed(result.memory);
     }
     return added;

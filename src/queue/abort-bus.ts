@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import { TurnAbortError, type TurnAbortReason } from '../core/turn-abort.js';
 import type { Logger } from '../observability/logger.js';
 
@@ -16,8 +16,8 @@ export class AbortBus {
 
   constructor(
     private readonly channel: string,
-    private readonly publisher: Redis,
-    private readonly subscriber: Redis | undefined,
+    private readonly publisher: RedisClient,
+    private readonly subscriber: RedisClient | undefined,
     private readonly logger: Logger,
   ) {}
 

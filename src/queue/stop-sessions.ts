@@ -1,6 +1,5 @@
+import type { SessionQueue } from '../redis/session-queue.js';
 import type { AbortBus } from './abort-bus.js';
-import type { InboundQueue } from './inbound-queue.js';
-import type { SessionScheduler } from './session-scheduler.js';
 
 /**
  * /stop: aborts the session's running turns wherever they run and drops what waits. Sent at chat level
@@ -8,21 +7,19 @@ import type { SessionScheduler } from './session-scheduler.js';
  */
 export async function stopSessions(
   deps: {
-    scheduler: SessionScheduler;
+    sessions: SessionQueue;
     abortBus: AbortBus;
-    inbound: InboundQueue;
     /** Ends a turn that waits for an approval (no worker runs it to see an abort). */
     stopWaitingTurn?: (sessionKey: string, turnId: string) => Promise<void>;
   },
   sessionKey: string,
 ): Promise<{ abortedTurns: number; droppedMessages: number }> {
-  const keys = [sessionKey, ...(await deps.scheduler.threadSessionsOf(sessionKey))];
+  const keys = [sessionKey, ...(await deps.sessions.threadSessionsOf(sessionKey))];
   let abortedTurns = 0;
   let droppedMessages = 0;
   for (const key of keys) {
-    const stopped = await deps.scheduler.stop(key);
+    const stopped = await deps.sessions.stop(key);
     await deps.abortBus.publish(key, stopped.abortedTurnIds);
-    await Promise.all(stopped.parkedJobIds.map((jobId) => deps.inbound.wake(jobId)));
     for (const turnId of stopped.waitingTurnIds) await deps.stopWaitingTurn?.(key, turnId);
     abortedTurns += stopped.abortedTurnIds.length + stopped.waitingTurnIds.length;
     droppedMessages += stopped.droppedMessages;

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import { sessionKeyOf } from '../core/session-key.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -13,7 +13,7 @@ import { nextRunAfter } from './schedule-spec.js';
 import { findTask, listActiveTasks, markDone, recordFiring, type ScheduledTask } from './task-repository.js';
 
 export interface FiringWorkerOptions {
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   db: StoreDatabase;
   schedules: ScheduleQueue;

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import type { ScheduledTask } from './task-repository.js';
 
 export const SCHEDULES_QUEUE = 'schedules';
@@ -21,7 +21,8 @@ export const oneShotJobId = (taskId: string): string => `at.${taskId}`;
 export class ScheduleQueue {
   readonly queue: Queue<FiringJobData>;
 
-  constructor(connection: Redis, prefix: string) {
+  /** `prefix`: BullMQ's (one hash tag for all of its keys on a cluster, see KeySpace.bullmqPrefix). */
+  constructor(connection: RedisClient, prefix: string) {
     this.queue = new Queue<FiringJobData>(SCHEDULES_QUEUE, {
       connection,
       prefix,

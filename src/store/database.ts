@@ -1,4 +1,5 @@
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type postgres from 'postgres';
 import { openPostgres } from './postgres-database.js';
 import type * as schema from './schema/index.js';
 
@@ -62,6 +63,23 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   // loaded only without DATABASE_URL: a deployment on a real PostgreSQL never pays for the embedded one
   const { openPglite } = await import('./pglite-database.js');
   return openPglite(options.dataDir);
+}
+
+type PostgresClient = postgres.Sql & { options: { prepare?: boolean } };
+type PgliteClient = { query<Row>(text: string, params: unknown[]): Promise<{ rows: Row[] }> };
+
+/**
+ * A statement of constant text with `$n` parameters, for the per-message path: no query building, and on a real
+ * server a prepared statement per connection (parsed and planned once) unless the client was opened without
+ * them (a transaction pooler). Rows as the server sent them, json columns parsed.
+ */
+export async function runStatement<Row>(db: StoreDatabase, text: string, params: unknown[]): Promise<Row[]> {
+  const client = (db as unknown as { $client?: PostgresClient | PgliteClient }).$client;
+  if (typeof client === 'function') {
+    return (await client.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: client.options.prepare !== false })) as unknown as Row[];
+  }
+  if (client && typeof client.query === 'function') return (await client.query<Row>(text, params)).rows;
+  throw new Error('runStatement: not a postgres.js or PGlite drizzle instance (a transaction has no client of its own)');
 }
 
 /** Rows of a raw `db.execute`: postgres-js returns an array, PGlite an object with `rows`. */

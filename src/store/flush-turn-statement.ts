@@ -1,4 +1,3 @@
-import { sql, type SQL } from 'drizzle-orm';
 import type { LlmCallPurpose, TraceSpan } from '../agent/agent-events.js';
 import type { TurnMessage, TurnPerson, TurnRecord } from './turn-record.js';
 
@@ -15,54 +14,37 @@ import type { TurnMessage, TurnPerson, TurnRecord } from './turn-record.js';
  *   none: see turn/store-adapter.ts) are upserted in one more step, which writes nothing when the stored
  *   names are already these.
  */
-export function flushTurnStatement(record: TurnRecord): SQL {
-  const { run, runId, sessionId } = record;
-  const count = record.messages.length;
-  const durationMs = Math.max(0, whole(run.finishedAt.getTime() - run.startedAt.getTime()));
-  const inputTokens = whole(run.inputTokens);
-  const outputTokens = whole(run.outputTokens);
-  const cacheReadTokens = whole(run.cacheReadTokens ?? 0);
-  const cacheWriteTokens = whole(run.cacheWriteTokens ?? 0);
-  const costUsd = amount(run.costUsd);
-  const messageRows = toJson(record.messages.map(messageRow));
-  const spanRows = toJson(record.spans.map(spanRow));
-  const error = run.error === undefined ? null : withoutNul(run.error);
-  const chatTitle = record.chatTitle === undefined || record.chatTitle === '' ? null : withoutNul(record.chatTitle);
-  const people = uniquePeople(record.people ?? []);
-  return sql`
+const RUN_AND_MESSAGES = `
 with inserted_run as (
   insert into runs (id, session_id, status, silent, provider, model, iterations, input_tokens, output_tokens,
                     cache_read_tokens, cache_write_tokens, cost_usd, error, started_at, finished_at, duration_ms,
                     delivered_message_ids)
-  values (${runId}::text, ${sessionId}::uuid, ${run.status}::text, ${run.silent}::boolean, ${run.provider}::text,
-          ${run.model}::text, ${whole(run.iterations)}::integer, ${inputTokens}::bigint,
-          ${outputTokens}::bigint, ${cacheReadTokens}::bigint, ${cacheWriteTokens}::bigint,
-          ${costUsd}::double precision, ${error}::text,
-          ${timestamp(run.startedAt)}::timestamptz, ${timestamp(run.finishedAt)}::timestamptz,
-          ${durationMs}::integer, ${toJson(run.deliveredMessageIds)}::text::jsonb)
+  values ($1::text, $2::uuid, $3::text, $4::boolean, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint,
+          $10::bigint, $11::bigint, $12::double precision, $13::text, $14::timestamptz, $15::timestamptz,
+          $16::integer, $17::text::jsonb)
   on conflict (id) do nothing
   returning id
 ),
 claimed as (
   update sessions
-     set next_seq = next_seq + ${count}::bigint,
-         input_tokens = input_tokens + ${inputTokens}::bigint,
-         output_tokens = output_tokens + ${outputTokens}::bigint,
-         cache_read_tokens = cache_read_tokens + ${cacheReadTokens}::bigint,
-         cache_write_tokens = cache_write_tokens + ${cacheWriteTokens}::bigint,
-         cost_usd = cost_usd + ${costUsd}::double precision,
-         last_model = ${run.model}::text,
-         title = coalesce(${chatTitle}::text, title),
+     set next_seq = next_seq + $18::bigint,
+         input_tokens = input_tokens + $8::bigint,
+         output_tokens = output_tokens + $9::bigint,
+         cache_read_tokens = cache_read_tokens + $10::bigint,
+         cache_write_tokens = cache_write_tokens + $11::bigint,
+         cost_usd = cost_usd + $12::double precision,
+         last_model = $6::text,
+         title = coalesce($19::text, title),
          updated_at = now()
-   where id = ${sessionId}::uuid and exists (select from inserted_run)
-  returning next_seq - ${count}::bigint as first_seq
+   where id = $2::uuid and exists (select from inserted_run)
+  returning next_seq - $18::bigint as first_seq
 ),
 inserted_messages as (
   insert into messages (session_id, seq, run_id, role, parts, inbound_key, created_at, attachments, omitted_from_context)
-  select ${sessionId}::uuid, claimed.first_seq + message.ordinality - 1, ${runId}::text,
+  select $2::uuid, claimed.first_seq + message.ordinality - 1, $1::text,
          message.role, message.parts, message.inbound_key, message.created_at, message.attachments, message.omitted_from_context
     from claimed,
-         jsonb_populate_recordset(null::messages, ${messageRows}::text::jsonb) with ordinality as message
+         jsonb_populate_recordset(null::messages, $20::text::jsonb) with ordinality as message
 ),
 inserted_spans as (
   insert into run_spans (run_id, position, kind, name, iteration, tool_call_id, started_at, duration_ms,
@@ -72,22 +54,19 @@ inserted_spans as (
          span.duration_ms, span.input_tokens, span.output_tokens, span.cache_read_tokens, span.cache_write_tokens,
          span.cost_usd, span.is_error, span.error, span.output_preview, span.input, span.parent_tool_call_id
     from inserted_run,
-         jsonb_populate_recordset(null::run_spans, ${spanRows}::text::jsonb) as span
-)${people.length === 0 ? sql`` : peopleStep(people)}
-select (select count(*) from inserted_run)::integer as written`;
-}
+         jsonb_populate_recordset(null::run_spans, $21::text::jsonb) as span
+)`;
 
 /**
  * A name the platform did not send (a Slack slash command has no display name) keeps the stored one; the
  * row is only written when a sent field differs from it.
  */
-function peopleStep(people: TurnPerson[]): SQL {
-  return sql`,
+const PEOPLE = `,
 upserted_people as (
   insert into people (channel, user_id, name, username, updated_at)
   select person.channel, person.user_id, person.name, person.username, now()
     from inserted_run,
-         jsonb_populate_recordset(null::people, ${toJson(people.map(personRow))}::text::jsonb) as person
+         jsonb_populate_recordset(null::people, $22::text::jsonb) as person
   on conflict (channel, user_id) do update
      set name = coalesce(excluded.name, people.name),
          username = coalesce(excluded.username, people.username),
@@ -95,6 +74,50 @@ upserted_people as (
    where (excluded.name is not null and excluded.name is distinct from people.name)
       or (excluded.username is not null and excluded.username is distinct from people.username)
 )`;
+
+const WRITTEN = `
+select (select count(*) from inserted_run)::integer as written`;
+
+/** The two texts the statement ever has (with and without a change of names): each is prepared once per connection. */
+const WITHOUT_PEOPLE = RUN_AND_MESSAGES + WRITTEN;
+const WITH_PEOPLE = RUN_AND_MESSAGES + PEOPLE + WRITTEN;
+
+export interface Statement {
+  text: string;
+  params: unknown[];
+}
+
+export function flushTurnStatement(record: TurnRecord): Statement {
+  const { run, runId, sessionId } = record;
+  const durationMs = Math.max(0, whole(run.finishedAt.getTime() - run.startedAt.getTime()));
+  const chatTitle = record.chatTitle === undefined || record.chatTitle === '' ? null : withoutNul(record.chatTitle);
+  const people = uniquePeople(record.people ?? []);
+  const params: unknown[] = [
+    runId,
+    sessionId,
+    run.status,
+    run.silent,
+    run.provider,
+    run.model,
+    whole(run.iterations),
+    whole(run.inputTokens),
+    whole(run.outputTokens),
+    whole(run.cacheReadTokens ?? 0),
+    whole(run.cacheWriteTokens ?? 0),
+    amount(run.costUsd),
+    run.error === undefined ? null : withoutNul(run.error),
+    timestamp(run.startedAt),
+    timestamp(run.finishedAt),
+    durationMs,
+    toJson(run.deliveredMessageIds),
+    record.messages.length,
+    chatTitle,
+    toJson(record.messages.map(messageRow)),
+    toJson(record.spans.map(spanRow)),
+  ];
+  if (people.length === 0) return { text: WITHOUT_PEOPLE, params };
+  params.push(toJson(people.map(personRow)));
+  return { text: WITH_PEOPLE, params };
 }
 
 /** ON CONFLICT may not meet the same row twice in one statement: one entry per person, the latest naming wins. */

@@ -1,5 +1,5 @@
 import { asc, eq } from 'drizzle-orm';
-import { rowsOf, type StoreDatabase } from './database.js';
+import { runStatement, type StoreDatabase } from './database.js';
 import { flushTurnStatement } from './flush-turn-statement.js';
 import { runs, runSpans, type RunRow, type RunSpanRow } from './schema/index.js';
 import type { TurnRecord } from './turn-record.js';
@@ -10,7 +10,8 @@ import type { TurnRecord } from './turn-record.js';
  * stored writes nothing and returns `{ written: false }`.
  */
 export async function flushTurn(db: StoreDatabase, record: TurnRecord): Promise<{ written: boolean }> {
-  const [result] = rowsOf<{ written: number }>(await db.execute(flushTurnStatement(record)));
+  const { text, params } = flushTurnStatement(record);
+  const [result] = await runStatement<{ written: number }>(db, text, params);
   return { written: (result?.written ?? 0) > 0 };
 }
 

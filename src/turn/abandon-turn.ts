@@ -1,4 +1,4 @@
-import type { TurnAbandoner } from '../queue/turn-worker.js';
+import type { TurnAbandoner } from '../queue/queue-worker.js';
 import type { TurnRecord } from '../store/turn-record.js';
 import { namesOf, sessionInfoOf } from './session-info.js';
 import { APOLOGY } from './run-turn.js';
@@ -19,7 +19,7 @@ export function createTurnAbandoner(deps: TurnDependencies): TurnAbandoner {
       .then((progress) => deps.channels.for(latest.conversation).sendNotice(latest.conversation, APOLOGY, progress))
       .catch((failure: unknown) => deps.logger.warn({ err: failure, runId: turnId, sessionKey }, 'could not send the apology of an abandoned turn'));
     try {
-      const session = await deps.store.ensureSession(sessionInfoOf(sessionKey, latest));
+      const session = await deps.store.openSession(sessionInfoOf(sessionKey, latest), undefined);
       const record: TurnRecord = {
         runId: turnId,
         sessionKey,
@@ -47,6 +47,5 @@ export function createTurnAbandoner(deps: TurnDependencies): TurnAbandoner {
     } catch (failure) {
       deps.logger.warn({ err: failure, runId: turnId, sessionKey }, 'could not store the abandoned turn');
     }
-    await Promise.all([deps.deliveries.clear(sessionKey, turnId), deps.checkpoints.clear(sessionKey, turnId)]).catch(() => undefined);
   };
 }

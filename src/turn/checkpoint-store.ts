@@ -1,12 +1,11 @@
 import type { TurnStep } from '../agent/index.js';
-import type { TurnCheckpoints } from '../queue/turn-checkpoints.js';
+import type { TurnStateStore } from '../redis/turn-state.js';
 import type { TurnCheckpointStore } from './turn-dependencies.js';
 
 /** The Redis step list as the turn sees it: the steps are ours, so what comes back is what we saved. */
-export function turnCheckpointStore(checkpoints: TurnCheckpoints): TurnCheckpointStore {
+export function turnCheckpointStore(state: TurnStateStore): TurnCheckpointStore {
   return {
-    append: (sessionKey, turnId, holder, step) => checkpoints.append(sessionKey, turnId, holder, step),
-    load: async (sessionKey, turnId) => (await checkpoints.load(sessionKey, turnId)) as TurnStep[],
-    clear: (sessionKey, turnId) => checkpoints.clear(sessionKey, turnId),
+    append: (sessionKey, turnId, holder, step) => state.append(sessionKey, turnId, holder, step),
+    load: async (sessionKey, turnId) => (await state.load(sessionKey, turnId)) as TurnStep[],
   };
 }

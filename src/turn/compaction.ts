@@ -16,7 +16,7 @@ import { BotError } from '../core/errors.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { Logger } from '../observability/logger.js';
-import type { SessionLock } from '../queue/session-lock.js';
+import type { SessionLock } from '../redis/session-lock.js';
 import { appendRunSpans, findSession, latestRunIdOf, latestSummary, loadHistory, saveSummary, type SessionRow, type StoreDatabase } from '../store/index.js';
 
 export type CompactionResult = 'summarized' | 'locked' | 'not-due' | 'nothing-to-summarize' | 'no-session';
@@ -59,6 +59,8 @@ export interface CompactorDependencies {
   /** The session's agent's model (config file agents); absent: `model` for every session. */
   modelFor?: (sessionKey: string) => ChatModel;
   lock: SessionLock;
+  /** A summary was saved: the session's history changed for every process that cached it. */
+  historyChanged?: (sessionKey: string) => Promise<void>;
   logger: Logger;
   /**
    * The memory flush (src/memory): called once before a summary drops `dropped`, to save durable facts. A failure
@@ -126,6 +128,7 @@ export function createCompactor(deps: CompactorDependencies): Compactor {
       if (!result || !lock.held) return 'nothing-to-summarize';
       const coversUpToSeq = history[result.coversCount - 1]!.seq;
       await saveSummary(deps.db, session.id, result.summary, coversUpToSeq);
+      await deps.historyChanged?.(sessionKey);
       deps.logger.info({ sessionKey, coversUpToSeq, summarized: result.coversCount }, 'conversation summarized');
       return 'summarized';
     } finally {

@@ -1,10 +1,10 @@
 import type { ChannelName, DeliveryProgress, DoubtResolution, PartInDoubt } from '../core/index.js';
 import { BotError, errorMessage } from '../core/errors.js';
 import { TurnAbortError } from '../core/turn-abort.js';
-import type { DeliveryStore, TurnLease } from '../queue/delivery-store.js';
+import type { TurnLease, TurnStateStore } from '../redis/turn-state.js';
 import type { TurnRecord } from '../store/turn-record.js';
 
-export type { TurnLease } from '../queue/delivery-store.js';
+export type { TurnLease } from '../redis/turn-state.js';
 
 /** A turn's computed result, kept between "answer computed" and "flushed to PostgreSQL". */
 export interface PendingDelivery {
@@ -49,20 +49,20 @@ const RESULT = 'result';
 const STREAM = 'stream:';
 
 /**
- * A turn's delivery record (queue/delivery-store.ts: one Redis hash beside the turn's lease, every write
+ * A turn's delivery record (redis/turn-state.ts: one Redis hash beside the turn's lease, every write
  * fenced by the lease holder), as the turn uses it: a worker that dies anywhere between "answer computed" and
  * "flushed" is replaced by one that neither asks the model again nor sends a part twice (see DeliveryProgress).
  */
 export class DeliveryRecords {
   constructor(
-    private readonly store: DeliveryStore,
+    private readonly store: TurnStateStore,
     /** Counts how parts in doubt were settled (metrics). */
     private readonly onDoubt: (channel: ChannelName, resolution: DoubtResolution) => void = () => {},
   ) {}
 
   /** What an earlier holder left (read only for a resumed turn); undefined when it left nothing. */
   async load(sessionKey: string, turnId: string): Promise<SavedDelivery | undefined> {
-    const fields = await this.store.load(sessionKey, turnId);
+    const fields = await this.store.delivery(sessionKey, turnId);
     if (Object.keys(fields).length === 0) return undefined;
     const streams: SavedDelivery['streams'] = {};
     for (const [field, value] of Object.entries(fields)) {
@@ -74,7 +74,7 @@ export class DeliveryRecords {
 
   /** One stream's state, for a part sent during the model's run (a file, an approval request). */
   async stream(lease: TurnLease, stream: StreamName): Promise<StreamState | undefined> {
-    const raw = await this.store.field(lease.sessionKey, lease.turnId, `${STREAM}${stream}`);
+    const raw = await this.store.deliveryField(lease.sessionKey, lease.turnId, `${STREAM}${stream}`);
     return raw ? (JSON.parse(raw) as StreamState) : undefined;
   }
 
@@ -127,10 +127,6 @@ export class DeliveryRecords {
   /** Records the preview a live reply showed, so that a takeover edits it instead of leaving it behind. */
   async recordPreview(lease: TurnLease, messageId: string): Promise<void> {
     await this.store.save(lease, { [`${STREAM}live`]: JSON.stringify({ sent: [messageId] } satisfies StreamState) });
-  }
-
-  async clear(sessionKey: string, turnId: string): Promise<void> {
-    await this.store.clear(sessionKey, turnId);
   }
 }
 

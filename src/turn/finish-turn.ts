@@ -46,8 +46,7 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
     }
   }
   if (orphan && (!reply || pending.plain)) await orphan.discard().catch(() => undefined);
-  const stored = await storeTurn(deps, record, request.signal);
-  await Promise.all([deps.deliveries.clear(sessionKey, turnId), deps.checkpoints.clear(sessionKey, turnId)]);
+  const stored = await storeTurn(deps, record, request.signal, request.historyVersion);
   // caused by this turn: charged to its message's budgets, its calls added to its run
   if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey, { runId: turnId, message: request.messages.at(-1)! });
   if (pending.consumedContext > 0) await deps.groupContext.consume(contextKeyOf(request.messages[0]!), pending.consumedContext);
@@ -62,9 +61,9 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
  * Writes the turn; when the database refuses it for good (data it cannot hold), the turn is stored as failed
  * with placeholders for its messages instead, so a poison message ends instead of being retried forever.
  */
-async function storeTurn(deps: TurnDependencies, record: TurnRecord, signal: AbortSignal): Promise<TurnRecord> {
+async function storeTurn(deps: TurnDependencies, record: TurnRecord, signal: AbortSignal, historyVersion: string | undefined): Promise<TurnRecord> {
   try {
-    await flushWithRetry(deps.store, record, deps.logger, deps.flushRetry, signal);
+    await flushWithRetry(deps.store, record, deps.logger, deps.flushRetry, signal, historyVersion);
     return record;
   } catch (error) {
     if (!isPermanentStoreError(error)) throw error;

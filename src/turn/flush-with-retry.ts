@@ -24,12 +24,13 @@ export async function flushWithRetry(
   logger: Logger,
   options: FlushRetryOptions = DEFAULT_FLUSH_RETRY,
   signal?: AbortSignal,
+  historyVersion?: string,
 ): Promise<{ written: boolean }> {
   const deadline = Date.now() + options.maxWaitMs;
   let delay = options.firstDelayMs;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await store.flushTurn(record);
+      return await store.flushTurn(record, { historyVersion });
     } catch (error) {
       if (isPermanentStoreError(error)) {
         logger.warn({ err: error, runId: record.runId, attempt }, 'flush failed for good (the database refuses this data); not retrying');

@@ -24,13 +24,15 @@ import { contextFilesSection } from '../memory/context-files.js';
 import { createContextController } from './context-controller.js';
 import { spawnToolFor } from './subagents.js';
 import { withDmEnvelope, type TurnInput } from './turn-input.js';
-import type { TurnDependencies } from './turn-dependencies.js';
+import type { OpenedSession, SessionInfo, TurnDependencies } from './turn-dependencies.js';
 
 
 export interface ModelTurnInput {
   turnId: string;
   sessionKey: string;
-  sessionId: string;
+  /** The session as the turn opened it (its stored history). */
+  session: OpenedSession;
+  sessionInfo: SessionInfo;
   /** The lease holder: steps are saved only while it holds the turn. */
   holder: string;
   /** The turn ran before: continue after its saved steps. */
@@ -48,9 +50,24 @@ export interface ModelTurnInput {
 /** CONTRACT §11: unanswered for ten minutes, a call counts as denied. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 600_000;
 
+/**
+ * A stored DM message with its time envelope, made once per message object: a cached history gives the same
+ * objects turn after turn, so the model sees byte-identical messages and their token estimates are kept.
+ */
+const enveloped = new WeakMap<object, ChatMessage>();
+
 /** The summary preamble and the stored history as the model sees them (a DM's user messages with their time). */
-function priorMessages(summary: string | undefined, history: Array<ChatMessage & { createdAt?: Date }>, dm: boolean): ChatMessage[] {
-  const messages = history.map(({ createdAt, ...message }) => (dm && createdAt ? withDmEnvelope(message, createdAt) : message));
+function priorMessages(summary: string | undefined, history: ReadonlyArray<ChatMessage & { createdAt?: Date }>, dm: boolean): ChatMessage[] {
+  const messages = history.map((stored) => {
+    if (!dm || !stored.createdAt) return stored;
+    let message = enveloped.get(stored);
+    if (!message) {
+      const { createdAt, ...plain } = stored;
+      message = withDmEnvelope(plain, createdAt!);
+      enveloped.set(stored, message);
+    }
+    return message;
+  });
   return [...(summary ? summaryPreamble(summary) : []), ...messages];
 }
 
@@ -95,8 +112,8 @@ export function workspaceOwnerOf(message: InboundMessage): string {
 export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput): Promise<{ terminal: TerminalEvent; summarizeDue: boolean }> {
   const { latest, sessionKey, turnId } = input;
   const channel = deps.channels.for(latest.conversation);
-  const [{ summary, history }, workspace, steps, memories] = await Promise.all([
-    deps.store.loadContext(input.sessionId),
+  const { summary, history } = input.session;
+  const [workspace, steps, memories] = await Promise.all([
     workspaceFor(deps.settings.dataDir, workspaceOwnerOf(latest)),
     input.resumed ? deps.checkpoints.load(sessionKey, turnId) : Promise.resolve([] as TurnStep[]),
     // memory is an aid, not a precondition: a failing read answers without it
@@ -139,7 +156,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     priorLength: prior.length,
     compactor: deps.compactor,
     loadPrior: async () => {
-      const reloaded = await deps.store.loadContext(input.sessionId);
+      const reloaded = await deps.store.reloadContext(input.sessionInfo);
       return priorMessages(reloaded.summary, reloaded.history, latest.conversation.chatType === 'dm');
     },
     logger: deps.logger,

@@ -48,7 +48,7 @@ export function createTurnRunner(deps: TurnDependencies) {
     // the model, tools and prompt of the message's agent, with its chat's overrides
     const agentDeps = await withBudget(forAgent(deps, latest), latest);
     const channel = deps.channels.for(latest.conversation);
-    const session = await deps.store.ensureSession(sessionInfoOf(sessionKey, latest));
+    const session = await deps.store.openSession(sessionInfoOf(sessionKey, latest), request.historyVersion);
     const startedAt = new Date(clock());
     const groupLines = latest.conversation.chatType === 'group' ? await deps.groupContext.peek(contextKeyOf(messages[0]!)) : [];
     const media = await prepareTurnMedia(agentDeps, messages, channel, request.signal);
@@ -88,7 +88,8 @@ export function createTurnRunner(deps: TurnDependencies) {
       const { terminal, summarizeDue } = await runModelTurn(agentDeps, {
         turnId,
         sessionKey,
-        sessionId: session.id,
+        session,
+        sessionInfo: sessionInfoOf(sessionKey, latest),
         holder: request.holder,
         resumed: request.resumed,
         latest,

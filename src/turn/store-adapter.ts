@@ -1,42 +1,63 @@
 import { withOmittedAsNotes } from '../agent/history/index.js';
-import { ensureSession, findRun, flushTurn, latestSummary, loadHistory, type StoreDatabase } from '../store/index.js';
+import { ensureSession, findRun, flushTurn, type StoreDatabase, type TurnMessage } from '../store/index.js';
+import { loadSessionSnapshot } from '../store/session-snapshot.js';
 import { NamesWritten } from './names-written.js';
-import type { SessionInfo, TurnStore } from './turn-dependencies.js';
+import { SessionCache, type HistoryMessage } from './session-cache.js';
+import type { OpenedSession, SessionInfo, TurnStore } from './turn-dependencies.js';
 
-const SESSION_CACHE_LIMIT = 10_000;
 /** Messages loaded per turn at most; the history pipeline keeps the last HISTORY_TURNS user turns of them. */
-const HISTORY_LOAD_LIMIT = 500;
+export const HISTORY_LOAD_LIMIT = 500;
+/** SESSION_CACHE_MB's default: the histories of the sessions this process answered lately. */
+export const SESSION_CACHE_DEFAULT_BYTES = 32 * 1024 * 1024;
 
 /**
- * The store as a turn needs it, with session ids cached (a session row never changes id) and the senders'
- * names left out of a flush when this process wrote the same ones lately.
+ * The store as a turn needs it. A returning session reads nothing when this process holds its history at the
+ * version the queue reports; otherwise one read (a new session: one insert). The senders' names are left out of
+ * a flush when this process wrote the same ones lately.
  */
-export function createTurnStore(db: StoreDatabase, names = new NamesWritten()): TurnStore {
-  const sessionIds = new Map<string, string>();
+export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritten; cache?: SessionCache } = {}): TurnStore {
+  const names = options.names ?? new NamesWritten();
+  const cache = options.cache ?? new SessionCache(SESSION_CACHE_DEFAULT_BYTES, HISTORY_LOAD_LIMIT);
+
+  async function read(session: SessionInfo): Promise<OpenedSession> {
+    const snapshot = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT);
+    if (snapshot) {
+      // a turn refused as too long stays stored but is never replayed: it would fail every later turn the same way
+      const history = withOmittedAsNotes(snapshot.history).map(({ role, parts, createdAt }) => ({ role, parts, createdAt }));
+      return { id: snapshot.sessionId, summary: snapshot.summary, history };
+    }
+    const row = await ensureSession(db, session);
+    return { id: row.id, summary: undefined, history: [] };
+  }
+
   return {
     runExists: async (runId) => (await findRun(db, runId)) !== undefined,
-    ensureSession: async (session: SessionInfo) => {
-      const cached = sessionIds.get(session.key);
-      if (cached) return { id: cached };
-      const row = await ensureSession(db, session);
-      if (sessionIds.size >= SESSION_CACHE_LIMIT) sessionIds.delete(sessionIds.keys().next().value!);
-      sessionIds.set(session.key, row.id);
-      return { id: row.id };
+    openSession: async (session, version) => {
+      const cached = cache.get(session.key, version);
+      if (cached) return { id: cached.sessionId, summary: cached.summary, history: cached.history };
+      const opened = await read(session);
+      cache.put(session.key, { sessionId: opened.id, summary: opened.summary, history: opened.history, version: version ?? '' });
+      return opened;
     },
-    loadContext: async (sessionId) => {
-      const summary = await latestSummary(db, sessionId);
-      const history = await loadHistory(db, sessionId, {
-        ...(summary ? { fromSeq: summary.coversUpToSeq + 1 } : {}),
-        limit: HISTORY_LOAD_LIMIT,
-      });
-      // a turn refused as too long stays stored but is never replayed: it would fail every later turn the same way
-      return { summary: summary?.summary, history: withOmittedAsNotes(history).map(({ role, parts, createdAt }) => ({ role, parts, createdAt })) };
+    reloadContext: async (session) => {
+      cache.forget(session.key);
+      const { summary, history } = await read(session);
+      return { summary, history };
     },
-    flushTurn: async (record) => {
+    flushTurn: async (record, flush = {}) => {
       const people = names.changed(record.people ?? []);
       const result = await flushTurn(db, { ...record, people });
-      if (result.written) names.remember(people);
+      if (result.written) {
+        names.remember(people);
+        if (flush.historyVersion !== undefined) cache.stage(record.runId, record.sessionKey, flush.historyVersion, historyOf(record.messages));
+      }
       return result;
     },
+    settle: (released) => cache.settle(released.turnId, released.sessionKey, released.previous, released.next),
   };
+}
+
+/** A turn's stored messages as a later read gives them back (a message left out of context as its note). */
+function historyOf(messages: TurnMessage[]): HistoryMessage[] {
+  return withOmittedAsNotes(messages).map(({ role, parts, createdAt }) => ({ role, parts, createdAt }));
 }

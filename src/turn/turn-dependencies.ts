@@ -10,8 +10,8 @@ import type { ModelPrice } from '../llm/pricing.js';
 import type { MediaProcessor } from '../media/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ApprovalRecords } from '../queue/approval-records.js';
-import type { GroupContext } from '../queue/group-context.js';
+import type { ApprovalRecords } from '../redis/approval-records.js';
+import type { GroupContext } from '../redis/group-context.js';
 import type { Compactor } from './compaction.js';
 import type { DeliveryRecords } from './delivery-records.js';
 import type { FileSendRecords } from './file-sends.js';
@@ -22,13 +22,28 @@ import type { TurnRecord } from '../store/turn-record.js';
 export type { EnsureSessionInput as SessionInfo } from '../store/index.js';
 import type { EnsureSessionInput as SessionInfo } from '../store/index.js';
 
+/** A session as a turn starts from it. */
+export interface OpenedSession {
+  id: string;
+  summary: string | undefined;
+  /** Since `/new`, after the latest summary, oldest first; a message left out of context is a note. Never mutated. */
+  history: ReadonlyArray<ChatMessage & { createdAt?: Date }>;
+}
+
 /** The store as a turn sees it. */
 export interface TurnStore {
   runExists(runId: string): Promise<boolean>;
-  ensureSession(session: SessionInfo): Promise<{ id: string }>;
-  /** History since the last `/new`, after the latest summary, oldest first; and that summary. */
-  loadContext(sessionId: string): Promise<{ summary: string | undefined; history: Array<ChatMessage & { createdAt?: Date }> }>;
-  flushTurn(record: TurnRecord): Promise<{ written: boolean }>;
+  /**
+   * The session's id, summary and history; created when new. `version` is the session's history version the queue
+   * reported when the turn was claimed: a history this process holds at that version is not read again.
+   */
+  openSession(session: SessionInfo, version: string | undefined): Promise<OpenedSession>;
+  /** The summary and history as stored now (after a summary written mid-turn), read again. */
+  reloadContext(session: SessionInfo): Promise<Omit<OpenedSession, 'id'>>;
+  /** `historyVersion`: the version the turn opened the session at (its stored messages join the cached history). */
+  flushTurn(record: TurnRecord, options?: { historyVersion?: string | undefined }): Promise<{ written: boolean }>;
+  /** The turn released its session: the history moved from `previous` to `next`. */
+  settle?(released: { turnId: string; sessionKey: string; previous: string; next: string }): void;
 }
 
 /** The completed steps of running turns, fenced by the lease holder (queue/turn-checkpoints.ts). */
@@ -36,7 +51,6 @@ export interface TurnCheckpointStore {
   /** `lost`: the holder no longer holds the turn; nothing was written. */
   append(sessionKey: string, turnId: string, holder: string, step: TurnStep): Promise<'ok' | 'lost'>;
   load(sessionKey: string, turnId: string): Promise<TurnStep[]>;
-  clear(sessionKey: string, turnId: string): Promise<void>;
 }
 
 export interface TurnSettings {

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { BudgetStore, KeySpace } from '../../src/redis/index.js';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BudgetLedger, type BudgetSubject, type ReserveOutcome } from '../../src/budgets/index.js';
 import { TEST_REDIS_URL, uniqueName } from '../support/services.js';
@@ -20,7 +21,7 @@ describe('budget Lua scripts on real Redis', () => {
 
   beforeEach(() => {
     prefix = uniqueName('budget');
-    ledger = new BudgetLedger(redis, prefix);
+    ledger = new BudgetLedger(new BudgetStore(redis, new KeySpace(prefix, 1, false)));
   });
   afterEach(async () => {
     const keys = await redis.keys(`{${prefix}:*`);
@@ -90,7 +91,7 @@ describe('budget Lua scripts on real Redis', () => {
   it('callers on many connections, each waiting while busy, overshoot the limit by at most one reservation', async () => {
     const clients = Array.from({ length: 8 }, () => new Redis(TEST_REDIS_URL));
     try {
-      const ledgers = clients.map((client) => new BudgetLedger(client, prefix));
+      const ledgers = clients.map((client) => new BudgetLedger(new BudgetStore(client, new KeySpace(prefix, 1, false))));
       const limits = { agentDailyUsd: 1 };
       const reservation = 0.09;
       let calls = 0;

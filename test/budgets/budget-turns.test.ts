@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { BudgetStore, KeySpace } from '../../src/redis/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BudgetLedger, TurnBudgets } from '../../src/budgets/index.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -35,7 +36,7 @@ describe('a turn against a used-up daily budget', () => {
     const clock = () => now;
     const metrics = new Metrics();
     const budgets = new TurnBudgets({
-      ledger: new BudgetLedger(fixture.redis, prefix),
+      ledger: new BudgetLedger(new BudgetStore(fixture.redis, new KeySpace(prefix, 1, false))),
       // one answered turn uses this chat's budget up (a few hundred tokens at $100 per million)
       defaults: { chatDailyUsd: 0.00001 },
       levelsFor: () => [],
@@ -83,7 +84,7 @@ describe('a turn against a used-up daily budget', () => {
   });
 
   it('without limits reserves nothing but still counts what each call cost', async () => {
-    const ledger = new BudgetLedger(fixture.redis, prefix);
+    const ledger = new BudgetLedger(new BudgetStore(fixture.redis, new KeySpace(prefix, 1, false)));
     const now = Date.parse('2026-05-06T10:00:00Z');
     const budgets = new TurnBudgets({ ledger, defaults: {}, levelsFor: () => [], prices: { 'gpt-4o-mini': { input: 100, output: 100 } }, clock: () => now, logger: createLogger({ level: 'silent' }) });
     const user = 7102;

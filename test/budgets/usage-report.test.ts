@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { BudgetStore, KeySpace } from '../../src/redis/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BudgetLedger, createUsageReport } from '../../src/budgets/index.js';
 import type { InboundMessage } from '../../src/core/inbound-message.js';
@@ -45,7 +46,7 @@ async function runSums(where: string, from: string) {
 
 describe('/usage', () => {
   it('sums the runs of the user’s DMs today and this month, and shows the budget left', async () => {
-    const ledger = new BudgetLedger(redis, prefix);
+    const ledger = new BudgetLedger(new BudgetStore(redis, new KeySpace(prefix, 1, false)));
     const report = createUsageReport({ db: fixture.database.db, ledger, limitsFor: async () => ({ userDailyUsd: 1, agentDailyUsd: 5 }), clock: () => NOW });
     const message = messageIn('dm', 'telegram', 'bot', '4242', '4242');
     const reserved = await ledger.reserve({ user: 'telegram:4242', chat: 'telegram:bot:4242', agent: 'main' }, {}, 1, NOW);
@@ -67,7 +68,7 @@ describe('/usage', () => {
   });
 
   it('sums the group chat’s runs in a group, and says when nothing limits it', async () => {
-    const report = createUsageReport({ db: fixture.database.db, ledger: new BudgetLedger(redis, prefix), limitsFor: async () => ({ userDailyUsd: 1 }), clock: () => NOW });
+    const report = createUsageReport({ db: fixture.database.db, ledger: new BudgetLedger(new BudgetStore(redis, new KeySpace(prefix, 1, false))), limitsFor: async () => ({ userDailyUsd: 1 }), clock: () => NOW });
     const text = await report(messageIn('group', 'slack', 'T1', 'C0OPS', 'U1'));
     const group = "s.chat_type = 'group' AND s.channel = 'slack' AND s.account_id = 'T1' AND s.chat_id = 'C0OPS'";
     expect(text.split('\n')).toEqual([

@@ -20,7 +20,8 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       role: 'all',
       queuePrefix: 'bot',
-      workerConcurrency: 32,
+      // issue 23: a turn waiting on the model costs little; one process carries rate × model latency (CONTRACT §2 said 32)
+      workerConcurrency: 1000,
       groupMaxConcurrent: 3,
       queueMode: 'collect',
       shutdownGraceMs: 25_000,

@@ -6,7 +6,7 @@ import { ChannelRegistry } from '../../src/core/channel-registry.js';
 import type { ConversationRef, InboundMessage } from '../../src/core/inbound-message.js';
 import type { ConsoleApprovals } from '../../src/gateway/console/console-section.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { AbortBus, ApprovalRecords, InboundQueue, SessionScheduler } from '../../src/queue/index.js';
+import { ApprovalRecords, KeySpace, SessionQueue } from '../../src/redis/index.js';
 import { TEST_REDIS_URL, uniqueName } from '../support/services.js';
 import { auth, createConsoleFixture, HOSTILE, NOW, type ConsoleFixture } from './support/console-fixture.js';
 import { DOUBLE_ESCAPED_MARKUP, openPage, postForm } from './support/console-forms.js';
@@ -15,13 +15,14 @@ const logger = createLogger({ level: 'silent' });
 const redis = new Redis(TEST_REDIS_URL);
 const prefix = uniqueName('console-approvals');
 /** A small bound, to see the index kept to it. */
-const records = new ApprovalRecords(redis, prefix, 4);
-const scheduler = new SessionScheduler(redis, { prefix, groupMaxConcurrent: 3, mode: 'collect', leaseMs: 30_000, debounceMs: 0 });
-const inbound = new InboundQueue(redis, prefix, scheduler, new AbortBus(`${prefix}:abort`, redis, undefined, logger), logger);
+const keys = new KeySpace(prefix, 1, false);
+const records = new ApprovalRecords(redis, keys, 4);
+const sessions = new SessionQueue(redis, keys, { groupMaxConcurrent: 3, leaseMs: 30_000, debounceMs: 0, albumWaitMs: 0, modeOf: () => 'collect' });
+const WORKER = 'worker-1';
 const approvals: ConsoleApprovals = {
   pending: (limit) => records.pending(limit),
   pendingCount: () => records.pendingCount(),
-  deny: (id, operator) => denyAsOperator({ records, scheduler, inbound, channels: new ChannelRegistry(), logger, clock: () => NOW }, id, operator),
+  deny: (id, operator) => denyAsOperator({ records, sessions, channels: new ChannelRegistry(), logger, clock: () => NOW }, id, operator),
 };
 
 let fixture: ConsoleFixture;
@@ -41,11 +42,12 @@ beforeAll(async () => {
   fixture = await createConsoleFixture();
   // a DM turn waiting for an approval, parked in the scheduler as a worker leaves it
   const message: InboundMessage = { conversation: dmConversation, dedupeKey: `telegram:bot:4242:${prefix}`, sender: { id: '4242' }, text: 'please note buy milk', sentAt: NOW, addressed: true, agentId: 'main' };
-  await scheduler.enqueue(fixture.dm.key, message);
-  const acquired = await scheduler.acquire(fixture.dm.key, 'job-1');
+  await redis.hset(keys.session(fixture.dm.key).alive, WORKER, String(Date.now() + 600_000));
+  await sessions.enqueue(fixture.dm.key, message);
+  const acquired = await sessions.acquire(fixture.dm.key, WORKER);
   if (acquired.kind !== 'acquired') throw new Error(`not acquired: ${acquired.kind}`);
   parked = { turnId: acquired.turnId, holder: acquired.holder };
-  expect(await scheduler.park(fixture.dm.key, parked.turnId, parked.holder, Date.now() + 600_000)).toBe('parked');
+  expect(await sessions.park(fixture.dm.key, parked.turnId, parked.holder, Date.now() + 600_000)).toBe('parked');
   await request('dm-write', {
     sessionKey: fixture.dm.key,
     turnId: parked.turnId,
@@ -71,10 +73,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await inbound.queue.obliterate({ force: true }).catch(() => undefined);
-  await inbound.close();
-  const keys = [...(await redis.keys(`{${prefix}:*`)), ...(await redis.keys(`${prefix}:*`))];
-  if (keys.length) await redis.del(...keys);
+  const stored = [...(await redis.keys(`{${prefix}:*`)), ...(await redis.keys(`${prefix}:*`))];
+  if (stored.length) await redis.del(...stored);
   await redis.quit();
   await fixture?.close();
 });
@@ -127,10 +127,10 @@ describe('the Approvals section', () => {
     expect(response.headers.location).toBe('/admin/approvals?denied=dm-write');
     expect(await records.get('dm-write')).toMatchObject({ status: 'denied', decidedBy: 'operator:ops', decidedAtMs: NOW });
 
-    // the turn is handed back: a wake-up job, and the next acquire resumes the same turn
-    const wakes = await inbound.queue.getJobs(['waiting', 'prioritized']);
-    expect(wakes.map((job) => [job.name, job.data.sessionKey])).toContainEqual(['wake', fixture.dm.key]);
-    const resumed = await scheduler.acquire(fixture.dm.key, 'job-2');
+    // the turn is handed back: its session is due now, and the next acquire resumes the same turn
+    const due = await sessions.popDue(keys.shardOf(fixture.dm.key), 10);
+    expect(due.sessionKeys).toContain(fixture.dm.key);
+    const resumed = await sessions.acquire(fixture.dm.key, WORKER);
     expect(resumed).toMatchObject({ kind: 'acquired', turnId: parked.turnId, resumed: true });
 
     const after = await openPage(app, response.headers.location as string);
@@ -168,7 +168,7 @@ describe('the Approvals section', () => {
     }
     expect(await records.pendingCount()).toBe(4);
     // a request whose record is gone (expired) is dropped from the index when listed
-    await redis.del(`${prefix}:approval:extra-3`);
+    await redis.del(keys.approval('extra-3'));
     const listed = await records.pending(10);
     expect(listed.records.map((record) => record.id)).toEqual(['extra-2', 'extra-4', 'extra-5']);
     expect(listed.total).toBe(3);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { BudgetStore, KeySpace } from '../../src/redis/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BudgetLedger, BudgetSettings, BudgetsOverview } from '../../src/budgets/index.js';
 import { TEST_REDIS_URL, uniqueName } from '../support/services.js';
@@ -12,11 +13,11 @@ let readOnlyApp: FastifyInstance;
 let bare: FastifyInstance;
 const redis = new Redis(TEST_REDIS_URL);
 const prefix = uniqueName('console-budgets');
-const settings = new BudgetSettings(redis, prefix);
+const settings = new BudgetSettings(new BudgetStore(redis, new KeySpace(prefix, 1, false)));
 
 beforeAll(async () => {
   fixture = await createConsoleFixture();
-  const ledger = new BudgetLedger(redis, prefix);
+  const ledger = new BudgetLedger(new BudgetStore(redis, new KeySpace(prefix, 1, false)));
   const budgets = new BudgetsOverview({
     ledger,
     settings,

@@ -76,7 +76,7 @@ describeEachBackend('names in the turn store', (database) => {
 
   it('carries a name in the flush only when it changed since this process wrote it (or an hour ago)', async () => {
     let now = Date.parse('2026-03-10T12:00:00Z');
-    const store = createTurnStore(db(), new NamesWritten(() => now));
+    const store = createTurnStore(db(), { names: new NamesWritten(() => now) });
     const dm = await dmOf(db(), '7003');
     const linus: TurnPerson = { channel: 'telegram', userId: '7003', name: 'Linus' };
     await store.flushTurn({ ...turnRecord(dm), people: [linus] });

@@ -2,11 +2,13 @@ import { Queue, Worker } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { hostname } from 'node:os';
+import { BudgetStore, KeySpace } from '../../src/redis/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BudgetLedger, BudgetSettings, BudgetsOverview } from '../../src/budgets/index.js';
 import { createServiceStatus } from '../../src/gateway/service-status.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { ApprovalRecords, ChannelActivity, LeaderLease } from '../../src/queue/index.js';
+import { ApprovalRecords, ChannelActivity, LeaderLease, SessionQueue } from '../../src/redis/index.js';
+import { inboundMessage } from '../support/messages.js';
 import { flushTurn, type SessionRow } from '../../src/store/index.js';
 import { turnRecord } from '../store/fixtures.js';
 import { TEST_REDIS_URL, uniqueName } from '../support/services.js';
@@ -16,8 +18,10 @@ import { DOUBLE_ESCAPED_MARKUP, openPage } from './support/console-forms.js';
 const logger = createLogger({ level: 'silent' });
 const redis = new Redis(TEST_REDIS_URL);
 const prefix = uniqueName('console-overview');
+const keys = new KeySpace(prefix, 1, false);
+const sessions = new SessionQueue(redis, keys, { groupMaxConcurrent: 3, leaseMs: 30_000, debounceMs: 0, albumWaitMs: 0, modeOf: () => 'collect' });
 const inbound = new Queue('inbound', { connection: redis, prefix });
-const activity = new ChannelActivity(redis, prefix, logger, () => NOW - 90_000);
+const activity = new ChannelActivity(redis, keys, logger, () => NOW - 90_000);
 const channels = [
   { name: 'telegram' as const, accountId: '111', inboundConnection: true },
   { name: 'feishu' as const, accountId: 'cli_2', inboundConnection: true },
@@ -41,13 +45,13 @@ beforeAll(async () => {
   await run(fixture.group, 5, 'failed', 0.25, 'provider exploded <b>loudly</b>');
   await run(fixture.dm, 120, 'budget_exceeded', 0);
 
-  const ledger = new BudgetLedger(redis, prefix);
+  const ledger = new BudgetLedger(new BudgetStore(redis, keys));
   const reserved = await ledger.reserve({ user: 'telegram:4242', chat: 'telegram:bot:4242', agent: 'main' }, {}, 1, NOW);
   if (reserved.kind !== 'reserved') throw new Error('not reserved');
   await ledger.settle(reserved.reservation, 1.25, NOW);
   const budgets = new BudgetsOverview({
     ledger,
-    settings: new BudgetSettings(redis, prefix),
+    settings: new BudgetSettings(new BudgetStore(redis, keys)),
     defaults: { chatDailyUsd: 3 },
     agents: [
       { id: 'main', budgets: { agentDailyUsd: 10 } },
@@ -56,24 +60,25 @@ beforeAll(async () => {
     clock: () => NOW,
   });
 
-  // one failed job, then one turn waiting
+  // one failed compaction job; one turn waiting for a worker
   const failing = new Worker('inbound', async () => Promise.reject(new Error('boom')), { connection: new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null }), prefix });
-  await inbound.add('message', { sessionKey: 'agent:main:telegram:111:dm:2' }, { attempts: 1 });
+  await inbound.add('compact', { sessionKey: 'agent:main:telegram:111:dm:2' }, { attempts: 1 });
   for (let waited = 0; (await inbound.getFailedCount()) === 0 && waited < 100; waited += 1) await new Promise((resolve) => setTimeout(resolve, 50));
   await failing.close();
-  await inbound.add('message', { sessionKey: 'agent:main:telegram:111:dm:1' });
+  const waiting = inboundMessage();
+  await sessions.enqueue('agent:main:telegram:111:dm:1', waiting);
 
   // the telegram account's polling lease is held; the slack account received an update 90 s ago
-  await LeaderLease.named(redis, prefix, 'connection:telegram:111', 30_000).acquire();
+  await LeaderLease.named(redis, keys, 'connection:telegram:111', 30_000).acquire();
   activity.received('slack', 'T1');
   await activity.flush();
 
-  const approvals = new ApprovalRecords(redis, prefix);
+  const approvals = new ApprovalRecords(redis, keys);
   await approvals.open(
     { id: 'waiting-1', sessionKey: fixture.dm.key, turnId: 't', toolCallId: 'c', toolName: 'bash', argumentsPreview: 'ls', requesterId: '4242', conversation: '{}', deadlineMs: NOW + 60_000 },
     NOW,
   );
-  const status = createServiceStatus({ redis, prefix, queues: [inbound], channels, activity });
+  const status = createServiceStatus({ redis, keys, sessions, queues: [inbound], channels, activity });
   app = await fixture.app({
     budgets,
     more: { status, approvals: { pending: (limit) => approvals.pending(limit), pendingCount: () => approvals.pendingCount(), deny: () => Promise.resolve({ kind: 'missing' }) } },
@@ -106,7 +111,8 @@ describe('the console’s home page', () => {
       `<li><a href="/admin/sessions/${encodeURIComponent(fixture.group.key)}">Ops &#60;Room&#62; &#38; &#34;friends&#34;</a> (slack), 5 min 0 s ago: <span class="mono">provider exploded &#60;b&#62;loudly&#60;/b&#62;</span></li>`,
     );
 
-    expect(body).toContain('<tr><th scope="row">Turns (inbound queue)</th><td class="number">0</td><td class="number">1</td><td class="number">0</td><td class="number"><span class="badge failed">1</span></td></tr>');
+    expect(body).toContain('<tr><th scope="row">Turns</th><td class="number">0</td><td class="number">1</td><td class="number">0</td><td class="number">0</td></tr>');
+    expect(body).toContain('<tr><th scope="row">Compactions (inbound queue)</th><td class="number">0</td><td class="number">0</td><td class="number">0</td><td class="number"><span class="badge failed">1</span></td></tr>');
     expect(body).toContain('<p>1 turn parked on an approval request. <a href="/admin/approvals">Approvals</a></p>');
 
     expect(body).toContain(`<tr><th scope="row">telegram <code>111</code></th><td>long polling</td><td><code>${hostname()}/${process.pid}</code><br>lease renews within`);
@@ -127,7 +133,10 @@ describe('the console’s home page', () => {
       lastHour: { turns: 2, completed: 1, failed: 1, costUsd: 0.75 },
       failures: [{ sessionKey: fixture.group.key, error: 'provider exploded <b>loudly</b>', startedAt: '2026-03-10T11:55:00.000Z' }],
       budgets: { defaults: { chatDailyUsd: 3 }, agents: [{ id: 'main', spentUsd: 1.25, limitUsd: 10 }, { id: 'quiet', spentUsd: 0 }] },
-      queues: [{ queue: 'inbound', running: 0, waiting: 1, delayed: 0, failed: 1 }],
+      queues: [
+        { queue: 'turns', running: 0, waiting: 1, delayed: 0, failed: 0 },
+        { queue: 'inbound', running: 0, waiting: 0, delayed: 0, failed: 1 },
+      ],
       pendingApprovals: 1,
       unavailable: {},
     });
@@ -139,14 +148,22 @@ describe('the console’s home page', () => {
   });
 
   it('still answers when Redis is away, saying which parts could not be read', async () => {
-    const status = createServiceStatus({ redis: away, prefix, queues: [], channels, activity: new ChannelActivity(away, prefix, logger) });
+    const status = createServiceStatus({
+      redis: away,
+      keys,
+      sessions: new SessionQueue(away, keys, sessions.options),
+      queues: [],
+      channels,
+      activity: new ChannelActivity(away, keys, logger),
+    });
     const degraded = await fixture.app({ more: { status } });
     const { body } = await openPage(degraded, '/admin');
     expect(body).toContain('<p class="notice problem" role="alert">Channel connections: could not be read just now (the log says why).</p>');
     expect(body).toContain('<p class="notice">Budgets: not available in this process.</p>');
     expect(body).toContain('<span class="value">2</span> turns');
     const json = (await degraded.inject({ method: 'GET', url: '/admin/api/overview', headers: auth })).json();
-    expect(json.unavailable).toEqual({ budgets: 'absent', 'channel connections': 'failed', 'approval requests': 'absent' });
-    expect(json.queues).toEqual([]);
+    // the turns' queue lives in Redis too: it is said to be unreadable, not shown as empty
+    expect(json.unavailable).toEqual({ budgets: 'absent', queues: 'failed', 'channel connections': 'failed', 'approval requests': 'absent' });
+    expect(json.queues).toBeNull();
   });
 });

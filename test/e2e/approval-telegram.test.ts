@@ -79,7 +79,7 @@ describe('approval in chat (Telegram)', () => {
     // parked: no open model request, no worker job running, the tool has not run
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(notesOf(chatId)).toBe('');
-    expect(await environment.redis.zcard(`${environment.prefix}:s:{agent:main:telegram:${environment.telegram.botId}:dm:${chatId}}:leases`)).toBe(1);
+    expect(await environment.redis.hget(environment.keys.session(`agent:main:telegram:${environment.telegram.botId}:dm:${chatId}`).meta, 'n')).toBe('1');
 
     const stranger = await click(chatId, 777, once!.callback_data, prompt.messageId);
     expect(stranger.params).toMatchObject({ show_alert: true, text: 'Only the person who asked can answer this request.' });

@@ -87,7 +87,11 @@ describe('send_file on Telegram, end to end', () => {
     await waitFor(() => answersTo(chatId).includes('Sent it once.'), { timeoutMs: 40_000, what: 'the answer after the restart' });
     expect(uploadsTo(chatId)).toHaveLength(1);
     expect(answersTo(chatId)).toEqual(['Sent it once.']);
-    const runs = await environment.sql`SELECT r.status FROM runs r JOIN sessions s ON s.id = r.session_id WHERE s.key LIKE ${`%:dm:${chatId}`}`;
+    // the turn is stored right after its answer went out
+    const runs = await waitFor(async () => {
+      const stored = await environment.sql`SELECT r.status FROM runs r JOIN sessions s ON s.id = r.session_id WHERE s.key LIKE ${`%:dm:${chatId}`}`;
+      return stored.length > 0 ? stored : undefined;
+    }, { what: 'the stored run' });
     expect(runs).toEqual([{ status: 'completed' }]);
   });
 });

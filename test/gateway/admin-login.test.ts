@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AdminLoginGuard, createHttpServer, RedisLoginFailures, registerAdminScope, type LoginPolicy } from '../../src/gateway/index.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { Metrics } from '../../src/observability/metrics.js';
-import { createRedis, waitUntilReady } from '../../src/queue/index.js';
+import { createRedisClient, KeySpace, waitUntilReady, type RedisClient } from '../../src/redis/index.js';
 import { TEST_REDIS_URL, uniqueName } from '../support/services.js';
 
 const CREDENTIALS = { user: 'ops', password: 'right one' };
@@ -13,11 +13,11 @@ const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`${CR
 /** Short enough to wait for: 2 free, then 100 ms doubling, locked at the 4th for 1.5 s. */
 const FAST: Partial<LoginPolicy> = { freeFailures: 2, firstDelayMs: 100, maxDelayMs: 400, lockAfter: 4, lockoutMs: 1_500 };
 
-let redis: Redis;
+let redis: RedisClient;
 const apps: FastifyInstance[] = [];
 
 beforeAll(async () => {
-  redis = createRedis(TEST_REDIS_URL, 'producer');
+  redis = createRedisClient({ url: TEST_REDIS_URL, cluster: false }, 'producer');
   await waitUntilReady(redis);
 });
 
@@ -66,7 +66,7 @@ async function counted(metrics: Metrics, outcome: string): Promise<number> {
 
 describe('wrong admin passwords', () => {
   it('are answered at once, then more slowly, then refused with 429 and Retry-After; the right password works again when the lock-out ends', async () => {
-    const { app, metrics, logLines, pauses } = await gateway(new RedisLoginFailures(redis, uniqueName('login')));
+    const { app, metrics, logLines, pauses } = await gateway(new RedisLoginFailures(redis, new KeySpace(uniqueName('login'), 1, false)));
     expect([(await attempt(app, 'guess 1')).status, (await attempt(app, 'guess 2')).status]).toEqual([401, 401]);
     expect(pauses).toEqual([]);
     const third = await attempt(app, 'guess 3');
@@ -98,15 +98,15 @@ describe('wrong admin passwords', () => {
 
   it('are counted across gateway processes that share Redis', async () => {
     const prefix = uniqueName('login');
-    const one = await gateway(new RedisLoginFailures(redis, prefix));
-    const other = await gateway(new RedisLoginFailures(redis, prefix));
+    const one = await gateway(new RedisLoginFailures(redis, new KeySpace(prefix, 1, false)));
+    const other = await gateway(new RedisLoginFailures(redis, new KeySpace(prefix, 1, false)));
     for (const app of [one.app, other.app, one.app]) expect((await attempt(app, 'wrong')).status).toBe(401);
     expect((await attempt(other.app, 'wrong')).status).toBe(429);
     expect((await attempt(one.app, CREDENTIALS.password)).status).toBe(429);
   });
 
   it('start afresh after the right password', async () => {
-    const { app } = await gateway(new RedisLoginFailures(redis, uniqueName('login')));
+    const { app } = await gateway(new RedisLoginFailures(redis, new KeySpace(uniqueName('login'), 1, false)));
     for (let round = 0; round < 3; round++) {
       expect((await attempt(app, 'typo')).status).toBe(401);
       expect((await attempt(app, 'typo')).status).toBe(401);
@@ -115,17 +115,17 @@ describe('wrong admin passwords', () => {
   });
 
   it('are not counted when no credentials are sent (a browser asks without them first)', async () => {
-    const { app, metrics } = await gateway(new RedisLoginFailures(redis, uniqueName('login')));
+    const { app, metrics } = await gateway(new RedisLoginFailures(redis, new KeySpace(uniqueName('login'), 1, false)));
     for (let index = 0; index < 10; index++) expect((await attempt(app, undefined)).status).toBe(401);
     expect((await attempt(app, CREDENTIALS.password)).status).toBe(200);
     expect(await counted(metrics, 'refused')).toBe(0);
   });
 
   it('are still counted, in the process, while Redis does not answer', async () => {
-    const away = createRedis('redis://127.0.0.1:1', 'producer');
+    const away = createRedisClient({ url: 'redis://127.0.0.1:1', cluster: false }, 'producer');
     away.on('error', () => undefined);
     try {
-      const { app, logLines } = await gateway(new RedisLoginFailures(away, 'away'));
+      const { app, logLines } = await gateway(new RedisLoginFailures(away, new KeySpace('away', 1, false)));
       for (let index = 0; index < 3; index++) expect((await attempt(app, 'wrong')).status).toBe(401);
       expect((await attempt(app, 'wrong')).status).toBe(429);
       expect(logLines().some((line) => String(line.msg).startsWith('admin login failures cannot be counted in Redis'))).toBe(true);

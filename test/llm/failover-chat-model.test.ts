@@ -4,7 +4,7 @@ import { userText } from '../../src/core/chat-message.js';
 import { BotError } from '../../src/core/errors.js';
 import { complete, wrapEachModel, type ChatModel, type ChatRequest, type ModelStreamEvent } from '../../src/llm/chat-model.js';
 import { FailoverChatModel, isFailoverError, type Failover, type FailoverCooldowns } from '../../src/llm/index.js';
-import { RedisFailoverCooldowns } from '../../src/llm/redis-failover-cooldowns.js';
+import { KeySpace, RedisFailoverCooldowns } from '../../src/redis/index.js';
 import { TEST_REDIS_URL, uniqueName } from '../support/services.js';
 
 let redis: Redis;
@@ -58,7 +58,7 @@ async function events(model: ChatModel, signal?: AbortSignal): Promise<ModelStre
   return seen;
 }
 
-function chain(models: ChatModel[], cooldownMs = 60_000, cooldowns: FailoverCooldowns = new RedisFailoverCooldowns(redis, prefix)) {
+function chain(models: ChatModel[], cooldownMs = 60_000, cooldowns: FailoverCooldowns = new RedisFailoverCooldowns(redis, new KeySpace(prefix, 1, false))) {
   const failovers: Failover[] = [];
   const model = new FailoverChatModel(models, { cooldowns, cooldownMs, onFailover: (failover) => failovers.push(failover) });
   return { model, failovers, cooldowns };
@@ -128,7 +128,7 @@ describe('a failover chain (CONTRACT §17)', () => {
     await expect(complete(model, request)).rejects.toBe(last);
     expect(failovers.map((failover) => failover.reason)).toEqual(['rate-limit', 'timeout', 'network']);
     // every model that failed cools down, the last one too
-    const cooling = await new RedisFailoverCooldowns(redis, prefix).coolingOf(['openai:failing-0', 'openai:failing-1', 'openai:failing-2', 'anthropic:failing-last']);
+    const cooling = await new RedisFailoverCooldowns(redis, new KeySpace(prefix, 1, false)).coolingOf(['openai:failing-0', 'openai:failing-1', 'openai:failing-2', 'anthropic:failing-last']);
     expect(cooling.size).toBe(4);
     // all cooling: the chain is tried in order anyway rather than refusing the call
     await expect(complete(model, request)).rejects.toBe(last);

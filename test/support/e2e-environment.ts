@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { startAnthropicDouble, type AnthropicDouble } from '../doubles/anthropic-double.js';
 import { isFeishuDelivery, startFeishuDouble, type FeishuDouble, type FeishuDoubleOptions } from '../doubles/feishu-double.js';
 import { startOpenAiDouble, type OpenAiDouble } from '../doubles/openai-double.js';
 import { startSlackDouble, type SignedRequest, type SlackDouble, type SlackDoubleOptions } from '../doubles/slack-double.js';
 import { startTelegramDouble, type TelegramDouble } from '../doubles/telegram-double.js';
-import { createTestDatabase, TEST_REDIS_URL, uniqueName } from './services.js';
+import { createRedisClient, KeySpace, scanKeys, type RedisClient } from '../../src/redis/index.js';
+import { createTestDatabase, deleteTestKeys, testRedisTarget, uniqueName } from './services.js';
 
 export const WEBHOOK_SECRET = 'e2e-webhook-secret';
 
@@ -30,8 +30,10 @@ export interface E2eEnvironment {
   anthropic: AnthropicDouble;
   databaseUrl: string;
   sql: postgres.Sql;
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
+  /** The service's Redis keys under this environment's QUEUE_PREFIX. */
+  keys: KeySpace;
   dataDir: string;
   /** Environment for the service process; `overrides` win (an empty value unsets: `TELEGRAM_BOT_TOKEN: ''` turns Telegram off). */
   env(overrides?: Record<string, string>): Record<string, string>;
@@ -43,7 +45,10 @@ export interface E2eEnvironment {
    * plain or encrypted) and an unsigned one is refused, as Feishu's SDK does; without it the token is the proof.
    */
   feishuEnv(options?: { encrypt?: boolean }): Record<string, string>;
-  /** Jobs of the inbound queue in any state. */
+  /**
+   * What the service has taken in: messages registered in the session queue (their seen keys: commands, chatter and
+   * refusals included) and jobs of the inbound queue in any state. A refused webhook leaves it unchanged.
+   */
   jobCount(): Promise<number>;
   /** Stored messages of all sessions, in session/seq order. */
   storedMessages(): Promise<Array<{ session_key: string; seq: number; role: string; parts: any; inbound_key: string | null }>>;
@@ -64,10 +69,12 @@ export async function createE2eEnvironment(options: E2eEnvironmentOptions = {}):
     feishuOptions ? startFeishuDouble(feishuOptions) : Promise.resolve(undefined),
   ]);
   const sql = postgres(database.url, { max: 2, onnotice: () => {} });
-  const redis = new Redis(TEST_REDIS_URL);
+  const target = testRedisTarget();
+  const redis = createRedisClient(target, 'worker');
   const prefix = uniqueName('e2e');
+  const keys = new KeySpace(prefix, target.cluster ? 16 : 1, target.cluster);
   const dataDir = mkdtempSync(join(tmpdir(), 'bot-e2e-'));
-  const queue = new Queue('inbound', { connection: redis, prefix });
+  const queue = new Queue('inbound', { connection: redis, prefix: keys.bullmqPrefix });
 
   const telegramEnv = {
     TELEGRAM_BOT_TOKEN: telegram.token,
@@ -80,7 +87,8 @@ export async function createE2eEnvironment(options: E2eEnvironmentOptions = {}):
     OPENAI_BASE_URL: openai.baseUrl,
     ANTHROPIC_BASE_URL: anthropic.baseUrl,
     DATABASE_URL: database.url,
-    REDIS_URL: TEST_REDIS_URL,
+    REDIS_URL: target.url,
+    ...(target.cluster ? { REDIS_CLUSTER: 'true' } : {}),
     QUEUE_PREFIX: prefix,
     DATA_DIR: dataDir,
   };
@@ -95,6 +103,7 @@ export async function createE2eEnvironment(options: E2eEnvironmentOptions = {}):
     sql,
     redis,
     prefix,
+    keys,
     dataDir,
     env: (overrides = {}) => ({ ...telegramEnv, ...commonEnv, ...overrides }),
     slackEnv: () => {
@@ -114,16 +123,17 @@ export async function createE2eEnvironment(options: E2eEnvironmentOptions = {}):
     },
     jobCount: async () => {
       const counts = await queue.getJobCounts();
-      return Object.values(counts).reduce((sum, count) => sum + count, 0);
+      const seen = await scanKeys(redis, `{${prefix}:*}:seen:*`);
+      return Object.values(counts).reduce((sum, count) => sum + count, 0) + seen.length;
     },
     storedMessages: async () =>
       sql`SELECT s.key AS session_key, m.seq::int AS seq, m.role, m.parts, m.inbound_key
           FROM messages m JOIN sessions s ON s.id = m.session_id ORDER BY s.key, m.seq`,
     close: async () => {
       await queue.close();
-      // daily budget keys carry the prefix inside their hash tag: `{<prefix>:budget:<day>}:…`
-      const keys = [...(await redis.keys(`${prefix}:*`)), ...(await redis.keys(`{${prefix}:*`))];
-      if (keys.length > 0) await redis.del(...keys);
+      // every key carries the prefix inside its hash tag (`{<prefix>:…}`); BullMQ's too on a cluster
+      await deleteTestKeys(redis, `{${prefix}:*`);
+      await deleteTestKeys(redis, `${prefix}:*`);
       await redis.quit();
       await sql.end();
       await Promise.all([telegram.close(), openai.close(), anthropic.close(), slack?.close(), feishu?.close()]);

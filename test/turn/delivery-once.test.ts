@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TurnAbortError } from '../../src/core/turn-abort.js';
+import { runningTurnValue } from '../../src/redis/index.js';
 import type { TurnStore } from '../../src/turn/turn-dependencies.js';
 import { reply } from '../doubles/model-script.js';
 import { createTurnFixture, type TurnFixture } from './turn-fixture.js';
@@ -163,7 +164,7 @@ describe('a turn is delivered once and stored once', () => {
     const request = await fixture.request(turnId, [message]);
     const running = fixture.runTurnWith(fixture.store)(request);
     await waitUntil(() => fixture.telegram.callsOf('sendMessage').some((call) => call.params.chat_id === 7008 && call.failed));
-    await fixture.redis.hset(`${fixture.prefix}:s:{${request.sessionKey}}:holders`, turnId, 'someone-else');
+    await fixture.redis.hset(fixture.keys.session(request.sessionKey).turns, turnId, runningTurnValue('someone-else', Date.now() + 60_000));
     expect((await running).kind).toBe('skipped');
     expect(fixture.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === 7008 && !call.failed)).toHaveLength(2);
     const rows = await fixture.database.db.execute(`SELECT id FROM runs WHERE id = '${turnId}'`);

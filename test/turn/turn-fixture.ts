@@ -1,34 +1,32 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { createTelegramChannel } from '../../channels/telegram/index.js';
 import { ChannelRegistry } from '../../src/core/channel-registry.js';
 import type { InboundMessage } from '../../src/core/inbound-message.js';
 import { createChatModel } from '../../src/llm/index.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { GroupContext } from '../../src/queue/group-context.js';
 import { TokenCalibration } from '../../src/agent/index.js';
 import type { TurnRequest } from '../../src/core/turn-contract.js';
-import { TurnCheckpoints } from '../../src/queue/turn-checkpoints.js';
 import { turnCheckpointStore } from '../../src/turn/checkpoint-store.js';
 import { migrateDatabase, openDatabase, type Database } from '../../src/store/index.js';
 import { DeliveryRecords } from '../../src/turn/delivery-records.js';
-import { DeliveryStore } from '../../src/queue/delivery-store.js';
+import { createRedisClient, KeySpace, runningTurnValue, TurnStateStore, type RedisClient } from '../../src/redis/index.js';
 import { createTurnRunner } from '../../src/turn/run-turn.js';
 import { createTurnStore } from '../../src/turn/store-adapter.js';
 import type { TurnDependencies, TurnStore } from '../../src/turn/turn-dependencies.js';
 import { startOpenAiDouble, type OpenAiDouble } from '../doubles/openai-double.js';
 import { startTelegramDouble, type TelegramDouble } from '../doubles/telegram-double.js';
-import { createTestDatabase, TEST_REDIS_URL, uniqueName } from '../support/services.js';
+import { createTestDatabase, deleteTestKeys, testRedisTarget, uniqueName } from '../support/services.js';
+import { GroupContext } from '../../src/redis/group-context.js';
 
 export interface TurnFixture {
   telegram: TelegramDouble;
   openai: OpenAiDouble;
   database: Database;
-  redis: Redis;
-  /** The Redis key prefix of this fixture's scheduler state and delivery records. */
-  prefix: string;
+  redis: RedisClient;
+  /** The Redis keys of this fixture's turns and delivery records. */
+  keys: KeySpace;
   store: TurnStore;
   /** `extra` adds or replaces dependencies (budgets, a clock…). */
   runTurnWith(store: TurnStore, extra?: Partial<TurnDependencies>): ReturnType<typeof createTurnRunner>;
@@ -43,8 +41,11 @@ export async function createTurnFixture(): Promise<TurnFixture> {
   const [telegram, openai, testDatabase] = await Promise.all([startTelegramDouble(), startOpenAiDouble(), createTestDatabase()]);
   const database = await openDatabase({ databaseUrl: testDatabase.url, dataDir: mkdtempSync(join(tmpdir(), 'turn-')) });
   await migrateDatabase(database);
-  const redis = new Redis(TEST_REDIS_URL);
+  const target = testRedisTarget();
+  const redis = createRedisClient(target, 'worker');
   const prefix = uniqueName('turn');
+  const keys = new KeySpace(prefix, 2, target.cluster);
+  const turnState = new TurnStateStore(redis, keys);
   const logger = createLogger({ level: 'silent' });
   const channels = new ChannelRegistry();
   channels.add(
@@ -73,9 +74,9 @@ export async function createTurnFixture(): Promise<TurnFixture> {
         maxRetries: 0,
       }),
       tools: [],
-      groupContext: new GroupContext(redis, prefix),
-      deliveries: new DeliveryRecords(new DeliveryStore(redis, prefix)),
-      checkpoints: turnCheckpointStore(new TurnCheckpoints(redis, prefix)),
+      groupContext: new GroupContext(redis, keys),
+      deliveries: new DeliveryRecords(turnState),
+      checkpoints: turnCheckpointStore(turnState),
       calibration: new TokenCalibration(),
       settings: { systemPrompt: undefined, maxIterations: 5, historyTurns: 50, inputGuard: 'warn', traceVerbose: false, dataDir: tmpdir(), liveReplies: 'off' },
       logger,
@@ -88,7 +89,7 @@ export async function createTurnFixture(): Promise<TurnFixture> {
     openai,
     database,
     redis,
-    prefix,
+    keys,
     store,
     runTurnWith,
     dmFrom: (userId, text, botId) => ({
@@ -105,7 +106,7 @@ export async function createTurnFixture(): Promise<TurnFixture> {
       claimedBefore.add(turnId);
       const sessionKey = `agent:main:telegram:x:dm:${messages[0]!.sender.id}`;
       const holder = `holder-${Math.random()}`;
-      await redis.hset(`${prefix}:s:{${sessionKey}}:holders`, turnId, holder);
+      await redis.hset(keys.session(sessionKey).turns, turnId, runningTurnValue(holder, Date.now() + 60_000));
       return {
         resumed,
         turnId,
@@ -120,8 +121,7 @@ export async function createTurnFixture(): Promise<TurnFixture> {
       };
     },
     close: async () => {
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length) await redis.del(...keys);
+      await deleteTestKeys(redis, `{${prefix}:*`);
       await redis.quit();
       await database.close();
       await Promise.all([telegram.close(), openai.close()]);

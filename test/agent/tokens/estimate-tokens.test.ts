@@ -23,7 +23,7 @@ const MIXED = `请帮我看一下这个函数为什么报错：\n\n\`\`\`ts\nexp
 function samples(): Record<string, string> {
   return {
     englishProse: readFileSync(join(ROOT, 'README.md'), 'utf8').slice(0, 12_000),
-    typescript: readFileSync(join(ROOT, 'src', 'queue', 'session-scheduler.ts'), 'utf8'),
+    typescript: readFileSync(join(ROOT, 'src', 'redis', 'session-queue.ts'), 'utf8'),
     json: readFileSync(join(ROOT, 'drizzle', 'meta', '0000_snapshot.json'), 'utf8').slice(0, 12_000),
     chinese: CHINESE.repeat(3),
     japanese: JAPANESE.repeat(3),

@@ -8,7 +8,7 @@ import { chatLabel } from '../names.js';
 import { sessionPath } from '../sessions/sessions-page.js';
 import type { OverviewData } from './overview-data.js';
 
-const QUEUE_TITLES: Record<string, string> = { inbound: 'Turns (inbound queue)', schedules: 'Scheduled firings' };
+const QUEUE_TITLES: Record<string, string> = { turns: 'Turns', inbound: 'Compactions (inbound queue)', schedules: 'Scheduled firings' };
 
 function card(id: string, title: string, body: Html): Html {
   return html`<section class="card" aria-labelledby="${id}"><h2 id="${id}">${title}</h2>!${body}</section>`;

@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import { denyAsOperator } from '../approvals/index.js';
+import { PairingService } from '../access/index.js';
+import { BudgetsOverview } from '../budgets/index.js';
+import { AdminLoginGuard, registerAdminScope } from '../gateway/index.js';
+import { createServiceStatus } from '../gateway/service-status.js';
+import { moduleLogger } from '../observability/logger.js';
+import { RedisLoginFailures } from '../redis/index.js';
+import type { Gateway } from './gateway-role.js';
+import type { Infrastructure } from './infrastructure.js';
+import type { SharedServices } from './shared-services.js';
+
+/** The operator console and the queue dashboard under /admin (ADMIN_USER / ADMIN_PASSWORD), loaded only when on. */
+export async function mountAdmin(server: FastifyInstance, infra: Infrastructure, shared: SharedServices, gateway: Gateway): Promise<void> {
+  const { config, redis, keys, database, metrics } = infra;
+  const admin = config.admin;
+  if (!admin) return;
+  const [{ mountQueueDashboard }, { mountConsole }] = await Promise.all([import('../gateway/admin-dashboard.js'), import('../gateway/console/index.js')]);
+  // wrong passwords are counted per client address in Redis, across every gateway process
+  const loginGuard = new AdminLoginGuard({ store: new RedisLoginFailures(redis, keys), logger: moduleLogger('admin'), metrics });
+  const { approvals, inbound, scheduleQueue, schedules, channels, sessions } = shared;
+  await registerAdminScope(
+    server,
+    admin,
+    async (scope) => {
+      await mountQueueDashboard(scope, [inbound.queue, scheduleQueue.queue], { readOnly: config.adminReadOnly, credentials: admin, publicUrl: config.publicUrl });
+      await mountConsole(scope, {
+        db: database.db,
+        pairing: new PairingService(database.db, { metrics }),
+        dmPolicy: config.dmPolicy,
+        readOnly: config.adminReadOnly,
+        credentials: admin,
+        publicUrl: config.publicUrl,
+        logger: moduleLogger('console'),
+        budgets: new BudgetsOverview({ ledger: shared.budgetLedger, settings: shared.budgetSettings, defaults: config.budgets, agents: config.agents }),
+        status: createServiceStatus({ redis, keys, sessions, queues: [inbound.queue, scheduleQueue.queue], channels: channels.all(), activity: gateway.activity }),
+        schedules,
+        approvals: {
+          pending: (limit) => approvals.pending(limit),
+          pendingCount: () => approvals.pendingCount(),
+          deny: (approvalId, operator) => denyAsOperator(gateway.approvalAnswers, approvalId, operator),
+        },
+      });
+    },
+    { loginGuard },
+  );
+}

@@ -1,0 +1,109 @@
+import { createAccessControl, PairingService, UserRateLimiter } from '../access/index.js';
+import { createApprovalAnswerHandler, stopWaitingTurn, type ApprovalAnswerDependencies } from '../approvals/index.js';
+import { createUsageReport, TurnBudgets } from '../budgets/index.js';
+import { createCommandHandler } from '../commands/index.js';
+import { sessionUsageOf } from '../commands/session-usage.js';
+import type { InboundSink } from '../core/channel.js';
+import { createChatMembershipHandler, createInboundHandler } from '../gateway/index.js';
+import { forgetCommand, memoryCommand } from '../memory/index.js';
+import { moduleLogger } from '../observability/logger.js';
+import { stopSessions } from '../queue/index.js';
+import { AlbumMarks, ChannelActivity } from '../redis/index.js';
+import { tasksCommand } from '../schedules/index.js';
+import { resetSession, sessionStats } from '../store/index.js';
+import type { Infrastructure } from './infrastructure.js';
+import { budgetLevelsOf, chatLocationOf, type SharedServices } from './shared-services.js';
+
+/** What the gateway built: the sink every transport ends in, and the parts the console shows. */
+export interface Gateway {
+  sink: InboundSink;
+  activity: ChannelActivity;
+  approvalAnswers: ApprovalAnswerDependencies;
+  usageBudgets: TurnBudgets;
+}
+
+/**
+ * The gateway: every transport's messages through access control, commands (answered now) and the rate limit into
+ * the session queue; approval buttons; the platform's membership changes. On the process's shared connection,
+ * which fails fast: a webhook answers 503 when Redis is away and the platform delivers again.
+ */
+export function buildGateway(infra: Infrastructure, shared: SharedServices): Gateway {
+  const { config, keys, redis, database, metrics } = infra;
+  const { channels, chats, sessions, schedules, memory } = shared;
+  // button clicks (any gateway process) settle the request and hand the parked turn back to a worker
+  const approvalAnswers: ApprovalAnswerDependencies = { records: shared.approvals, sessions, channels, logger: moduleLogger('approvals') };
+  const answerApproval = createApprovalAnswerHandler(approvalAnswers);
+  for (const channel of channels.all()) channel.onApprovalAnswer?.(answerApproval);
+  const stopSession = (sessionKey: string) =>
+    stopSessions({ sessions, abortBus: shared.abortPublisher, stopWaitingTurn: (key, turnId) => stopWaitingTurn(approvalAnswers, key, turnId) }, sessionKey);
+  // the platform says the bot left a chat (or came back): its tasks pause (resume) and its waiting work is dropped
+  const membershipChanges = createChatMembershipHandler({
+    schedules,
+    stopSession,
+    agentOf: (chat) => chats.resolve(chat).agentId,
+    logger: moduleLogger('membership'),
+    metrics,
+  });
+  for (const channel of channels.all()) channel.onChatMembership?.(membershipChanges);
+
+  const usageBudgets = new TurnBudgets({
+    defaults: config.budgets,
+    levelsFor: budgetLevelsOf(infra, shared),
+    prices: config.llmPrices,
+    metrics,
+    logger: moduleLogger('budgets'),
+    ledger: shared.budgetLedger,
+    settings: shared.budgetSettings,
+  });
+  const agentConfigOf = (sessionKey: string) => config.agents.find((agent) => agent.id === sessionKey.split(':')[1]) ?? config.agents[0]!;
+  const handleInbound = createInboundHandler({
+    queue: shared.inbound,
+    groupContext: shared.groupContext,
+    dedupe: sessions,
+    albums: new AlbumMarks(redis, keys),
+    access: createAccessControl({
+      dmPolicy: config.dmPolicy,
+      allowFrom: config.allowFrom,
+      groupAllowlist: config.groupAllowlist,
+      pairing: config.dmPolicy === 'pairing' ? new PairingService(database.db, { metrics }) : undefined,
+    }),
+    chatSettings: (message) => chats.resolve(chatLocationOf(message)),
+    rateLimiter: config.userRateLimit > 0 ? new UserRateLimiter(redis, { keys, limit: config.userRateLimit }) : undefined,
+    notify: async (message, text) => {
+      await channels.for(message.conversation).sendNotice(message.conversation, text);
+    },
+    logger: moduleLogger('inbound'),
+    commands: createCommandHandler({
+      stopSession,
+      resetSession: async (sessionKey) => {
+        await resetSession(database.db, sessionKey);
+        await Promise.all([shared.approvals.forgetSession(sessionKey), sessions.historyChanged(sessionKey)]);
+      },
+      requestCompaction: async (sessionKey, message) => {
+        const stats = await sessionStats(database.db, sessionKey);
+        if (!stats || stats.messageCount < 2) return 'nothing-to-compact';
+        await shared.inbound.addCompactionJob(sessionKey, message);
+        return 'scheduled';
+      },
+      sessionUsage: async (sessionKey) => sessionUsageOf(await sessionStats(database.db, sessionKey), agentConfigOf(sessionKey).llm.provider),
+      queueDepth: (sessionKey) => sessions.depth(sessionKey),
+      model: (sessionKey) => {
+        const { llm } = agentConfigOf(sessionKey);
+        return { provider: llm.provider, name: llm.model, contextWindow: llm.contextWindow };
+      },
+      reply: async (message, text) => {
+        await channels.for(message.conversation).sendNotice(message.conversation, text);
+      },
+      usageReport: createUsageReport({ db: database.db, ledger: shared.budgetLedger, limitsFor: (message) => usageBudgets.limitsFor(message) }),
+      tasks: (message, args) => tasksCommand(schedules, message, args),
+      memory: { list: (message) => memoryCommand(memory, message), forget: (message, args) => forgetCommand(memory, message, args) },
+    }),
+  });
+  // when each account last received an update, for the console (memory per message, a write every few seconds)
+  const activity = new ChannelActivity(redis, keys, moduleLogger('channels'));
+  const sink: InboundSink = (message) => {
+    activity.received(message.conversation.channel, message.conversation.accountId);
+    return handleInbound(message);
+  };
+  return { sink, activity, approvalAnswers, usageBudgets };
+}

@@ -1,0 +1,1 @@
+export { startService, type RunningService } from './start-service.js';

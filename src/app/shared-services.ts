@@ -1,0 +1,128 @@
+import { createAccountChannels } from '../../channels/index.js';
+import { BudgetLedger, BudgetSettings } from '../budgets/index.js';
+import { ChatSettingsResolver, type ChatLocation } from '../config/chat-settings.js';
+import { ChannelRegistry } from '../core/channel-registry.js';
+import type { InboundMessage } from '../core/inbound-message.js';
+import { createOpenAiEmbedder, MemoryService } from '../memory/index.js';
+import { moduleLogger } from '../observability/logger.js';
+import { AbortBus, InboundQueue } from '../queue/index.js';
+import {
+  ApprovalRecords,
+  BudgetStore,
+  GroupContext,
+  Invalidations,
+  RedisChannelState,
+  SessionQueue,
+  type KeySpace,
+  type RedisClient,
+  type SessionQueueOptions,
+} from '../redis/index.js';
+import { ScheduleQueue, ScheduleService } from '../schedules/index.js';
+import type { Infrastructure } from './infrastructure.js';
+
+/**
+ * The services both roles use, built once on the process's shared connection (`infra.redis`: it fails fast in a
+ * gateway). A worker builds its own session queue and stores on a connection that waits for Redis instead.
+ */
+export interface SharedServices {
+  chats: ChatSettingsResolver;
+  channels: ChannelRegistry;
+  /** The session queue's options: the same for every connection it is opened on. */
+  queueOptions: SessionQueueOptions;
+  sessions: SessionQueue;
+  abortPublisher: AbortBus;
+  inbound: InboundQueue;
+  approvals: ApprovalRecords;
+  groupContext: GroupContext;
+  invalidations: Invalidations;
+  memory: MemoryService;
+  scheduleQueue: ScheduleQueue;
+  schedules: ScheduleService;
+  budgetStore: BudgetStore;
+  budgetLedger: BudgetLedger;
+  budgetSettings: BudgetSettings;
+  /** The subscriber connection every cache-dropping notice (and a worker's /stop notices) arrives on. */
+  subscriber: RedisClient;
+}
+
+export async function buildSharedServices(infra: Infrastructure): Promise<SharedServices> {
+  const { config, keys, redis, metrics } = infra;
+  const chats = new ChatSettingsResolver(config);
+  const queueOptions = sessionQueueOptions(infra, chats);
+  const sessions = new SessionQueue(redis, keys, queueOptions);
+  const abortPublisher = new AbortBus(keys.abortChannel, redis, undefined, moduleLogger('abort'));
+  const inbound = new InboundQueue(redis, keys.bullmqPrefix, sessions, abortPublisher, moduleLogger('queue'));
+  infra.onStopWithRedis('inbound queue', () => inbound.close());
+  metrics.sampleQueuesWith(async () => {
+    const [counts, load] = await Promise.all([inbound.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed'), sessions.load()]);
+    return [
+      { queue: 'turns', state: 'active', count: load.running },
+      { queue: 'turns', state: 'waiting', count: load.due },
+      { queue: 'turns', state: 'delayed', count: load.scheduled },
+      ...Object.entries(counts).map(([state, count]) => ({ queue: inbound.queue.name, state, count })),
+    ];
+  });
+
+  const subscriber = infra.connection('subscriber', 'subscriber');
+  const invalidations = new Invalidations(keys.invalidationChannel, redis, moduleLogger('invalidations'));
+  await invalidations.listen(subscriber);
+  const memory = new MemoryService(infra.database.db, moduleLogger('memory'), (scope) => void invalidations.publish('memory', scope));
+  invalidations.on('memory', (scope) => memory.dropCached(scope), () => memory.dropCached());
+  if (config.embedding) await memory.enableEmbeddings(createOpenAiEmbedder(config.embedding));
+
+  const scheduleQueue = new ScheduleQueue(redis, keys.bullmqPrefix);
+  infra.onStopWithRedis('schedule queue', () => scheduleQueue.close());
+  const schedules = new ScheduleService(infra.database.db, scheduleQueue, config.schedules, moduleLogger('schedules'));
+
+  const channels = new ChannelRegistry();
+  const recordPlatformCall = (platform: string) => (_method: string, result: string) => metrics.platformCalls.inc({ channel: platform, result });
+  for (const account of await createAccountChannels(config, moduleLogger('channels'), new RedisChannelState(redis, keys), recordPlatformCall)) {
+    channels.add(account.channel);
+    chats.registerAccount(account.platform, account.channel.accountId, account.accountName);
+  }
+  const budgetStore = new BudgetStore(redis, keys);
+  return {
+    chats,
+    channels,
+    queueOptions,
+    sessions,
+    abortPublisher,
+    inbound,
+    approvals: new ApprovalRecords(redis, keys),
+    groupContext: new GroupContext(redis, keys),
+    invalidations,
+    memory,
+    scheduleQueue,
+    schedules,
+    budgetStore,
+    budgetLedger: new BudgetLedger(budgetStore),
+    budgetSettings: new BudgetSettings(budgetStore, invalidations),
+    subscriber,
+  };
+}
+
+function sessionQueueOptions(infra: Infrastructure, chats: ChatSettingsResolver): SessionQueueOptions {
+  const { config } = infra;
+  return {
+    groupMaxConcurrent: config.groupMaxConcurrent,
+    leaseMs: config.turnLeaseMs,
+    debounceMs: config.inboundDebounceMs,
+    albumWaitMs: config.media.groupWaitMs,
+    // per session: channel, account and group overrides of the config file
+    modeOf: (sessionKey) => chats.forSessionKey(sessionKey)?.queueMode ?? config.queueMode,
+  };
+}
+
+export function chatLocationOf({ conversation }: InboundMessage): ChatLocation {
+  return { channel: conversation.channel, accountId: conversation.accountId, chatType: conversation.chatType, chatId: conversation.chatId };
+}
+
+/** The budget levels of a message: its agent's, then its chat's (channel, account, group overrides). */
+export function budgetLevelsOf(infra: Infrastructure, shared: SharedServices) {
+  return (message: InboundMessage) => [
+    (infra.config.agents.find((agent) => agent.id === message.agentId) ?? infra.config.agents[0]!).budgets,
+    shared.chats.resolve(chatLocationOf(message)).budgets,
+  ];
+}
+
+export type { KeySpace };

@@ -1,0 +1,240 @@
+import { abortReasonOf, TurnAbortError } from '../core/turn-abort.js';
+import type { InboundMessage } from '../core/inbound-message.js';
+import type { TurnOutcome, TurnRunner } from '../core/turn-contract.js';
+import { withLogContext } from '../observability/log-context.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { RedisClient } from '../redis/redis-client.js';
+import type { AcquireResult, SessionQueue } from '../redis/session-queue.js';
+import type { AbortBus } from './abort-bus.js';
+
+/**
+ * Retry pacing of a failed turn: 2 s doubling, at most a minute apart, `attempts` times. After the last attempt the
+ * turn waits 5 minutes and gets another round, at most `lateRounds` times (about 40 minutes in all with the
+ * defaults, long enough to ride out an outage); then it is abandoned: the user gets an apology and the operator an
+ * error log and a metric. Nothing is retried forever.
+ */
+export const TURN_RETRY = { attempts: 12, firstDelayMs: 2_000, maxDelayMs: 60_000, afterLastAttemptMs: 5 * 60_000, lateRounds: 3 } as const;
+
+export function turnRetryDelay(attempt: number): number {
+  return Math.min(TURN_RETRY.firstDelayMs * 2 ** Math.max(0, attempt - 1), TURN_RETRY.maxDelayMs);
+}
+
+/** A turn that failed every round of attempts: what the turn layer does to end it (apology, failed record). */
+export type TurnAbandoner = (abandoned: { turnId: string; sessionKey: string; holder: string; messages: InboundMessage[]; error: unknown }) => Promise<void>;
+
+/** The longest an idle worker blocks on a shard's marker before it looks at the schedule again. */
+const IDLE_WAIT_MS = 5_000;
+/** Sessions taken from a shard in one round trip at most. */
+const POP_BATCH = 64;
+
+export interface QueueWorkerOptions {
+  queue: SessionQueue;
+  /** A connection of its own for each shard's blocking wait. */
+  blockingConnection: () => RedisClient;
+  workerId: string;
+  /** Turns this process runs at once (waiting on the model costs little: thousands are fine). */
+  concurrency: number;
+  abortBus: AbortBus;
+  runTurn: TurnRunner;
+  /** Ends a turn that failed every round (see TURN_RETRY); absent: the turn's messages are dropped with an error log. */
+  abandonTurn?: TurnAbandoner;
+  attempts?: number;
+  lateRounds?: number;
+  lateRoundDelayMs?: number;
+  /** The operator paused the queue (bull-board): no new turn starts. */
+  isPaused?: () => boolean;
+  /** A turn released its session: the session's history moved from `previous` to `next` (see SessionCache). */
+  onReleased?: (released: { turnId: string; sessionKey: string; previous: string; next: string }) => void;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
+type Claim = Extract<AcquireResult, { kind: 'acquired' }>;
+
+/**
+ * Runs turns: one loop per shard takes the sessions that are due (a round trip for up to POP_BATCH of them), and
+ * blocks on the shard's marker when nothing is; each session is acquired (a slot, its next turn) and its turn runs
+ * under a lease renewed while it runs. Every outcome ends in the queue: released, requeued for a retry, parked for
+ * a person, or abandoned.
+ */
+export class QueueWorker {
+  readonly #options: QueueWorkerOptions;
+  readonly #running = new Set<Promise<void>>();
+  readonly #blocking: RedisClient[] = [];
+  #loops: Array<Promise<void>> = [];
+  #closing = false;
+  #capacityWaiters: Array<() => void> = [];
+
+  constructor(options: QueueWorkerOptions) {
+    this.#options = options;
+  }
+
+  get inFlight(): number {
+    return this.#running.size;
+  }
+
+  start(): void {
+    this.#loops = this.#options.queue.keys.shards().map((shard) => this.loop(shard.shard, shard.wake));
+  }
+
+  private async loop(shard: number, wakeKey: string): Promise<void> {
+    const { queue, concurrency, logger } = this.#options;
+    const blocking = this.#options.blockingConnection();
+    this.#blocking.push(blocking);
+    while (!this.#closing) {
+      if (this.#running.size >= concurrency || this.#options.isPaused?.()) {
+        await new Promise<void>((resolve) => {
+          this.#capacityWaiters.push(resolve);
+          setTimeout(resolve, 1_000).unref();
+        });
+        continue;
+      }
+      let waitMs: number;
+      try {
+        const batch = Math.min(POP_BATCH, concurrency - this.#running.size);
+        const due = await queue.popDue(shard, batch);
+        for (const sessionKey of due.sessionKeys) this.take(sessionKey);
+        // a full batch: more may be due right now; fewer: the shard is drained until its marker says otherwise
+        if (due.sessionKeys.length === batch) continue;
+        waitMs = due.nextDueAt === undefined ? IDLE_WAIT_MS : Math.min(IDLE_WAIT_MS, due.nextDueAt - due.now);
+        if (waitMs <= 0) continue;
+        await blocking.bzpopmin(wakeKey, Math.max(waitMs, 1) / 1000);
+      } catch (error) {
+        if (this.#closing) break;
+        logger.warn({ err: error, shard }, 'could not take work from the queue; trying again');
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  private wakeWaiters(): void {
+    for (const resolve of this.#capacityWaiters.splice(0)) resolve();
+  }
+
+  private take(sessionKey: string): void {
+    const task = this.handle(sessionKey)
+      .catch((error: unknown) => this.#options.logger.error({ err: error, sessionKey }, 'turn handling failed; the session is looked at again later'))
+      .finally(() => {
+        this.#running.delete(task);
+        this.wakeWaiters();
+      });
+    this.#running.add(task);
+  }
+
+  private async handle(sessionKey: string): Promise<void> {
+    const claim = await this.#options.queue.acquire(sessionKey, this.#options.workerId);
+    if (claim.kind === 'acquired') await this.runLeased(sessionKey, claim);
+  }
+
+  private async runLeased(sessionKey: string, claim: Claim): Promise<void> {
+    const { turnId, holder, messages, resumed, attempt } = claim;
+    const { queue, abortBus, logger, metrics } = this.#options;
+    const attempts = this.#options.attempts ?? TURN_RETRY.attempts;
+    const finalAttempt = attempt >= attempts;
+    const controller = abortBus.register(turnId);
+    let leaseLost = false;
+    const renew = async () => {
+      const state = await queue.renew(sessionKey, turnId, holder).catch(() => 'ok' as const);
+      if (state === 'aborted' && !controller.signal.aborted) controller.abort(new TurnAbortError('stopped'));
+      if (state === 'lost') {
+        leaseLost = true;
+        if (!controller.signal.aborted) controller.abort(new TurnAbortError('leaseLost'));
+      }
+      return state;
+    };
+    const renewal = setInterval(() => void renew(), Math.max(250, Math.floor(queue.options.leaseMs / 3)));
+    const startedAt = performance.now();
+    let outcome: TurnOutcome;
+    try {
+      outcome = await withLogContext({ runId: turnId, sessionKey }, () =>
+        this.#options.runTurn({
+          turnId,
+          sessionKey,
+          messages,
+          resumed,
+          holder,
+          signal: controller.signal,
+          attempt,
+          finalAttempt,
+          historyVersion: claim.historyVersion,
+          holdsLease: async () => (await renew()) === 'ok',
+        }),
+      );
+    } catch (error) {
+      outcome = { kind: 'retry', error };
+    } finally {
+      clearInterval(renewal);
+      abortBus.unregister(turnId);
+    }
+    metrics?.turns.inc({ outcome: outcome.kind });
+    metrics?.turnSeconds.observe({ outcome: outcome.kind }, (performance.now() - startedAt) / 1000);
+    if (leaseLost) {
+      logger.warn({ turnId, sessionKey }, 'lease lost mid-turn; another worker takes the turn over');
+      return;
+    }
+    if (outcome.kind === 'parked') return this.park(claim, sessionKey, outcome.untilMs);
+    if (outcome.kind === 'retry') return this.retry(claim, sessionKey, outcome.error, abortReasonOf(controller.signal) === 'shutdown', finalAttempt);
+    this.released(turnId, sessionKey, await queue.release(sessionKey, turnId, holder, outcome.kind !== 'skipped' || resumed));
+  }
+
+  private async retry(claim: Claim, sessionKey: string, error: unknown, shutdown: boolean, finalAttempt: boolean): Promise<void> {
+    const { queue, logger } = this.#options;
+    const { turnId, holder, attempt, round } = claim;
+    if (shutdown) {
+      // handed back: the turn waits at the head of its session for another worker, without using an attempt
+      await queue.requeue(sessionKey, turnId, holder, { delayMs: 0, attempt, round });
+      return;
+    }
+    if (!finalAttempt) {
+      await queue.requeue(sessionKey, turnId, holder, { delayMs: turnRetryDelay(attempt), attempt: attempt + 1, round });
+      return;
+    }
+    if (round + 1 > (this.#options.lateRounds ?? TURN_RETRY.lateRounds)) return this.abandon(claim, sessionKey, error);
+    const delayMs = this.#options.lateRoundDelayMs ?? TURN_RETRY.afterLastAttemptMs;
+    logger.error({ turnId, sessionKey, err: error }, `turn failed on every attempt; trying again in ${delayMs / 1000} s`);
+    await queue.requeue(sessionKey, turnId, holder, { delayMs, attempt: 1, round: round + 1 });
+  }
+
+  /** The turn waits for a person: it keeps its slot without this worker until an answer or its deadline. */
+  private async park(claim: Claim, sessionKey: string, untilMs: number): Promise<void> {
+    const { queue, logger } = this.#options;
+    const parked = await queue.park(sessionKey, claim.turnId, claim.holder, untilMs);
+    if (parked === 'parked') logger.info({ turnId: claim.turnId, sessionKey, untilMs }, 'turn parked until a person answers');
+    // stopped while it was asking: the turn ends here; lost: another worker has it; resume: it runs again now
+    if (parked === 'aborted') this.released(claim.turnId, sessionKey, await queue.release(sessionKey, claim.turnId, claim.holder, false));
+  }
+
+  /** The last round failed too: end the turn for good (apology, failed record), release its slot, move on. */
+  private async abandon(claim: Claim, sessionKey: string, error: unknown): Promise<void> {
+    const { logger, metrics, queue } = this.#options;
+    const { turnId, holder, messages } = claim;
+    logger.error({ turnId, sessionKey, err: error }, 'turn failed on every round of attempts; abandoning it');
+    metrics?.turns.inc({ outcome: 'abandoned' });
+    await this.#options.abandonTurn?.({ turnId, sessionKey, holder, messages, error }).catch((failure: unknown) =>
+      logger.error({ turnId, sessionKey, err: failure }, 'could not end the abandoned turn cleanly'),
+    );
+    this.released(turnId, sessionKey, await queue.release(sessionKey, turnId, holder, true));
+  }
+
+  private released(turnId: string, sessionKey: string, released: Awaited<ReturnType<SessionQueue['release']>>): void {
+    if (released.kind === 'released') this.#options.onReleased?.({ turnId, sessionKey, previous: released.previousVersion, next: released.historyVersion });
+  }
+
+  /** Stops taking work; running turns may finish for up to graceMs, then they are handed back to other workers. */
+  async close(graceMs: number): Promise<void> {
+    this.#closing = true;
+    this.wakeWaiters();
+    for (const connection of this.#blocking) connection.disconnect();
+    await Promise.allSettled(this.#loops);
+    const timer = setTimeout(() => {
+      this.#options.logger.warn({ running: this.#running.size }, 'grace period over; handing turns back');
+      this.#options.abortBus.abortAll('shutdown');
+    }, graceMs);
+    try {
+      await Promise.allSettled([...this.#running]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,269 @@
+import { randomUUID } from 'node:crypto';
+import type { InboundMessage } from '../core/inbound-message.js';
+import { isGroupSessionKey } from '../core/session-key.js';
+import type { KeySpace } from './key-space.js';
+import type { RedisClient } from './redis-client.js';
+import { QueueScripts } from './scripts.js';
+
+export type QueueMode = 'collect' | 'followup' | 'interrupt';
+
+const SEEN_TTL_SECONDS = 24 * 60 * 60;
+const THREAD_SESSIONS_TTL_SECONDS = 7 * 24 * 60 * 60;
+/** Entries one turn claims at most (a flood in one chat is answered in turns of this many messages). */
+const MAX_CLAIM = 100;
+const FIELD = '\x1f';
+
+export interface SessionQueueOptions {
+  leaseMs: number;
+  groupMaxConcurrent: number;
+  /** INBOUND_DEBOUNCE_MS: rapid-fire messages of a session within this window are one turn. */
+  debounceMs: number;
+  /** MEDIA_GROUP_WAIT_MS: how long an album's newest part is given for the rest to arrive. */
+  albumWaitMs: number;
+  /** The session's queue mode (defaults and config file overrides). */
+  modeOf(sessionKey: string): QueueMode;
+}
+
+export type EnqueueResult = { kind: 'duplicate' } | { kind: 'queued'; running: number };
+
+export type AcquireResult =
+  | { kind: 'empty' | 'busy' | 'waiting' }
+  | {
+      kind: 'acquired';
+      turnId: string;
+      holder: string;
+      messages: InboundMessage[];
+      /** The turn ran before (taken back, retried, unparked): it may have steps saved and parts delivered. */
+      resumed: boolean;
+      /** Moves on with every stored turn, /new and summary: a cached history of another version is stale ('' unknown). */
+      historyVersion: string;
+      attempt: number;
+      round: number;
+    };
+
+export type ReleaseResult = { kind: 'released'; previousVersion: string; historyVersion: string } | { kind: 'lost' };
+
+export interface StopResult {
+  droppedMessages: number;
+  abortedTurnIds: string[];
+  /** Turns waiting for an approval: no worker runs them, so the caller settles their approvals as stopped. */
+  waitingTurnIds: string[];
+}
+
+export interface DueSessions {
+  /** Redis's clock when it answered. */
+  now: number;
+  /** When the shard's next scheduled session is due; undefined when nothing is scheduled. */
+  nextDueAt: number | undefined;
+  sessionKeys: string[];
+}
+
+/**
+ * Per-session order and slots, and the queue that runs them: a session's pending messages, running turns and
+ * counts live under its shard's hash tag; a shard's `sched` says when each session with work must be looked at.
+ * Every change is one Lua script (src/redis/lua/); this class only names keys and decodes replies.
+ */
+export class SessionQueue {
+  readonly #scripts: QueueScripts;
+
+  constructor(
+    private readonly redis: RedisClient,
+    readonly keys: KeySpace,
+    readonly options: SessionQueueOptions,
+  ) {
+    this.#scripts = new QueueScripts(redis);
+  }
+
+  limitFor(sessionKey: string): number {
+    return isGroupSessionKey(sessionKey) ? this.options.groupMaxConcurrent : 1;
+  }
+
+  modeOf(sessionKey: string): QueueMode {
+    return this.options.modeOf(sessionKey);
+  }
+
+  async enqueue(sessionKey: string, message: InboundMessage, now = Date.now()): Promise<EnqueueResult> {
+    const keys = this.keys.session(sessionKey);
+    const debounced = this.options.debounceMs > 0 && this.modeOf(sessionKey) !== 'followup';
+    const album = message.mediaGroupId ?? '';
+    const readyAt = debounced ? now + this.options.debounceMs : album ? now + this.options.albumWaitMs : now;
+    const reply = await this.#scripts.run<[string, string?]>(
+      'enqueue',
+      [keys.seen(message.dedupeKey), keys.pending, keys.meta, keys.sched, keys.wake],
+      [SEEN_TTL_SECONDS, message.dedupeKey, now, album, JSON.stringify(message), this.limitFor(sessionKey), sessionKey, readyAt, debounced ? '' : 'LT'],
+    );
+    return reply[0] === 'duplicate' ? { kind: 'duplicate' } : { kind: 'queued', running: Number(reply[1]) };
+  }
+
+  /** Up to `count` sessions of the shard that are due; they stay scheduled `claimMs` later until acquired. */
+  async popDue(shard: number, count: number, claimMs = this.options.leaseMs): Promise<DueSessions> {
+    const keys = this.keys.shard(shard);
+    const [now, next, ...sessionKeys] = await this.#scripts.run<string[]>('pop-due', [keys.sched, keys.wake], [count, claimMs]);
+    return { now: Number(now), nextDueAt: next ? Number(next) : undefined, sessionKeys };
+  }
+
+  /** `holder` identifies this worker (`<workerId>/<token>`): its turns are found and taken back if it dies. */
+  async acquire(sessionKey: string, workerId: string): Promise<AcquireResult> {
+    const keys = this.keys.session(sessionKey);
+    const holder = `${workerId}/${randomUUID()}`;
+    const { leaseMs, debounceMs, albumWaitMs } = this.options;
+    const reply = await this.#scripts.run<string[]>(
+      'acquire',
+      [keys.pending, keys.meta, keys.turns, keys.sched, keys.wake, keys.alive, keys.held(workerId)],
+      [sessionKey, this.limitFor(sessionKey), leaseMs, this.modeOf(sessionKey), debounceMs, albumWaitMs, randomUUID(), holder, MAX_CLAIM],
+    );
+    if (reply[0] !== 'acquired') return { kind: reply[0] as 'empty' | 'busy' | 'waiting' };
+    return {
+      kind: 'acquired',
+      turnId: reply[1]!,
+      holder,
+      messages: inPlatformOrder(JSON.parse(reply[2]!) as InboundMessage[]),
+      resumed: reply[3] === '1',
+      historyVersion: reply[4] ?? '',
+      attempt: Number(reply[5]),
+      round: Number(reply[6]),
+    };
+  }
+
+  /** Only the current holder renews; a holder whose turn was taken over learns it here. */
+  async renew(sessionKey: string, turnId: string, holder: string): Promise<'ok' | 'aborted' | 'lost'> {
+    const keys = this.keys.session(sessionKey);
+    return this.#scripts.run('renew', [keys.turns, keys.sched], [turnId, holder, this.options.leaseMs, sessionKey]);
+  }
+
+  /** `historyWritten`: the turn was stored (the session's history version moves on to a new one). */
+  async release(sessionKey: string, turnId: string, holder: string, historyWritten: boolean): Promise<ReleaseResult> {
+    const keys = this.keys.session(sessionKey);
+    const reply = await this.#scripts.run<string[]>(
+      'release',
+      [keys.meta, keys.turns, keys.sched, keys.wake, keys.held(workerOf(holder)), keys.steps(turnId), keys.delivery(turnId), keys.earlyAnswer(turnId)],
+      [turnId, holder, sessionKey, this.limitFor(sessionKey), historyWritten ? newVersion() : ''],
+    );
+    return reply[0] === 'released' ? { kind: 'released', previousVersion: reply[1] ?? '', historyVersion: reply[2] ?? '' } : { kind: 'lost' };
+  }
+
+  /** A failed turn goes back to the head, same id, to run again after `delayMs` (0: handed back on shutdown). */
+  async requeue(sessionKey: string, turnId: string, holder: string, retry: { delayMs: number; attempt: number; round: number }): Promise<'requeued' | 'dropped' | 'lost'> {
+    const keys = this.keys.session(sessionKey);
+    return this.#scripts.run(
+      'requeue',
+      [keys.pending, keys.meta, keys.turns, keys.sched, keys.wake, keys.held(workerOf(holder))],
+      [turnId, holder, sessionKey, Math.max(0, Math.round(retry.delayMs)), retry.attempt, retry.round],
+    );
+  }
+
+  /** The turn waits for a person: it keeps its slot until `untilMs` without a worker. */
+  async park(sessionKey: string, turnId: string, holder: string, untilMs: number): Promise<'parked' | 'resume' | 'aborted' | 'lost'> {
+    const keys = this.keys.session(sessionKey);
+    return this.#scripts.run(
+      'park',
+      [keys.turns, keys.sched, keys.wake, keys.held(workerOf(holder)), keys.earlyAnswer(turnId)],
+      [turnId, holder, Math.round(untilMs), sessionKey],
+    );
+  }
+
+  /** An answer came: the parked turn runs again at the next acquire (same id, resumed). */
+  async unpark(sessionKey: string, turnId: string): Promise<'unparked' | 'not-parked'> {
+    const keys = this.keys.session(sessionKey);
+    return this.#scripts.run('unpark', [keys.turns, keys.sched, keys.wake, keys.earlyAnswer(turnId)], [turnId, sessionKey]);
+  }
+
+  /** Marks running turns aborted and drops everything waiting. */
+  async stop(sessionKey: string): Promise<StopResult> {
+    const keys = this.keys.session(sessionKey);
+    const reply = await this.#scripts.run<string[]>('stop', [keys.pending, keys.meta, keys.turns, keys.sched], [sessionKey]);
+    const running = Number(reply[1]);
+    const waiting = Number(reply[2]);
+    return {
+      droppedMessages: Number(reply[0]),
+      abortedTurnIds: reply.slice(3, 3 + running),
+      waitingTurnIds: reply.slice(3 + running, 3 + running + waiting),
+    };
+  }
+
+  /** Marks the running turns aborted without dropping what waits; returns their ids. */
+  async interrupt(sessionKey: string): Promise<string[]> {
+    return this.#scripts.run('interrupt', [this.keys.session(sessionKey).turns], []);
+  }
+
+  /**
+   * The whole queue for the console and metrics: turns running (held by live workers), sessions due to start one
+   * now, and sessions scheduled for later (a debounce, a retry's backoff, a parked turn's deadline, a lease's
+   * backstop). A few commands per shard: for an operator's page or a metrics scrape, never per message.
+   */
+  async load(): Promise<{ running: number; due: number; scheduled: number }> {
+    let running = 0;
+    let due = 0;
+    let scheduled = 0;
+    for (const shard of this.keys.shards()) {
+      const now = Date.now();
+      const [workers, dueNow, all] = await Promise.all([this.redis.hkeys(shard.alive), this.redis.zcount(shard.sched, '-inf', now), this.redis.zcard(shard.sched)]);
+      const held = await Promise.all(workers.map((worker) => this.redis.scard(shard.held(worker))));
+      running += held.reduce((sum, count) => sum + count, 0);
+      due += dueNow;
+      scheduled += all - dueNow;
+    }
+    return { running, due, scheduled };
+  }
+
+  async depth(sessionKey: string): Promise<{ pending: number; active: number }> {
+    const [pending, active] = await this.redis.hmget(this.keys.session(sessionKey).meta, 'p', 'n');
+    return { pending: Number(pending ?? 0), active: Number(active ?? 0) };
+  }
+
+  /** /new, a summary: turns that cached the session's history load it again. */
+  async historyChanged(sessionKey: string): Promise<void> {
+    await this.redis.hset(this.keys.session(sessionKey).meta, 'hv', newVersion());
+  }
+
+  /** Remembers a thread/topic session under its chat, so a chat-level /stop reaches it (kept a week after last use). */
+  async trackThreadSession(chatSessionKey: string, sessionKey: string): Promise<void> {
+    if (chatSessionKey === sessionKey) return;
+    const key = this.keys.session(chatSessionKey).threads;
+    await this.redis.multi().sadd(key, sessionKey).expire(key, THREAD_SESSIONS_TTL_SECONDS).exec();
+  }
+
+  async threadSessionsOf(chatSessionKey: string): Promise<string[]> {
+    return this.redis.smembers(this.keys.session(chatSessionKey).threads);
+  }
+
+  /**
+   * Once-only handling of a message that never reaches the queue (a command, unaddressed group chatter, a refusal):
+   * true for the first claim. Shares the queue's seen key, so a redelivery is known for a day whatever path it took.
+   */
+  async claimSeen(sessionKey: string, dedupeKey: string, kind: 'command' | 'context' | 'access'): Promise<boolean> {
+    return (await this.redis.set(this.keys.session(sessionKey).seen(dedupeKey), kind, 'EX', SEEN_TTL_SECONDS, 'NX')) === 'OK';
+  }
+
+  /** Handling failed: the platform's retry may try again. */
+  async forgetSeen(sessionKey: string, dedupeKey: string): Promise<void> {
+    await this.redis.del(this.keys.session(sessionKey).seen(dedupeKey));
+  }
+}
+
+/** A history version: random, so a session whose meta was lost never matches a version cached before. */
+function newVersion(): string {
+  return randomUUID().slice(0, 13);
+}
+
+/** The worker of a holder token `<workerId>/<token>`. */
+export function workerOf(holder: string): string {
+  return holder.slice(0, holder.indexOf('/'));
+}
+
+/**
+ * A running turn as the scripts store it in the session's `turns` hash (see lua/common.lua), for a test fixture that
+ * holds a turn without going through a queue.
+ */
+export function runningTurnValue(holder: string, expiryMs: number, body = '[]'): string {
+  return [holder, String(expiryMs), '', '1', '0', '0', body].join(FIELD);
+}
+
+/**
+ * Messages answered together, in the platform's order (they may have reached us in another: two webhook
+ * deliveries racing, a redelivery). Arrival order stays where the platform gives none.
+ */
+export function inPlatformOrder(messages: InboundMessage[]): InboundMessage[] {
+  if (messages.length < 2 || messages.some((message) => typeof message.platformOrder !== 'number')) return messages;
+  return [...messages].sort((a, b) => a.platformOrder! - b.platformOrder!);
+}

@@ -1,0 +1,60 @@
+import type { MessagePart, MessageRole } from '../core/chat-message.js';
+import { runStatement, type StoreDatabase } from './database.js';
+
+/** A session as a turn starts from it: its id, the latest summary of the current conversation and the messages after it. */
+export interface SessionSnapshot {
+  sessionId: string;
+  summary: string | undefined;
+  /** Oldest first, at most the `limit` newest. */
+  history: SnapshotMessage[];
+}
+
+export interface SnapshotMessage {
+  seq: number;
+  role: MessageRole;
+  parts: MessagePart[];
+  createdAt: Date;
+  /** Stored, but left out of the model's context (see agent/history/omitted-messages.ts). */
+  omittedFromContext: boolean;
+}
+
+/**
+ * ONE statement (a read, prepared once per connection): the session by key, its newest summary since the last
+ * `/new`, and the newest messages after both, aggregated into one JSON value so a long history is one row.
+ */
+const SNAPSHOT = `
+with session as (
+  select id, history_start_seq from sessions where key = $1::text
+),
+summary as (
+  select summaries.summary, summaries.covers_up_to_seq
+    from summaries, session
+   where summaries.session_id = session.id and summaries.covers_up_to_seq >= session.history_start_seq
+   order by summaries.covers_up_to_seq desc, summaries.created_at desc
+   limit 1
+),
+recent as (
+  select messages.seq, messages.role, messages.parts, messages.created_at, messages.omitted_from_context
+    from messages, session
+   where messages.session_id = session.id
+     and messages.seq >= greatest(session.history_start_seq, coalesce((select covers_up_to_seq + 1 from summary), 0))
+   order by messages.seq desc
+   limit $2::integer
+)
+select session.id as session_id,
+       (select summary from summary) as summary,
+       coalesce((select json_agg(json_build_array(seq, role, parts, created_at, omitted_from_context) order by seq) from recent), '[]'::json) as messages
+  from session`;
+
+type Row = { session_id: string; summary: string | null; messages: Array<[number, MessageRole, MessagePart[], string, boolean]> };
+
+export async function loadSessionSnapshot(db: StoreDatabase, key: string, limit: number): Promise<SessionSnapshot | undefined> {
+  const [row] = await runStatement<Row>(db, SNAPSHOT, [key, limit]);
+  if (!row) return undefined;
+  const messages = typeof row.messages === 'string' ? (JSON.parse(row.messages) as Row['messages']) : row.messages;
+  return {
+    sessionId: row.session_id,
+    summary: row.summary ?? undefined,
+    history: messages.map(([seq, role, parts, createdAt, omittedFromContext]) => ({ seq: Number(seq), role, parts, createdAt: new Date(createdAt), omittedFromContext })),
+  };
+}

@@ -1,0 +1,184 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { sessionKeyOf } from '../../src/core/session-key.js';
+import type { TurnOutcome, TurnRequest } from '../../src/core/turn-contract.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { AbortBus } from '../../src/queue/abort-bus.js';
+import { QueueWorker, type TurnAbandoner } from '../../src/queue/queue-worker.js';
+import { KeySpace } from '../../src/redis/key-space.js';
+import { createRedisClient, type RedisClient } from '../../src/redis/redis-client.js';
+import { SessionQueue } from '../../src/redis/session-queue.js';
+import { WorkerBeat } from '../../src/redis/worker-beat.js';
+import { waitFor } from '../support/service-process.js';
+import { inboundMessage } from '../support/messages.js';
+import { deleteTestKeys, testRedisTarget, uniqueName } from '../support/services.js';
+
+const logger = createLogger({ level: 'silent' });
+const target = testRedisTarget();
+const cleanups: Array<() => Promise<unknown>> = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface HarnessOptions {
+  attempts?: number;
+  lateRounds?: number;
+  lateRoundDelayMs?: number;
+  abandonTurn?: TurnAbandoner;
+  leaseMs?: number;
+  concurrency?: number;
+}
+
+function deployment(prefix = uniqueName('qw')) {
+  const redis = createRedisClient(target, 'worker');
+  const keys = new KeySpace(prefix, 2, target.cluster);
+  const queue = new SessionQueue(redis, keys, { groupMaxConcurrent: 3, leaseMs: 30_000, debounceMs: 0, albumWaitMs: 0, modeOf: () => 'collect' });
+  const connections: RedisClient[] = [redis];
+  cleanups.push(async () => {
+    await deleteTestKeys(redis, `{${prefix}:*`);
+    for (const connection of connections) connection.disconnect();
+  });
+
+  function worker(runTurn: (request: TurnRequest) => Promise<TurnOutcome>, options: HarnessOptions = {}) {
+    const workerId = uniqueName('w');
+    const workerQueue = new SessionQueue(redis, keys, { ...queue.options, leaseMs: options.leaseMs ?? 30_000 });
+    const abortBus = new AbortBus(keys.abortChannel, redis, undefined, logger);
+    const beat = new WorkerBeat(redis, keys, workerId, logger, { intervalMs: 200, ttlMs: 1_000 });
+    const instance = new QueueWorker({
+      queue: workerQueue,
+      blockingConnection: () => {
+        const connection = createRedisClient(target, 'blocking');
+        connections.push(connection);
+        return connection;
+      },
+      workerId,
+      concurrency: options.concurrency ?? 8,
+      abortBus,
+      runTurn,
+      logger,
+      ...options,
+    });
+    let closed = false;
+    const start = async () => {
+      await beat.start();
+      instance.start();
+    };
+    const close = async () => {
+      if (closed) return;
+      closed = true;
+      await instance.close(1_000);
+      await beat.stop(true);
+    };
+    /** Like a SIGKILL as the others see it: it stops beating and never releases what it holds. */
+    const die = async () => {
+      closed = true;
+      await beat.stop(false);
+      void instance.close(60_000);
+    };
+    cleanups.push(close);
+    return { start, close, die, workerId };
+  }
+  return { queue, worker, redis };
+}
+
+describe('QueueWorker', () => {
+  it('runs each message as a turn and releases the session', async () => {
+    const { queue, worker } = deployment();
+    const seen: string[] = [];
+    const instance = worker(async (request) => {
+      seen.push(...request.messages.map((message) => message.text));
+      return { kind: 'completed' };
+    });
+    await instance.start();
+    const messages = Array.from({ length: 5 }, (_, index) => inboundMessage({ sender: { id: `u${index}` } }));
+    for (const message of messages) await queue.enqueue(sessionKeyOf(message), message);
+    await waitFor(async () => (seen.length === 5 ? true : undefined), { timeoutMs: 5_000, what: 'five turns' });
+    expect(seen.sort()).toEqual(messages.map((message) => message.text).sort());
+    for (const message of messages) expect(await queue.depth(sessionKeyOf(message))).toEqual({ pending: 0, active: 0 });
+  });
+
+  it('retries a failed turn with the same messages and completes it', async () => {
+    const { queue, worker } = deployment();
+    const attempts: number[] = [];
+    const instance = worker(async (request) => {
+      attempts.push(request.attempt);
+      return request.attempt === 1 ? { kind: 'retry', error: new Error('provider down') } : { kind: 'completed' };
+    });
+    await instance.start();
+    const message = inboundMessage();
+    await queue.enqueue(sessionKeyOf(message), message);
+    await waitFor(async () => (attempts.length === 2 ? true : undefined), { timeoutMs: 10_000, what: 'the retry' });
+    expect(attempts).toEqual([1, 2]);
+  });
+
+  it('does not leave a turn behind: after the last attempt of a round it waits for the next round, then is abandoned', async () => {
+    const { queue, worker } = deployment();
+    const attempts: Array<[number, number]> = [];
+    const abandoned: string[] = [];
+    const instance = worker(
+      async (request) => {
+        attempts.push([request.attempt, attempts.length]);
+        return { kind: 'retry', error: new Error('database unreachable') };
+      },
+      { attempts: 2, lateRounds: 1, lateRoundDelayMs: 300, abandonTurn: async ({ messages }) => void abandoned.push(...messages.map((m) => m.text)) },
+    );
+    await instance.start();
+    const message = inboundMessage();
+    const key = sessionKeyOf(message);
+    await queue.enqueue(key, message);
+    await waitFor(async () => (abandoned.length === 1 ? true : undefined), { timeoutMs: 15_000, what: 'the abandoned turn' });
+    // two attempts, a late round of two more, then the end: nothing retried forever, and the slot is free
+    expect(attempts.map(([attempt]) => attempt)).toEqual([1, 2, 1, 2]);
+    expect(abandoned).toEqual([message.text]);
+    expect(await queue.depth(key)).toEqual({ pending: 0, active: 0 });
+  });
+
+  it('takes over the turns of a worker that died mid-turn within the beat’s deadline, not the turn’s lease', async () => {
+    const { queue, worker } = deployment();
+    let firstStarted = false;
+    const doomed = worker(async () => {
+      firstStarted = true;
+      return new Promise<TurnOutcome>(() => {});
+    });
+    await doomed.start();
+    const message = inboundMessage();
+    await queue.enqueue(sessionKeyOf(message), message);
+    await waitFor(async () => (firstStarted ? true : undefined), { timeoutMs: 5_000, what: 'the first turn to start' });
+    const resumed: TurnRequest[] = [];
+    const survivor = worker(async (request) => {
+      resumed.push(request);
+      return { kind: 'completed' };
+    });
+    await survivor.start();
+    const diedAt = Date.now();
+    await doomed.die();
+    await waitFor(async () => (resumed.length === 1 ? true : undefined), { timeoutMs: 10_000, what: 'the takeover' });
+    // the beat lasts 1 s here (5 s by default); the turn's lease is 30 s
+    expect(Date.now() - diedAt).toBeLessThan(5_000);
+    expect(resumed[0]).toMatchObject({ resumed: true, attempt: 2 });
+    expect(resumed[0]!.messages.map((m) => m.text)).toEqual([message.text]);
+  });
+
+  it('hands running turns back on shutdown, and another worker finishes them', async () => {
+    const { queue, worker } = deployment();
+    const runs: string[] = [];
+    const first = worker(async (request) => {
+      runs.push(`first:${request.attempt}`);
+      await new Promise((resolve) => request.signal.addEventListener('abort', resolve));
+      return { kind: 'retry', error: request.signal.reason };
+    });
+    await first.start();
+    const message = inboundMessage();
+    await queue.enqueue(sessionKeyOf(message), message);
+    await waitFor(async () => (runs.length === 1 ? true : undefined), { timeoutMs: 5_000, what: 'the first run' });
+    await first.close();
+    const second = worker(async (request) => {
+      runs.push(`second:${request.attempt}:${request.resumed}`);
+      return { kind: 'completed' };
+    });
+    await second.start();
+    await waitFor(async () => (runs.length === 2 ? true : undefined), { timeoutMs: 5_000, what: 'the handed-back turn' });
+    // handed back without using an attempt
+    expect(runs).toEqual(['first:1', 'second:1:true']);
+  });
+});
