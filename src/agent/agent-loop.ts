@@ -56,8 +56,19 @@ export const INTERRUPTED_TOOL_RESULT =
 /** The provider refused a request as too long: shrink and retry it this many times before the run fails. */
 const CONTEXT_OVERFLOW_RETRIES = 2;
 
+/**
+ * One spec object per tool for the life of the process: the request's tool list is then made of the same objects
+ * turn after turn, and what is derived from a spec (its wire form, its token estimate) is worked out once.
+ */
+const specs = new WeakMap<AgentTool, ToolSpec>();
+
 function toolSpec(tool: AgentTool): ToolSpec {
-  return { name: tool.name, description: tool.description, parameters: tool.parameters as unknown as Record<string, unknown> };
+  let spec = specs.get(tool);
+  if (!spec) {
+    spec = { name: tool.name, description: tool.description, parameters: tool.parameters as unknown as Record<string, unknown> };
+    specs.set(tool, spec);
+  }
+  return spec;
 }
 
 function cacheKeyOf(input: AgentInput): { cacheKey?: string } {

@@ -35,15 +35,38 @@ export interface FittedContext {
   pressure: 'ok' | 'compact';
 }
 
-const toolTokens = new WeakMap<ToolSpec[], number>();
+/** Per tool spec (stable objects, see agent-loop.ts): a request's tools are estimated once for the process. */
+const toolTokens = new WeakMap<ToolSpec, number>();
+/** The last system prompts estimated: a session's prompt repeats turn after turn. */
+const systemTokens = new Map<string, number>();
+const SYSTEM_TOKENS_LIMIT = 256;
+
+function toolsTokens(tools: ToolSpec[] | undefined): number {
+  if (!tools?.length) return 0;
+  let total = 2;
+  for (const tool of tools) {
+    let tokens = toolTokens.get(tool);
+    if (tokens === undefined) {
+      tokens = estimateTextTokens(JSON.stringify(tool)) + 1;
+      toolTokens.set(tool, tokens);
+    }
+    total += tokens;
+  }
+  return total;
+}
+
+function systemTokensOf(system: string): number {
+  let tokens = systemTokens.get(system);
+  if (tokens === undefined) {
+    tokens = estimateTextTokens(system);
+    if (systemTokens.size >= SYSTEM_TOKENS_LIMIT) systemTokens.delete(systemTokens.keys().next().value!);
+    systemTokens.set(system, tokens);
+  }
+  return tokens;
+}
 
 function fixedRawTokens(parts: ContextParts): number {
-  let tools = 0;
-  if (parts.tools?.length) {
-    tools = toolTokens.get(parts.tools) ?? estimateTextTokens(JSON.stringify(parts.tools));
-    toolTokens.set(parts.tools, tools);
-  }
-  return estimateTextTokens(parts.system) + tools;
+  return systemTokensOf(parts.system) + toolsTokens(parts.tools);
 }
 
 function rawTokensOf(messages: ChatMessage[]): number {
