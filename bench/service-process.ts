@@ -9,7 +9,8 @@ export const ROOT = (() => {
   while (!existsSync(join(directory, 'package.json')) && dirname(directory) !== directory) directory = dirname(directory);
   return directory;
 })();
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+/** What `npm start` runs: the bundle (scripts/bundle.mjs). */
+const CLI = join(ROOT, 'dist', 'bundle', 'cli.js');
 
 export interface ServiceChildProcess {
   url: string;
@@ -85,14 +86,14 @@ export async function startNodeChild(script: string, args: string[], env: Record
   };
 }
 
-/** Runs the built service (`node dist/src/cli.js start`) as a child process and waits until it is healthy (or ready). */
+/** Runs the built service (`node dist/bundle/cli.js start`, what `npm start` runs) as a child process and waits until it is healthy (or ready). */
 export function startServiceChild(env: Record<string, string>, options: ChildOptions = {}): Promise<ServiceChildProcess> {
   return startNodeChild(CLI, ['start'], env, options).catch((error: unknown) => {
     throw new Error(`service ${error instanceof Error ? error.message : String(error)}`);
   });
 }
 
-/** `node dist/src/cli.js migrate`: applies pending migrations and exits. */
+/** `node dist/bundle/cli.js migrate`: applies pending migrations and exits. */
 export async function migrate(env: Record<string, string>): Promise<void> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build)`);
   const child = spawn(process.execPath, [CLI, 'migrate'], {

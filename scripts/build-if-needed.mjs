@@ -1,4 +1,5 @@
-// `npm start` builds first when dist/ is missing or older than the sources.
+// `npm start` builds first when dist/ is missing or older than the sources: the tsc output (what the tests and
+// the bench's helpers run) and the bundle (dist/bundle/cli.js: what `npm start` runs, see scripts/bundle.mjs).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,21 +15,26 @@ if (Number(process.versions.node.split('.')[0]) < minimum) {
   );
   process.exit(1);
 }
-const output = join(root, 'dist/src/cli.js');
 
-function newestSource(directory) {
-  let newest = 0;
+function newest(directory, suffixes) {
+  let latest = 0;
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
     const path = join(directory, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+    if (entry.isDirectory()) latest = Math.max(latest, newest(path, suffixes));
+    else if (suffixes.some((suffix) => entry.name.endsWith(suffix))) latest = Math.max(latest, statSync(path).mtimeMs);
   }
-  return newest;
+  return latest;
 }
 
-const sources = ['src', 'channels', 'bench', 'soak', 'test'].map((folder) => join(root, folder)).filter(existsSync);
-const stale = !existsSync(output) || Math.max(...sources.map(newestSource)) > statSync(output).mtimeMs;
-if (stale) {
+const builtAt = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0);
+const sourcesOf = (folders, suffixes) => Math.max(0, ...folders.map((folder) => join(root, folder)).filter(existsSync).map((folder) => newest(folder, suffixes)));
+
+if (sourcesOf(['src', 'channels', 'bench', 'soak', 'test'], ['.ts']) > builtAt(join(root, 'dist/src/cli.js'))) {
   process.stderr.write('building (tsc)…\n');
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
+}
+if (sourcesOf(['src', 'channels'], ['.ts', '.lua']) > builtAt(join(root, 'dist/bundle/cli.js'))) {
+  process.stderr.write('bundling (esbuild)…\n');
+  const { bundle } = await import('./bundle.mjs');
+  await bundle();
 }

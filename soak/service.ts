@@ -5,7 +5,8 @@ import { freePort } from '../test/support/service-process.js';
 
 // this file runs from dist/soak/, so the project root is two levels up
 const ROOT = join(import.meta.dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+/** What `npm start` runs: the bundle (scripts/bundle.mjs). */
+const CLI = join(ROOT, 'dist', 'bundle', 'cli.js');
 
 /** A log line the soak looks for in a process's output (pino JSON). */
 export interface LogLine {

@@ -19,7 +19,7 @@ const PREVIEW_TIMEOUT_SECONDS = 30;
 /** Marks a preview cut at one message while the answer goes on. */
 const CUT_MARK = '\n…';
 const NO_LINK_PREVIEWS = { link_preview_options: { is_disabled: true } };
-const LEADING_MARKS = /^[\s"'`*_()[\]{}<>.,;:!?\-“”‘’«»]+/;
+const LEADING_MARKS = /^[\s"'`*_()[\]{}<>.,;:!?\-\u201C\u201D\u2018\u2019\u00AB\u00BB]+/;
 const SILENT_TOKEN = 'NO_REPLY';
 
 export interface LiveReplyDependencies {

@@ -33,8 +33,8 @@ export function parseFlushedFacts(answer: string): string[] {
   if (text === '' || text === SILENT_TOKEN || text.includes('<conversation>') || text.includes(MEMORY_FLUSH_PROMPT)) return [];
   return text
     .split('\n')
-    .filter((line) => /^\s*[-*•]\s+/.test(line))
-    .map((line) => line.replace(/^\s*[-*•]\s+/, '').trim())
+    .filter((line) => /^\s*[-*\u2022]\s+/.test(line))
+    .map((line) => line.replace(/^\s*[-*\u2022]\s+/, '').trim())
     .filter((line) => line !== '' && line !== SILENT_TOKEN && line.length <= 500)
     .slice(0, MEMORY_FLUSH_MAX_FACTS);
 }

@@ -9,7 +9,7 @@ export function normalizeMemory(text: string): string {
     .normalize('NFKC')
     .toLowerCase()
     .replace(/\s+/g, ' ')
-    .replace(/[\s.!?。！？…]+$/u, '')
+    .replace(/[\s.!?\u3002\uFF01\uFF1F\u2026]+$/u, '')
     .trim();
 }
 

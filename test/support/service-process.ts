@@ -32,12 +32,14 @@ export interface ServiceProcess {
 export interface ServiceProcessOptions {
   /** Start the service as the leader of a process group of its own, so that `signalGroup` reaches it and its children only. */
   ownProcessGroup?: boolean;
+  /** The CLI to run: the tsc output unless told (the bundle test runs a bundle's cli.js). */
+  cli?: string;
 }
 
 /** Runs the built service as a child process and waits until /healthz answers. */
 export async function startServiceProcess(env: Record<string, string>, args: string[] = ['start'], options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,7 +3,7 @@ import { sanitizeAssistantContent } from './sanitize-assistant-content.js';
 export const SILENT_TOKEN = 'NO_REPLY';
 
 // Quotes, backticks, markdown emphasis, brackets and punctuation that may wrap the token.
-const MARKS = String.raw`"'\x60*_()[\]{}<>.,;:!?\-“”‘’«»`;
+const MARKS = String.raw`"'\x60*_()[\]{}<>.,;:!?\-\u201C\u201D\u2018\u2019\u00AB\u00BB`;
 const LEADING_WRAPPING = new RegExp(`^[\\s${MARKS}]+`);
 const TRAILING_WRAPPING = new RegExp(`[\\s${MARKS}]+$`);
 const STARTS_WITH_TOKEN = /^no_reply(?![a-z0-9])/i;

@@ -7,8 +7,8 @@ const FUNCTION_EQUALS = /<function=[^>]*>[\s\S]*?<\/function>/gi;
 const PARAMETER = /<((?:[a-z_]+:)?parameter)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
 const UNCLOSED_OPEN = new RegExp(String.raw`<${BLOCK_NAME}\b[^>]*>\s*(?=[{\[])`, 'gi');
 const STRAY_TAG = new RegExp(String.raw`<\/?(?:${BLOCK_NAME}|(?:[a-z_]+:)?parameter|tool_name|arguments)\b[^>]*\/?>`, 'gi');
-const SPECIAL_SECTION = /<[|｜]tool[▁_]calls?(?:[▁_]section)?[▁_]begin[|｜]>[\s\S]*?(?:<[|｜]tool[▁_]calls?(?:[▁_]section)?[▁_]end[|｜]>|$)/g;
-const SPECIAL_TOKEN = /<[|｜]tool[▁_][a-z▁_]*[|｜]>/g;
+const SPECIAL_SECTION = /<[|\uFF5C]tool[\u2581_]calls?(?:[\u2581_]section)?[\u2581_]begin[|\uFF5C]>[\s\S]*?(?:<[|\uFF5C]tool[\u2581_]calls?(?:[\u2581_]section)?[\u2581_]end[|\uFF5C]>|$)/g;
+const SPECIAL_TOKEN = /<[|\uFF5C]tool[\u2581_][a-z\u2581_]*[|\uFF5C]>/g;
 
 /** Inner text that is a call (JSON, parameter tags) rather than words meant for the user. */
 function isStructured(inner: string): boolean {

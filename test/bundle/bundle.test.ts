@@ -1,0 +1,69 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
+import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
+
+// `npm start` runs the esbuild bundle, not the tsc output the other end-to-end tests run: this builds one the
+// same way (scripts/bundle.mjs) and drives it as a user would.
+const ROOT = join(import.meta.dirname, '..', '..');
+const OUTDIR = join(ROOT, 'dist', `bundle-test-${process.pid}`);
+
+let environment: E2eEnvironment;
+let service: ServiceProcess;
+
+const STATIC_IMPORT = /(?:^|[;}\s])import\s*(?:[\w${}\s,*]+from\s*)?"\.\/([\w.-]+\.js)"/g;
+const DYNAMIC_IMPORT = /import\("\.\/([\w.-]+\.js)"\)/g;
+
+/** What a start loads: the entry, the main module it imports once the Node version is checked, their static imports, transitively. */
+function startupChunks(): Set<string> {
+  const entry = readFileSync(join(OUTDIR, 'cli.js'), 'utf8');
+  const seen = new Set<string>(['cli.js']);
+  const pending = [...entry.matchAll(STATIC_IMPORT), ...entry.matchAll(DYNAMIC_IMPORT)].map((match) => match[1]!);
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    pending.push(...[...readFileSync(join(OUTDIR, file), 'utf8').matchAll(STATIC_IMPORT)].map((match) => match[1]!));
+  }
+  return seen;
+}
+
+beforeAll(async () => {
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs'), OUTDIR], { stdio: 'inherit' });
+  environment = await createE2eEnvironment();
+}, 120_000);
+
+afterAll(async () => {
+  await service?.stop();
+  await environment?.close();
+  rmSync(OUTDIR, { recursive: true, force: true });
+});
+
+describe('the production bundle', () => {
+  it('keeps the start-up code ASCII, so V8 holds each script source as one byte per character', () => {
+    const chunks = [...startupChunks()];
+    // cli.js → cli/main's chunk → the service's chunks: more than the entry alone
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const chunk of chunks) {
+      const source = readFileSync(join(OUTDIR, chunk), 'utf8');
+      const offending = [...source.matchAll(/[^\x00-\x7f]/g)].slice(0, 3).map((match) => source.slice(Math.max(0, match.index - 40), match.index + 10));
+      expect({ chunk, offending }).toEqual({ chunk, offending: [] });
+    }
+  });
+
+  it('starts, migrates and answers a Telegram DM end to end', async () => {
+    service = await startServiceProcess(environment.env(), ['start'], { cli: join(OUTDIR, 'cli.js') });
+    const ready = await fetch(`${service.url}/readyz`);
+    expect(ready.status).toBe(200);
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(4101, 'hello bundle'));
+    const sent = await waitFor(() => environment.telegram.callsOf('sendMessage').find((call) => call.params.chat_id === 4101));
+    expect(sent.params.text).toBe('You said: hello bundle');
+    const stored = await waitFor(async () => {
+      const rows = await environment.storedMessages();
+      return rows.length >= 2 ? rows : undefined;
+    });
+    expect(stored.map((row) => row.role)).toEqual(['user', 'assistant']);
+  }, 60_000);
+});
