@@ -8,8 +8,10 @@ import { boundedRetryFetch } from './bounded-retry-fetch.js';
 import { outputCapOf, type ChatModel, type ChatRequest, type ModelStreamEvent } from './chat-model.js';
 import { convertAnthropicMessages, hasToolBlocks } from './convert-anthropic-messages.js';
 import { convertAnthropicTools } from './convert-tools.js';
-import { toBotError } from './provider-errors.js';
+import { toBotError, type SdkErrorClasses } from './provider-errors.js';
 import { readModelStream } from './read-model-stream.js';
+
+const ANTHROPIC_ERRORS: SdkErrorClasses = Anthropic;
 
 /**
  * A model behind the Anthropic Messages API. Retries (408/409/429/5xx/529 and connection
@@ -36,6 +38,7 @@ export function createAnthropicModel(config: LlmConfig): ChatModel {
 function streamMessage(client: Anthropic, config: LlmConfig, request: ChatRequest): AsyncIterable<ModelStreamEvent> {
   return readModelStream({
     provider: 'anthropic',
+    sdk: ANTHROPIC_ERRORS,
     // The raw event stream rather than `messages.stream()`: that helper parses tool input as it
     // arrives and fails the stream on input that is not JSON, which we keep and let the agent report.
     open: (signal) => client.messages.create({ ...buildParams(config, request), stream: true }, { signal }),
@@ -51,7 +54,7 @@ async function* completeOnce(client: Anthropic, config: LlmConfig, request: Chat
   try {
     message = await client.messages.create({ ...buildParams(config, request), stream: false }, { signal: request.signal });
   } catch (error) {
-    throw toBotError(error, { provider: 'anthropic', signal: request.signal });
+    throw toBotError(error, { provider: 'anthropic', sdk: ANTHROPIC_ERRORS, signal: request.signal });
   }
   yield finishFromMessage(message);
 }

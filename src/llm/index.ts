@@ -1,30 +1,41 @@
 import type { LlmConfig } from '../config/app-config.js';
-import { createAnthropicModel } from './anthropic.js';
-import type { ChatModel } from './chat-model.js';
+import type { ChatModel, ChatRequest, ModelStreamEvent } from './chat-model.js';
 import { FailoverChatModel, type FailoverOptions } from './failover-chat-model.js';
-import { createOpenAiModel } from './openai.js';
 
 export * from './chat-model.js';
-export { createOpenAiModel } from './openai.js';
-export { createAnthropicModel } from './anthropic.js';
 export { convertOpenAiMessages } from './convert-openai-messages.js';
 export { convertAnthropicMessages, hasToolBlocks } from './convert-anthropic-messages.js';
 export { convertOpenAiTools, convertAnthropicTools } from './convert-tools.js';
 export { mapOpenAiFinishReason, mapAnthropicStopReason } from './map-stop-reason.js';
-export { toBotError, retryAfterMsOf, type ErrorContext } from './provider-errors.js';
+export { toBotError, retryAfterMsOf, type ErrorContext, type SdkErrorClasses } from './provider-errors.js';
 export { costOf, priceOf, priceTableOf, transcriptionCostOf, MODEL_PRICES, TRANSCRIPTION_PRICES, type ModelPrice } from './pricing.js';
 export { parsePriceOverrides } from './price-overrides.js';
 export { FailoverChatModel, isFailoverError, modelKey, type Failover, type FailoverOptions, type FailoverReason } from './failover-chat-model.js';
 export type { FailoverCooldowns } from './failover-cooldowns.js';
 
-/** The model `config.provider` names. */
-export function createChatModel(config: LlmConfig): ChatModel {
+/** The provider's own module (its SDK is loaded with it): ./openai.js or ./anthropic.js. */
+async function loadModel(config: LlmConfig): Promise<ChatModel> {
   switch (config.provider) {
     case 'openai':
-      return createOpenAiModel(config);
+      return (await import('./openai.js')).createOpenAiModel(config);
     case 'anthropic':
-      return createAnthropicModel(config);
+      return (await import('./anthropic.js')).createAnthropicModel(config);
   }
+}
+
+/**
+ * The model `config.provider` names. Its SDK loads on the first call, not at start: a deployment loads only the
+ * SDKs of the models it really calls (a fallback that is never needed costs nothing).
+ */
+export function createChatModel(config: LlmConfig): ChatModel {
+  let loading: Promise<ChatModel> | undefined;
+  let loaded: ChatModel | undefined;
+  async function* firstStream(request: ChatRequest): AsyncGenerator<ModelStreamEvent> {
+    loading ??= loadModel(config).then((model) => (loaded = model));
+    yield* (await loading).stream(request);
+  }
+  const stream = (request: ChatRequest) => (loaded ? loaded.stream(request) : firstStream(request));
+  return { provider: config.provider, model: config.model, contextWindow: config.contextWindow, maxOutputTokens: config.maxOutputTokens, stream };
 }
 
 /**

@@ -7,8 +7,10 @@ import { outputCapOf, type ChatModel, type ChatRequest, type ModelStreamEvent } 
 import { convertOpenAiMessages } from './convert-openai-messages.js';
 import { convertOpenAiTools } from './convert-tools.js';
 import { finishFromCompletion, OpenAiStreamAssembler } from './openai-stream-assembler.js';
-import { toBotError } from './provider-errors.js';
+import { toBotError, type SdkErrorClasses } from './provider-errors.js';
 import { readModelStream } from './read-model-stream.js';
+
+const OPENAI_ERRORS: SdkErrorClasses = OpenAI;
 
 /**
  * A model behind the Chat Completions API: OpenAI itself or any compatible server at
@@ -36,6 +38,7 @@ export function createOpenAiModel(config: LlmConfig): ChatModel {
 function streamCompletion(client: OpenAI, config: LlmConfig, request: ChatRequest): AsyncIterable<ModelStreamEvent> {
   return readModelStream({
     provider: 'openai',
+    sdk: OPENAI_ERRORS,
     open: (signal) =>
       client.chat.completions.create(
         { ...buildParams(config, request), stream: true, stream_options: { include_usage: true } },
@@ -53,7 +56,7 @@ async function* completeOnce(client: OpenAI, config: LlmConfig, request: ChatReq
   try {
     completion = await client.chat.completions.create({ ...buildParams(config, request), stream: false }, { signal: request.signal });
   } catch (error) {
-    throw toBotError(error, { provider: 'openai', signal: request.signal });
+    throw toBotError(error, { provider: 'openai', sdk: OPENAI_ERRORS, signal: request.signal });
   }
   yield finishFromCompletion(completion);
 }

@@ -1,12 +1,30 @@
-import * as AnthropicErrors from '@anthropic-ai/sdk';
-import * as OpenAiErrors from 'openai';
 import { BotError, errorMessage } from '../core/errors.js';
 
 type Provider = 'openai' | 'anthropic';
-type ApiError = OpenAiErrors.APIError | AnthropicErrors.APIError;
+
+/** What both SDKs' `APIError` carries. */
+interface ApiError extends Error {
+  readonly status: number | undefined;
+  readonly headers: Headers | undefined;
+  readonly error: unknown;
+}
+
+type ErrorClass<T extends Error = Error> = abstract new (...args: never[]) => T;
+
+/**
+ * The error classes of the SDK that made the call (both SDKs export the same four). Passed in by the provider's
+ * module, so that classifying an error never loads an SDK the deployment does not use.
+ */
+export interface SdkErrorClasses {
+  APIError: ErrorClass<ApiError>;
+  APIUserAbortError: ErrorClass;
+  APIConnectionTimeoutError: ErrorClass;
+  APIConnectionError: ErrorClass;
+}
 
 export interface ErrorContext {
   provider: Provider;
+  sdk: SdkErrorClasses;
   /** The caller's signal: an abort it caused is `aborted`, never a retryable failure. */
   signal?: AbortSignal | undefined;
 }
@@ -19,7 +37,7 @@ export function toBotError(error: unknown, context: ErrorContext): BotError {
   if (error instanceof BotError) return error;
   const { provider } = context;
   if (context.signal?.aborted) return new BotError('aborted', `${provider} request aborted`, { cause: error });
-  if (error instanceof OpenAiErrors.APIError || error instanceof AnthropicErrors.APIError) return fromApiError(error, provider);
+  if (error instanceof context.sdk.APIError) return fromApiError(error, provider, context.sdk);
   if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
     return new BotError('timeout', `${provider} request timed out`, { cause: error, isRetryable: true });
   }
@@ -33,14 +51,15 @@ export function toBotError(error: unknown, context: ErrorContext): BotError {
   return new BotError('internal', `${provider} call failed: ${errorMessage(error)}`, { cause: error });
 }
 
-function fromApiError(error: ApiError, provider: Provider): BotError {
-  if (error instanceof OpenAiErrors.APIUserAbortError || error instanceof AnthropicErrors.APIUserAbortError) {
+function fromApiError(error: ApiError, provider: Provider, sdk: SdkErrorClasses): BotError {
+  // (a helper, not `instanceof` inline: the subclasses share APIError's shape, which would narrow `error` away)
+  if (isA(error, sdk.APIUserAbortError)) {
     return new BotError('aborted', `${provider} request aborted`, { cause: error });
   }
-  if (error instanceof OpenAiErrors.APIConnectionTimeoutError || error instanceof AnthropicErrors.APIConnectionTimeoutError) {
+  if (isA(error, sdk.APIConnectionTimeoutError)) {
     return new BotError('timeout', `${provider} request timed out`, { cause: error, isRetryable: true });
   }
-  if (error instanceof OpenAiErrors.APIConnectionError || error instanceof AnthropicErrors.APIConnectionError) {
+  if (isA(error, sdk.APIConnectionError)) {
     return new BotError('network', `${provider} connection failed: ${describe(error)}`, { cause: error, isRetryable: true });
   }
 
@@ -64,6 +83,8 @@ function fromApiError(error: ApiError, provider: Provider): BotError {
   // 5xx, and error events in the middle of a stream (no status): the provider's side broke.
   return new BotError('server', message, options(true));
 }
+
+const isA = (error: unknown, errorClass: ErrorClass): boolean => error instanceof errorClass;
 
 function isContextLength(error: ApiError, code: string | undefined): boolean {
   if (code === 'context_length_exceeded' || code === 'string_above_max_length') return true;

@@ -1,6 +1,6 @@
 import { BotError } from '../core/errors.js';
 import type { ModelStreamEvent } from './chat-model.js';
-import { toBotError } from './provider-errors.js';
+import { toBotError, type SdkErrorClasses } from './provider-errors.js';
 import { StreamWatchdog } from './stream-watchdog.js';
 
 export type FinishEvent = Extract<ModelStreamEvent, { type: 'finish' }>;
@@ -15,6 +15,7 @@ export interface StreamAssembler<Chunk> {
 
 export interface ModelStreamOptions<Chunk> {
   provider: 'openai' | 'anthropic';
+  sdk: SdkErrorClasses;
   /** Starts the request; the SDK retries failures before the stream opens. */
   open(signal: AbortSignal): Promise<AsyncIterable<Chunk>>;
   assembler: StreamAssembler<Chunk>;
@@ -45,7 +46,7 @@ export async function* readModelStream<Chunk>(options: ModelStreamOptions<Chunk>
     yield assembler.finish();
   } catch (error) {
     if (!(error instanceof BotError)) throwIfInterrupted(provider, signal, watchdog, error);
-    throw toBotError(error, { provider, signal });
+    throw toBotError(error, { provider, sdk: options.sdk, signal });
   } finally {
     watchdog.dispose();
   }

@@ -1,4 +1,3 @@
-import { extractText, getDocumentProxy } from 'unpdf';
 import { isTextType } from './sniff-type.js';
 
 export interface DocumentText {
@@ -21,6 +20,8 @@ export async function documentText(bytes: Buffer, mimeType: string, maxChars: nu
   let text: string;
   const extracted = mimeType === 'application/pdf';
   if (mimeType === 'application/pdf') {
+    // pdf.js loads with the first PDF, not at start
+    const { extractText, getDocumentProxy } = await import('unpdf');
     const pdf = await getDocumentProxy(new Uint8Array(bytes));
     try {
       text = (await extractText(pdf, { mergePages: true })).text;

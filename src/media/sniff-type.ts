@@ -1,5 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
-
 export interface SniffedType {
   mimeType: string;
   /** What the bytes are, for the user: `png`, `zip`, `text`… */
@@ -17,7 +15,7 @@ const TEXT_EXTENSIONS = /\.(txt|md|markdown|csv|tsv|json|jsonl|ya?ml|toml|ini|xm
  * bytes. The declared type and name only label plain text (markdown, csv, json…), never decide binaries.
  */
 export async function sniffType(bytes: Buffer, declared: { mimeType?: string | undefined; fileName?: string | undefined }): Promise<SniffedType | undefined> {
-  const detected = await fileTypeFromBuffer(bytes);
+  const detected = await detectFileType(bytes);
   if (detected) return { mimeType: detected.mime, label: detected.ext };
   if (!looksLikeText(bytes)) return undefined;
   const declaredText = declared.mimeType && TEXT_DECLARED.test(declared.mimeType) ? declared.mimeType.split(';')[0]! : undefined;
@@ -51,4 +49,10 @@ function trimPartial(sample: Buffer): Buffer {
     if ((byte & 0x80) === 0) break;
   }
   return sample;
+}
+
+/** file-type's magic-number detection; the package loads with the first file, not at start. */
+export async function detectFileType(bytes: Uint8Array): Promise<{ mime: string; ext: string } | undefined> {
+  const { fileTypeFromBuffer } = await import('file-type');
+  return fileTypeFromBuffer(bytes);
 }

@@ -9,8 +9,8 @@ const openAiError = (status: number, error: object, headers: Record<string, stri
 const anthropicError = (status: number, type: string, message: string, headers: Record<string, string> = {}) =>
   Anthropic.APIError.generate(status, { type: 'error', error: { type, message } }, undefined, new Headers(headers));
 
-const openai = { provider: 'openai' as const };
-const anthropic = { provider: 'anthropic' as const };
+const openai = { provider: 'openai' as const, sdk: OpenAi };
+const anthropic = { provider: 'anthropic' as const, sdk: Anthropic };
 
 describe('toBotError', () => {
   it('maps 429 to a retryable rate-limit with the wait from the headers', () => {
@@ -67,7 +67,7 @@ describe('toBotError', () => {
   it('calls anything the caller aborted "aborted", whatever the SDK threw', () => {
     const controller = new AbortController();
     controller.abort();
-    expect(toBotError(new TypeError('terminated'), { provider: 'openai', signal: controller.signal })).toMatchObject({ code: 'aborted' });
+    expect(toBotError(new TypeError('terminated'), { ...openai, signal: controller.signal })).toMatchObject({ code: 'aborted' });
   });
 
   it('passes a BotError through and calls the unknown internal', () => {
