@@ -1,7 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { fileTypeFromBuffer } from 'file-type';
 import { defineTool, ToolError, type AgentTool } from './agent-tool.js';
 import { formatBytes } from './output-limit.js';
 import { DEFAULT_DENIED_PATHS, resolveToolPath, type FileAccessPolicy } from './path-guard.js';
@@ -36,6 +35,7 @@ export function createSendFileTool(options: { allowedPaths?: string[]; deniedPat
       if (info.size === 0) throw new ToolError(`${path} is empty; nothing to send`);
       if (info.size > SEND_FILE_MAX_BYTES) throw new ToolError(`${path} is ${formatBytes(info.size)}; files over ${formatBytes(SEND_FILE_MAX_BYTES)} cannot be sent`);
       const bytes = await readWhole(real, info.size);
+      const { fileTypeFromBuffer } = await import('file-type');
       const detected = await fileTypeFromBuffer(bytes);
       const mimeType = detected?.mime ?? 'application/octet-stream';
       const kind = PICTURE_TYPES.has(mimeType) ? 'photo' : 'document';
