@@ -9,8 +9,11 @@ export const ROOT = (() => {
   while (!existsSync(join(directory, 'package.json')) && dirname(directory) !== directory) directory = dirname(directory);
   return directory;
 })();
-/** What `npm start` runs: the bundle (scripts/bundle.mjs). */
-const CLI = join(ROOT, 'dist', 'bundle', 'cli.js');
+/**
+ * What `npm start` runs: the bundle (scripts/bundle.mjs). `BENCH_SERVICE_CLI=tsc` runs the tsc output instead, whose
+ * CPU profiles name source files and lines (the bundle's minified lines do not).
+ */
+const CLI = process.env.BENCH_SERVICE_CLI === 'tsc' ? join(ROOT, 'dist', 'src', 'cli.js') : join(ROOT, 'dist', 'bundle', 'cli.js');
 
 export interface ServiceChildProcess {
   url: string;

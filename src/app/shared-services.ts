@@ -81,6 +81,11 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
     chats.registerAccount(account.platform, account.channel.accountId, account.accountName);
   }
   const budgetStore = new BudgetStore(redis, keys);
+  const budgetLedger = new BudgetLedger(budgetStore, {
+    onError: (error) => moduleLogger('budgets').warn({ err: error }, 'spend of unlimited calls could not be written to Redis; kept for the next try'),
+  });
+  // stop steps run last-registered first: this one after the turns that record spend have ended
+  infra.onStopWithRedis('budget spend', () => budgetLedger.flush());
   return {
     chats,
     channels,
@@ -95,7 +100,7 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
     scheduleQueue,
     schedules,
     budgetStore,
-    budgetLedger: new BudgetLedger(budgetStore),
+    budgetLedger,
     budgetSettings: new BudgetSettings(budgetStore, invalidations),
     subscriber,
   };

@@ -74,7 +74,9 @@ export class BudgetedChatModel implements ChatModel {
       }
     } finally {
       // A failed call settles at 0: what the provider charged for it, if anything, is not known.
-      await ledger.settle(outcome.reservation, actualUsd, clock()).catch((error: unknown) => this.call.onSettleError?.(error));
+      if (limited) await ledger.settle(outcome.reservation, actualUsd, clock()).catch((error: unknown) => this.call.onSettleError?.(error));
+      // nothing reserved, nothing waits on it: counted in the ledger's next batch
+      else ledger.record(outcome.reservation.keys, actualUsd, clock());
     }
   }
 

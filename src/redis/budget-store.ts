@@ -42,6 +42,21 @@ export class BudgetStore {
     await this.#scripts.run('settle-budget', keys, [reservedNanos, actualNanos, ttlSeconds]);
   }
 
+  /**
+   * Adds spend that was never reserved (calls under no limit, batched by the ledger): HINCRBY spent on each key,
+   * EXPIRE on the keys named in `expire`. All keys of one day share its hash tag, so one pipeline a day is one slot.
+   */
+  async addSpends(byDay: Map<string, { spends: Map<string, number>; expire: string[]; ttlSeconds: number }>): Promise<void> {
+    await Promise.all(
+      [...byDay.values()].map(async ({ spends, expire, ttlSeconds }) => {
+        const pipeline = this.redis.pipeline();
+        for (const [key, nanos] of spends) pipeline.hincrby(key, 'spent', nanos);
+        for (const key of expire) pipeline.expire(key, ttlSeconds);
+        for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+      }),
+    );
+  }
+
   /** settled + reserved nano-USD of each key, in order (keys of one day: one slot, one round trip). */
   async spends(keys: string[]): Promise<number[]> {
     if (keys.length === 0) return [];

@@ -122,4 +122,49 @@ describe('budget Lua scripts on real Redis', () => {
       await Promise.all(clients.map((client) => client.quit()));
     }
   });
+  it('batches the spend of calls under no limit: one write for many calls, the day\'s expiry set once per key, read back exact', async () => {
+    const store = new BudgetStore(redis, new KeySpace(prefix, 1, false));
+    const batched = new BudgetLedger(store, { batchMs: 60_000 });
+    const before = Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))![1]);
+    for (let call = 0; call < 50; call += 1) batched.record(batched.spendKeys(subject, NOON), 0.002, NOON);
+    batched.record(batched.spendKeys({ ...subject, user: 'telegram:43', chat: 'telegram:7:43' }, NOON), 0.5, NOON);
+    // nothing written yet: the batch waits for its timer or a read
+    expect(await redis.exists(batched.spendKeys(subject, NOON)[0])).toBe(0);
+    await batched.flush();
+    const after = Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))![1]);
+    // 5 keys (2 users, 2 chats, 1 agent): one HINCRBY and one EXPIRE each (+ the EXISTS and INFO of this test)
+    expect(after - before).toBeLessThanOrEqual(5 * 2 + 2);
+    expect(await batched.spentToday(subject, NOON)).toEqual({ user: 0.1, chat: 0.1, agent: 0.6 });
+    expect(await redis.ttl(batched.spendKeys(subject, NOON)[0])).toBeGreaterThan(13 * 3600 - 60);
+
+    // a later batch of the same day adds without setting the expiry again
+    batched.record(batched.spendKeys(subject, NOON), 0.1, NOON + 1000);
+    const beforeSecond = Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))![1]);
+    await batched.flush();
+    const afterSecond = Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))![1]);
+    expect(afterSecond - beforeSecond).toBeLessThanOrEqual(3 + 1);
+    // a read writes what is unsaved first, and limits see the batched spend
+    batched.record(batched.spendKeys(subject, NOON), 0.3, NOON + 2000);
+    expect(await batched.spentToday(subject, NOON)).toEqual({ user: 0.5, chat: 0.5, agent: 1 });
+    expect(await batched.reserve(subject, { userDailyUsd: 0.5 }, 0.01, NOON + 3000)).toMatchObject({ kind: 'refused', scope: 'user' });
+  });
+
+  it('keeps a batch that could not be written, and writes it with the next one', async () => {
+    const broken = new Redis(TEST_REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    await new Promise((resolve) => broken.once('ready', resolve));
+    // a manual disconnect does not reconnect: the batch's write fails
+    const ended = new Promise((resolve) => broken.once('end', resolve));
+    broken.disconnect();
+    await ended;
+    const errors: unknown[] = [];
+    const failing = new BudgetLedger(new BudgetStore(broken, new KeySpace(prefix, 1, false)), { batchMs: 60_000, onError: (error) => errors.push(error) });
+    failing.record(failing.spendKeys(subject, NOON), 0.25, NOON);
+    await failing.flush();
+    expect(errors).toHaveLength(1);
+    await broken.connect();
+    failing.record(failing.spendKeys(subject, NOON), 0.25, NOON);
+    await failing.flush();
+    expect(await ledger.spentToday(subject, NOON)).toEqual({ user: 0.5, chat: 0.5, agent: 0.5 });
+    broken.disconnect();
+  });
 });

@@ -16,7 +16,8 @@ import { freePort, startServiceProcess, waitFor, type ServiceProcess } from '../
  * returning session this process answered before. A feature that needs more changes these numbers here, in the
  * open, with the reason.
  */
-const MAX_REDIS_COMMANDS_PER_MESSAGE = 45;
+// the issue-23 bound was 45; 33.8 measured once unlimited spend was batched (budgets/budget-ledger.ts): kept near it
+const MAX_REDIS_COMMANDS_PER_MESSAGE = 38;
 const MAX_PG_READS_PER_TURN = 0;
 const MAX_PG_WRITES_PER_TURN = 1;
 const SESSIONS = 40;
@@ -73,7 +74,11 @@ describe('the cost of one message (counts, not times)', () => {
     environment.openai.script.respondWith((_request, text) => `noted: ${text}`);
     // every session once: new sessions (their first turn reads and creates the session)
     await answeredRound(0);
-    const before = await scrape(service.url);
+    // a turn is counted once it is stored and released, just after its answer went out: wait for round 0's
+    const before = await waitFor(async () => {
+      const samples = await scrape(service.url);
+      return sumOf(samples, 'bot_turns_total', { outcome: 'completed' }) >= SESSIONS ? samples : undefined;
+    }, { what: "round 0's turns stored" });
     const callsBefore = await commandCalls();
     for (let round = 1; round <= ROUNDS; round++) await answeredRound(round);
     const messages = SESSIONS * ROUNDS;
