@@ -1,15 +1,15 @@
-# Build stage: compile TypeScript.
+# Build stage: bundle the service with esbuild (scripts/bundle.mjs; what `npm start` runs).
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json ./
+COPY scripts/bundle.mjs ./scripts/
 COPY src ./src
 COPY channels ./channels
-COPY bench ./bench
-RUN npx tsc -p tsconfig.json
+RUN node scripts/bundle.mjs
 
-# Runtime stage: production dependencies, compiled code, migrations; runs as a non-root user.
+# Runtime stage: production dependencies (the bundle keeps a few external: PGlite, bull-board, pino, unpdf…),
+# the bundle with its Lua scripts, migrations; runs as a non-root user.
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 # bubblewrap: the sandbox of the bash and CLI tools (see the README for the container's security options)
@@ -19,11 +19,8 @@ RUN apt-get update \
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-COPY --from=build /app/dist ./dist
+COPY --from=build /app/dist/bundle ./dist/bundle
 COPY drizzle ./drizzle
-# Redis Lua scripts stay .lua files (tsc does not copy them); src/budgets/lua-scripts.ts finds them here
-COPY src/budgets/lua ./src/budgets/lua
-COPY src/queue/lua ./src/queue/lua
 USER node
 EXPOSE 8080
-CMD ["node", "dist/src/cli.js", "start"]
+CMD ["node", "dist/bundle/cli.js", "start"]

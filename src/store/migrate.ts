@@ -19,7 +19,7 @@ const MIGRATIONS_TABLE = '__drizzle_migrations';
  * them is session-level, which a transaction pooler cannot hold.
  */
 export async function migrateDatabase(database: Database): Promise<void> {
-  const config = { migrationsFolder: migrationsFolder(), migrationsSchema: MIGRATIONS_SCHEMA, migrationsTable: MIGRATIONS_TABLE };
+  const config = migrationConfig();
   await database.withAdvisoryLock(MIGRATION_LOCK_ID, async (direct) => {
     if (database.kind === 'postgres') {
       await migratePostgres(direct as PostgresJsDatabase<typeof schema>, config);
@@ -27,6 +27,11 @@ export async function migrateDatabase(database: Database): Promise<void> {
       await migratePglite(direct as PgliteDatabase<typeof schema>, config);
     }
   });
+}
+
+/** Where drizzle's migrators find the migrations and record the applied ones. */
+export function migrationConfig(): { migrationsFolder: string; migrationsSchema: string; migrationsTable: string } {
+  return { migrationsFolder: migrationsFolder(), migrationsSchema: MIGRATIONS_SCHEMA, migrationsTable: MIGRATIONS_TABLE };
 }
 
 /** How many migrations under `drizzle/` the database has not applied yet. */

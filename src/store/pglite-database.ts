@@ -15,10 +15,10 @@ const EMBEDDED_SETTINGS = ['shared_buffers=16MB', 'wal_buffers=1MB', 'temp_buffe
 
 /** Runs initdb for `directory` in a short-lived child process (src/store/pglite-initdb.ts) and waits for it. */
 async function initializeInChild(directory: string): Promise<void> {
-  // built: the .js beside this file (dist/src/store/, or dist/bundle/ beside the chunk); under vitest the source,
-  // which node runs with its types stripped
-  const built = fileURLToPath(new URL('./pglite-initdb.js', import.meta.url));
-  const script = existsSync(built) ? built : fileURLToPath(new URL('./pglite-initdb.ts', import.meta.url));
+  // the .js beside this file (dist/src/store/, or dist/bundle/ beside the chunk); under vitest, running the sources,
+  // the tsc output of it (`npm test` compiles first)
+  const beside = fileURLToPath(new URL('./pglite-initdb.js', import.meta.url));
+  const script = existsSync(beside) ? beside : fileURLToPath(new URL('../../dist/src/store/pglite-initdb.js', import.meta.url));
   const child = spawn(process.execPath, [script, directory], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));

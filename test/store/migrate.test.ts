@@ -34,7 +34,8 @@ describe.each<BackendKind>(BACKEND_KINDS)('migrateDatabase (%s)', (kind) => {
     backend = await createBackend(kind);
     const database = await backend.open();
     expect(journal.entries.length).toBeGreaterThan(0);
-    expect(await pendingMigrations(database)).toBe(journal.entries.length);
+    // a new embedded database is created and migrated by a child process (src/store/pglite-initdb.ts)
+    expect(await pendingMigrations(database)).toBe(kind === 'pglite' ? 0 : journal.entries.length);
 
     await migrateDatabase(database);
     await migrateDatabase(database);
