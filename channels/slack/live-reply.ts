@@ -134,7 +134,7 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef, 
 }
 
 /** The formatted text so far; past one message, its last part (the part being written). */
-function previewOf(markdown: string): string {
+export function previewOf(markdown: string): string {
   if (markdown.trim() === '') return '';
   const chunks = splitMrkdwn(markdownToMrkdwn(markdown), { limit: SLACK_MESSAGE_LIMIT - ELLIPSIS.length });
   return chunks.length <= 1 ? (chunks[0] ?? '') : ELLIPSIS + (chunks.at(-1) as string);
