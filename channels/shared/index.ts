@@ -7,3 +7,4 @@ export { sameSecret } from './secret-compare.js';
 export { downloadError, readCapped } from './read-capped.js';
 export { deliverParts, type PartSender } from './deliver-parts.js';
 export { markdownWalker, plainInline, type BlockSeparation, type InlineStyle, type ListItemShape, type MarkdownRenderer } from './markdown-walker.js';
+export { cutAfterLast, CutFinder, hardCut, splitsSurrogatePair, type BreakKind } from './cut-finder.js';
