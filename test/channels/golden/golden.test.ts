@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { markdownToTelegramHtml } from '../../../channels/telegram/format.js';
 import { escapeHtml, htmlToPlainText } from '../../../channels/telegram/html-text.js';
-import { previewOf as telegramPreview } from '../../../channels/telegram/live-reply.js';
+import { previewOf as telegramPreview } from '../../../channels/telegram/live-preview.js';
 import { renderAnswerChunks } from '../../../channels/telegram/outbound.js';
 import { splitTelegramHtml } from '../../../channels/telegram/split.js';
 import { markdownToMrkdwn } from '../../../channels/slack/format.js';
