@@ -36,8 +36,7 @@ export function openLiveReply(options: LiveReplyOptions): LiveReply {
   let lastEditAt = 0;
   return openPlatformLiveReply<OutgoingMessage, OutgoingMessage>(
     {
-      // the model may be writing NO_REPLY: show nothing until the text can no longer be that
-      previewOf: (markdown) => (mayBecomeSilent(markdown) ? undefined : previewCard(markdown)),
+      previewOf: previewCard,
       samePreview: (shown, wanted) => shown.content === wanted.content,
       waitMs: () => Math.max(0, lastEditAt + intervalMs - Date.now()),
       async showPreview(card, id, posted) {
@@ -71,9 +70,4 @@ export function openLiveReply(options: LiveReplyOptions): LiveReply {
     },
     options.live,
   );
-}
-
-function mayBecomeSilent(text: string): boolean {
-  const core = text.trim().replace(/^[\s.,!?;:'"`*]+|[\s.,!?;:'"`*]+$/g, '').toUpperCase();
-  return 'NO_REPLY'.startsWith(core);
 }

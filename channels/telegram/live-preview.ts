@@ -4,8 +4,6 @@ import { splitTelegramHtml, TELEGRAM_MESSAGE_LIMIT } from './split.js';
 
 /** Marks a preview cut at one message while the answer goes on. */
 const CUT_MARK = '\n…';
-const LEADING_MARKS = /^[\s"'`*_()[\]{}<>.,;:!?\-\u201C\u201D\u2018\u2019\u00AB\u00BB]+/;
-const SILENT_TOKEN = 'NO_REPLY';
 
 /** What the preview message shows: Telegram HTML, or plain text once Telegram refused our HTML. */
 export interface Preview {
@@ -23,8 +21,6 @@ export function createPreviewText() {
   let rendered: { source: string; plain: boolean; preview: Preview | undefined } | undefined;
   return {
     of(markdown: string): Preview | undefined {
-      // the model may be writing NO_REPLY: show nothing until the text can no longer be that
-      if (mayStillBeSilent(markdown)) return undefined;
       if (rendered === undefined || rendered.source !== markdown || rendered.plain !== plain) {
         rendered = { source: markdown, plain, preview: previewOf(markdown, plain) };
       }
@@ -49,11 +45,4 @@ export function previewOf(markdown: string, plain = false): Preview | undefined 
   const text = more.length === 0 ? head : head + CUT_MARK;
   // plain text is never longer than the HTML it comes from
   return plain ? { text: htmlToPlainText(text), html: false } : { text, html: true };
-}
-
-/** True while the text so far may still become a silent `NO_REPLY` (the turn holds updates then too). */
-function mayStillBeSilent(text: string): boolean {
-  const start = text.replace(LEADING_MARKS, '');
-  if (start.length <= SILENT_TOKEN.length) return SILENT_TOKEN.startsWith(start.toUpperCase());
-  return /^no_reply(?![a-z0-9])/i.test(start);
 }
