@@ -1,7 +1,7 @@
 /** Where a chunk may end, strongest first: after a paragraph, a line, a word, or anywhere markup allows. */
 export type BreakKind = 'paragraph' | 'line' | 'word' | 'any';
 
-const PREFERENCE: readonly BreakKind[] = ['paragraph', 'line', 'word', 'any'];
+const RANK: Record<BreakKind, number> = { paragraph: 0, line: 1, word: 2, any: 3 };
 
 /**
  * The cut-finder every splitter uses. The platform scans its own text (HTML atoms, mrkdwn lines, Markdown
@@ -10,14 +10,15 @@ const PREFERENCE: readonly BreakKind[] = ['paragraph', 'line', 'word', 'any'];
  * a code block's opening; the finder keeps the last fitting place of each kind and picks the cut.
  */
 export class CutFinder<Cut extends { end: number }> {
-  private readonly last = new Map<BreakKind, Cut>();
+  /** By rank (strongest first): a plain array, since a scan offers a place at every character or atom. */
+  private readonly last: Array<Cut | undefined> = [undefined, undefined, undefined, undefined];
 
   constructor(readonly limit: number) {}
 
   /** Records `cut` for each of `kinds` if `size` fits; false when it does not (a forward scan can stop). */
   offer(cut: Cut, size: number, kinds: readonly BreakKind[]): boolean {
     if (size > this.limit) return false;
-    for (const kind of kinds) this.last.set(kind, cut);
+    for (const kind of kinds) this.last[RANK[kind]] = cut;
     return true;
   }
 
@@ -28,8 +29,7 @@ export class CutFinder<Cut extends { end: number }> {
   best(fairShare = 0): Cut | undefined {
     const fair = this.limit * fairShare;
     let longest: Cut | undefined;
-    for (const kind of PREFERENCE) {
-      const cut = this.last.get(kind);
+    for (const cut of this.last) {
       if (cut === undefined) continue;
       if (cut.end >= fair) return cut;
       if (longest === undefined || cut.end > longest.end) longest = cut;
