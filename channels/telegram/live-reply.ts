@@ -87,9 +87,9 @@ interface PreviewSlot {
   goPlain(): void;
 }
 
-/** One preview call: the message sent (then its id known) or edited, and what a failure means for the next one. */
+/** One preview call: the message sent (its id then known) or edited, paced with the chat's other replies. */
 async function showPreview(deps: LiveReplyDependencies, to: ConversationRef, slot: PreviewSlot, preview: Preview, id: string | undefined, posted: (id: string) => void): Promise<PreviewOutcome> {
-  const { previewApi, pacer, watermark, logger } = deps;
+  const { previewApi, pacer, watermark } = deps;
   const { chat_id: chatId, ...thread } = targetOf(to);
   pacer.took(slot.chatKey, slot.replyId);
   const format = preview.html ? { parse_mode: 'HTML' as const } : {};
@@ -103,32 +103,38 @@ async function showPreview(deps: LiveReplyDependencies, to: ConversationRef, slo
     }
     return 'shown';
   } catch (error) {
-    const retryAfterMs = retryAfterOf(error);
-    const detail = { chatId: to.chatId, error: errorText(error) };
-    if (retryAfterMs !== undefined) {
-      // nothing was sent: the chat waits, then the latest text goes out
-      pacer.holdOff(slot.chatKey, retryAfterMs);
-      logger.debug({ ...detail, retryAfterMs }, 'telegram live reply preview rate limited, skipped');
-      return 'retry';
-    }
-    if (isNotModified(error)) return 'shown';
-    if (preview.html && isParseEntitiesError(error)) {
-      slot.goPlain();
-      logger.warn(detail, 'telegram rejected the preview HTML, previewing as plain text');
-      return 'retry';
-    }
-    if (id !== undefined && error instanceof HttpError) {
-      // an edit lost on the network: the next one carries the latest text
-      logger.debug(detail, 'telegram live reply edit failed');
-      return 'retry';
-    }
-    // a preview send that may have gone through (network), or a refusal that will not change
-    logger.warn(detail, 'telegram live reply preview failed, the answer will be delivered without it');
-    return 'off';
+    return previewFailed(deps, to, slot, error, preview.html, id);
   } finally {
     // paced from the answer, so Telegram sees the calls at least an interval apart
     pacer.took(slot.chatKey);
   }
+}
+
+/** What a failed preview call means for the next one. */
+function previewFailed(deps: LiveReplyDependencies, to: ConversationRef, slot: PreviewSlot, error: unknown, html: boolean, id: string | undefined): PreviewOutcome {
+  const { pacer, logger } = deps;
+  const retryAfterMs = retryAfterOf(error);
+  const detail = { chatId: to.chatId, error: errorText(error) };
+  if (retryAfterMs !== undefined) {
+    // nothing was sent: the chat waits, then the latest text goes out
+    pacer.holdOff(slot.chatKey, retryAfterMs);
+    logger.debug({ ...detail, retryAfterMs }, 'telegram live reply preview rate limited, skipped');
+    return 'retry';
+  }
+  if (isNotModified(error)) return 'shown';
+  if (html && isParseEntitiesError(error)) {
+    slot.goPlain();
+    logger.warn(detail, 'telegram rejected the preview HTML, previewing as plain text');
+    return 'retry';
+  }
+  if (id !== undefined && error instanceof HttpError) {
+    // an edit lost on the network: the next one carries the latest text
+    logger.debug(detail, 'telegram live reply edit failed');
+    return 'retry';
+  }
+  // a preview send that may have gone through (network), or a refusal that will not change
+  logger.warn(detail, 'telegram live reply preview failed, the answer will be delivered without it');
+  return 'off';
 }
 
 function retryAfterOf(error: unknown): number | undefined {
