@@ -97,16 +97,8 @@ export function markdownWalker<Inline, Block, C>(renderer: MarkdownRenderer<Inli
     const itemContext = renderer.listItemContext(context);
     const items = token.items.map((item, index) => {
       const shape = { ordered: token.ordered, number: first + index, task: item.task, checked: item.checked === true };
-      const body = blocks(
-        item.tokens.filter((child) => child.type !== 'list'),
-        itemContext,
-        'line',
-      );
-      const nested = blocks(
-        item.tokens.filter((child) => child.type === 'list'),
-        itemContext,
-        'line',
-      );
+      const body = blocks(item.tokens.filter((child) => child.type !== 'list'), itemContext, 'line');
+      const nested = blocks(item.tokens.filter((child) => child.type === 'list'), itemContext, 'line');
       return renderer.listItem(shape, body, nested, context);
     });
     return renderer.joinBlocks(items, 'line');

@@ -28,7 +28,7 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef, 
   const { clients, outbound, logger } = deps;
   const intervalMs = deps.intervalMs ?? LIVE_EDIT_INTERVAL_MS;
   const render = (markdown: string): string[] => splitMrkdwn(markdownToMrkdwn(markdown));
-  const update = (ts: string, text: string) => withRateLimitRetry(() => clients.repeatable.chat.update({ channel: to.chatId, ts, text }));
+  const editWithRetry = (ts: string, text: string) => withRateLimitRetry(() => clients.repeatable.chat.update({ channel: to.chatId, ts, text }));
   let nextEditAt = 0;
   return openPlatformLiveReply<string, string>(
     {
@@ -56,7 +56,7 @@ export function openLiveReply(deps: LiveReplyDependencies, to: ConversationRef, 
       deliverParts: async (chunks, progress, first) => ({ messageIds: await outbound.postChunks(to, chunks, {}, progress, first && { ts: first.id, edit: first.edit }) }),
       deliverNormally: async (markdown, progress) => ({ messageIds: await outbound.postChunks(to, render(markdown), {}, progress) }),
       async editPreview(ts, text) {
-        await update(ts, text);
+        await editWithRetry(ts, text);
       },
       async deletePreview(ts) {
         try {
