@@ -1,8 +1,9 @@
-import type { ConversationRef, DeliveryReceipt, LiveReply, LiveReplyOptions as PreviewOptions } from '../../src/core/index.js';
+import type { ConversationRef, LiveReply, LiveReplyOptions as PreviewOptions } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
+import { openPlatformLiveReply } from '../shared/index.js';
 import { previewCard, renderAnswer, renderCards } from './format.js';
 import type { ChannelMemory } from './inbound-pipeline.js';
-import type { MessagesApi } from './messages-api.js';
+import type { MessagesApi, OutgoingMessage } from './messages-api.js';
 import { partUuid, type FeishuOutbound } from './outbound.js';
 
 /** Feishu allows 5 updates a second on one message; one a second reads calmly and leaves room for the final edit. */
@@ -20,127 +21,53 @@ export interface LiveReplyOptions {
 }
 
 /**
- * A card that grows while the model writes: sent as a reply at the first update, then replaced in place
- * (`im.message.patch`) at most once per interval with the latest text (intermediate texts are skipped).
- * `finish` patches the card to the final answer's first card (the rest follow as replies); if that patch
- * fails the card is deleted and the answer sent normally. `discard` deletes the card. No CardKit streaming:
- * patching a whole card needs no extra permission (cardkit:card:write) and works on Feishu and Lark alike.
- * The card is sent under a `uuid` derived from the turn, so a takeover that streams again gets the same card
- * back from Feishu instead of a second one; a card an earlier holder recorded (`live.adopt`) is used as is.
+ * A card that grows while the model writes (the shared "finished in place" state machine): sent as a reply
+ * at the first update, then replaced in place (`im.message.patch`) at most once per interval with the latest
+ * text; a failed patch waits for newer text. `finish` patches the card to the final answer's first card (the
+ * rest follow as replies); if that patch fails the card is deleted and the answer sent normally. No CardKit
+ * streaming: patching a whole card needs no extra permission (cardkit:card:write) and works on Feishu and Lark
+ * alike. The card is sent under a `uuid` derived from the turn, so a takeover that streams again gets the same
+ * card back from Feishu instead of a second one; a card an earlier holder recorded (`live.adopt`) is used as is.
  */
 export function openLiveReply(options: LiveReplyOptions): LiveReply {
   const { api, outbound, memory, to, logger } = options;
   const intervalMs = options.intervalMs ?? LIVE_EDIT_INTERVAL_MS;
-  let latest = '';
-  let version = 0;
-  let shownVersion = 0;
-  let shownContent: string | undefined;
-  let cardId: string | undefined = options.live?.adopt;
+  const key = options.live?.key;
   let lastEditAt = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let editing: Promise<void> | undefined;
-  let closed = false;
-
-  async function edit(): Promise<void> {
-    const rendering = version;
-    const card = previewCard(latest);
-    if (card === undefined || card.content === shownContent) {
-      shownVersion = rendering;
-      return;
-    }
-    lastEditAt = Date.now();
-    try {
-      if (cardId === undefined) {
-        const key = options.live?.key;
-        cardId = await api.reply(to.messageId, card, key !== undefined ? partUuid(key, 0) : undefined);
-        await memory.rememberBotMessage(cardId);
-        options.live?.onPreview?.(cardId);
-      } else {
-        await api.patch(cardId, card.content);
-      }
-      shownContent = card.content;
-    } catch (error) {
-      logger.warn({ messageId: to.messageId, error: String(error) }, 'feishu live reply edit failed');
-    }
-    shownVersion = rendering;
-  }
-
-  function schedule(): void {
-    if (closed || timer !== undefined || editing !== undefined || shownVersion === version) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      editing = edit().finally(() => {
-        editing = undefined;
-        schedule();
-      });
-    }, Math.max(0, lastEditAt + intervalMs - Date.now()));
-  }
-
-  async function settle(): Promise<void> {
-    closed = true;
-    clearTimeout(timer);
-    timer = undefined;
-    await editing;
-  }
-
-  async function removeCard(): Promise<void> {
-    if (cardId === undefined) return;
-    const id = cardId;
-    cardId = undefined;
-    await api.remove(id).catch((error: unknown) => logger.warn({ messageId: id, error: String(error) }, 'feishu live reply card not removed'));
-  }
-
-  return {
-    update(textSoFar) {
-      if (closed || textSoFar === latest) return;
-      latest = textSoFar;
-      version += 1;
-      // the model may be writing NO_REPLY: show nothing until the text can no longer be that
-      if (mayBecomeSilent(textSoFar)) return;
-      schedule();
-    },
-
-    async finish(finalMarkdown, progress): Promise<DeliveryReceipt> {
-      await settle();
-      const cards = renderCards(finalMarkdown);
-      if (cardId === undefined || cards.length === 0) {
-        await removeCard();
-        return outbound.deliver(to, renderAnswer(finalMarkdown), progress);
-      }
-      const id = cardId;
-      let editFailed = false;
-      const first = {
-        messageId: id,
-        edit: async (message: { content: string }) => {
-          if (message.content === shownContent) return;
-          try {
-            await api.patch(id, message.content);
-          } catch (error) {
-            editFailed = true;
-            throw error;
+  return openPlatformLiveReply<OutgoingMessage, OutgoingMessage>(
+    {
+      previewOf: previewCard,
+      samePreview: (shown, wanted) => shown.content === wanted.content,
+      waitMs: () => Math.max(0, lastEditAt + intervalMs - Date.now()),
+      async showPreview(card, id, posted) {
+        lastEditAt = Date.now();
+        try {
+          if (id === undefined) {
+            const cardId = await api.reply(to.messageId, card, key !== undefined ? partUuid(key, 0) : undefined);
+            posted(cardId);
+            await memory.rememberBotMessage(cardId);
+          } else {
+            await api.patch(id, card.content);
           }
-        },
-      };
-      try {
-        const receipt = await outbound.deliver(to, cards, progress, first);
-        cardId = undefined;
-        return receipt;
-      } catch (error) {
-        if (!editFailed) throw error;
-        logger.warn({ messageId: to.messageId, error: String(error) }, 'feishu live reply final edit failed, sending the answer normally');
-        await removeCard();
-        return outbound.deliver(to, renderAnswer(finalMarkdown), progress && { ...progress, inDoubt: undefined });
-      }
+          return 'shown';
+        } catch (error) {
+          logger.warn({ messageId: to.messageId, error: String(error) }, 'feishu live reply edit failed');
+          return 'wait';
+        }
+      },
+      finalParts: renderCards,
+      deliverParts: (cards, progress, first) => outbound.deliver(to, cards, progress, first && { messageId: first.id, edit: first.edit }),
+      deliverNormally: (markdown, progress) => outbound.deliver(to, renderAnswer(markdown), progress),
+      async editPreview(id, card, shown) {
+        if (card.content === shown?.content) return;
+        await api.patch(id, card.content);
+      },
+      async deletePreview(id) {
+        await api.remove(id).catch((error: unknown) => logger.warn({ messageId: id, error: String(error) }, 'feishu live reply card not removed'));
+      },
+      finalEditFailed: (error) => logger.warn({ messageId: to.messageId, error: String(error) }, 'feishu live reply final edit failed, sending the answer normally'),
+      removePreviewFirst: true,
     },
-
-    async discard() {
-      await settle();
-      await removeCard();
-    },
-  };
-}
-
-function mayBecomeSilent(text: string): boolean {
-  const core = text.trim().replace(/^[\s.,!?;:'"`*]+|[\s.,!?;:'"`*]+$/g, '').toUpperCase();
-  return 'NO_REPLY'.startsWith(core);
+    options.live,
+  );
 }

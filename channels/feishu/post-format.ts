@@ -1,5 +1,6 @@
-import { lexer, type Token, type Tokens } from 'marked';
-import { decodeEntities, inlineElements, splitIntoLines, type PostElement, type PostStyle } from './post-inline.js';
+import { lexer } from 'marked';
+import { markdownWalker, type MarkdownRenderer } from '../shared/index.js';
+import { postInline, splitIntoLines, text, type PostContext, type PostElement } from './post-inline.js';
 
 export type { PostElement, PostStyle } from './post-inline.js';
 
@@ -8,6 +9,46 @@ export interface PostContent {
   zh_cn: { content: PostElement[][] };
 }
 
+
+const postRenderer: MarkdownRenderer<PostElement[], PostElement[][], PostContext> = {
+  ...postInline,
+  joinBlocks(parts, separation) {
+    const lines: PostElement[][] = [];
+    for (const part of parts) {
+      if (part.length === 0) continue;
+      if (separation === 'paragraph' && lines.length > 0) lines.push([{ tag: 'text', text: '' }]);
+      lines.push(...part);
+    }
+    return lines;
+  },
+  paragraph: (inline) => splitIntoLines(inline),
+  heading: (inner, context) => splitIntoLines(inner({ ...context, style: ['bold'] })),
+  code(code) {
+    const language = code.lang?.trim().split(/\s+/)[0];
+    return [[{ tag: 'code_block', ...(language ? { language: language.toUpperCase() } : {}), text: code.text }]];
+  },
+  // a list in a quote starts at the margin again
+  blockquote: (inner, context) => inner({ ...context, listDepth: 0 }).map((line) => (isTextLine(line) ? [{ tag: 'text', text: '> ' }, ...line] : line)),
+  listItemContext: (context) => ({ ...context, listDepth: context.listDepth + 1 }),
+  listItem(item, body, nested, context) {
+    const indent = '    '.repeat(context.listDepth);
+    const marker = `${indent}${item.ordered ? `${item.number}.` : '•'} ${item.task ? (item.checked ? '☑ ' : '☐ ') : ''}`;
+    const lines = body.length > 0 ? body : [[]];
+    return [...lines.map((line, lineIndex): PostElement[] => (isTextLine(line) ? [{ tag: 'text', text: lineIndex === 0 ? marker : `${indent}   ` }, ...line] : line)), ...nested];
+  },
+  table(table, cell, context) {
+    const row = (cells: typeof table.header, style: PostContext['style']): PostElement[] =>
+      cells.flatMap((one, index) => [...(index > 0 ? [{ tag: 'text' as const, text: ' | ' }] : []), ...cell(one.tokens, { ...context, style })]);
+    return [row(table.header, ['bold']), ...table.rows.map((cells) => row(cells, []))];
+  },
+  rule: () => [[{ tag: 'hr' }]],
+  checkbox: (token) => asText(token),
+  blockHtml: (token) => asText(token),
+  otherBlock: (token) => asText(token),
+};
+
+const walker = markdownWalker(postRenderer);
+
 /**
  * Markdown → a Feishu rich-text post. Bold, italic and strikethrough become text styles, links `a`
  * elements, fenced code a `code_block`, rules an `hr`; headings are bold lines, lists get `•` / `1.`
@@ -15,70 +56,13 @@ export interface PostContent {
  * Tables are laid out as `a | b` lines, but answers with tables or code blocks go out as cards.
  */
 export function markdownToPost(markdown: string): PostContent {
-  const lines = renderBlocks(lexer(markdown.replace(/\r\n?/g, '\n')), true);
+  const lines = walker.blocks(lexer(markdown.replace(/\r\n?/g, '\n')), { style: [], listDepth: 0 }, 'paragraph');
   while (lines.length > 0 && isBlank(lines.at(-1) as PostElement[])) lines.pop();
   return { zh_cn: { content: lines } };
 }
 
-function renderBlocks(tokens: Token[], separateWithBlankLine: boolean): PostElement[][] {
-  const lines: PostElement[][] = [];
-  for (const token of tokens) {
-    const rendered = renderBlock(token);
-    if (rendered.length === 0) continue;
-    if (separateWithBlankLine && lines.length > 0) lines.push([{ tag: 'text', text: '' }]);
-    lines.push(...rendered);
-  }
-  return lines;
-}
-
-function renderBlock(token: Token): PostElement[][] {
-  const block = token as Tokens.Generic;
-  switch (block.type) {
-    case 'space':
-    case 'def':
-      return [];
-    case 'paragraph':
-    case 'text':
-      return splitIntoLines(block.tokens ? inlineElements(block.tokens, []) : [{ tag: 'text', text: decodeEntities(String(block.text)) }]);
-    case 'heading':
-      return splitIntoLines(inlineElements((token as Tokens.Heading).tokens, ['bold']));
-    case 'code': {
-      const code = token as Tokens.Code;
-      const language = code.lang?.trim().split(/\s+/)[0];
-      return [[{ tag: 'code_block', ...(language ? { language: language.toUpperCase() } : {}), text: code.text }]];
-    }
-    case 'blockquote':
-      return renderBlocks((token as Tokens.Blockquote).tokens, false).map((line) => (isTextLine(line) ? [{ tag: 'text', text: '> ' }, ...line] : line));
-    case 'list':
-      return renderList(token as Tokens.List, 0);
-    case 'table':
-      return renderTable(token as Tokens.Table);
-    case 'hr':
-      return [[{ tag: 'hr' }]];
-    default:
-      return splitIntoLines([{ tag: 'text', text: String(block.text ?? block.raw ?? '').trimEnd() }]);
-  }
-}
-
-function renderList(list: Tokens.List, depth: number): PostElement[][] {
-  const indent = '    '.repeat(depth);
-  const first = typeof list.start === 'number' ? list.start : 1;
-  return list.items.flatMap((item, index) => {
-    const marker = `${indent}${list.ordered ? `${first + index}.` : '•'} ${item.task ? (item.checked ? '☑ ' : '☐ ') : ''}`;
-    const body = renderBlocks(item.tokens.filter((child) => child.type !== 'list'), false);
-    const nested = item.tokens.filter((child): child is Tokens.List => child.type === 'list').flatMap((child) => renderList(child, depth + 1));
-    const lines = body.length > 0 ? body : [[]];
-    return [
-      ...lines.map((line, lineIndex): PostElement[] => (isTextLine(line) ? [{ tag: 'text', text: lineIndex === 0 ? marker : `${indent}   ` }, ...line] : line)),
-      ...nested,
-    ];
-  });
-}
-
-function renderTable(table: Tokens.Table): PostElement[][] {
-  const row = (cells: Tokens.TableCell[], style: PostStyle[]): PostElement[] =>
-    cells.flatMap((cell, index) => [...(index > 0 ? [{ tag: 'text' as const, text: ' | ' }] : []), ...inlineElements(cell.tokens, style)]);
-  return [row(table.header, ['bold']), ...table.rows.map((cells) => row(cells, []))];
+function asText(token: { text?: unknown; raw?: unknown }): PostElement[][] {
+  return splitIntoLines([text(String(token.text ?? token.raw ?? '').trimEnd(), [])]);
 }
 
 function isTextLine(line: PostElement[]): boolean {

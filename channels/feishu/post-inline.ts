@@ -1,4 +1,5 @@
-import type { Token, Tokens } from 'marked';
+import type { Tokens } from 'marked';
+import { plainInline, type InlineStyle, type MarkdownRenderer } from '../shared/index.js';
 
 export type PostStyle = 'bold' | 'italic' | 'underline' | 'lineThrough';
 
@@ -11,40 +12,31 @@ export type PostElement =
 const LINKABLE = /^(https?:\/\/|mailto:)/i;
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
-/** Inline Markdown tokens → post elements; a text element's `\n` marks a line break (see splitIntoLines). */
-export function inlineElements(tokens: Token[], style: PostStyle[]): PostElement[] {
-  return merge(tokens.flatMap((token) => inlineElement(token, style)));
+export interface PostContext {
+  style: PostStyle[];
+  listDepth: number;
 }
 
-function inlineElement(token: Token, style: PostStyle[]): PostElement[] {
-  const inline = token as Tokens.Generic;
-  switch (inline.type) {
-    case 'text':
-      return inline.tokens ? inlineElements(inline.tokens, style) : [text(decodeEntities(String(inline.text)), style)];
-    case 'escape':
-      return [text(String(inline.text), style)];
-    case 'strong':
-      return inlineElements((token as Tokens.Strong).tokens, withStyle(style, 'bold'));
-    case 'em':
-      return inlineElements((token as Tokens.Em).tokens, withStyle(style, 'italic'));
-    case 'del':
-      return inlineElements((token as Tokens.Del).tokens, withStyle(style, 'lineThrough'));
-    case 'codespan':
-      return [text(`\`${decodeEntities((token as Tokens.Codespan).text)}\``, style)];
-    case 'br':
-      return [text('\n', style)];
-    case 'link': {
-      const link = token as Tokens.Link;
-      return [anchor(plainText(link.tokens) || link.href, link.href, style)];
-    }
-    case 'image': {
-      const image = token as Tokens.Image;
-      return [anchor(image.text || image.href, image.href, style)];
-    }
-    default:
-      return [text(String(inline.raw ?? inline.text ?? ''), style)];
-  }
-}
+type InlineLeaves = Pick<
+  MarkdownRenderer<PostElement[], PostElement[][], PostContext>,
+  'joinInline' | 'text' | 'escape' | 'style' | 'codespan' | 'lineBreak' | 'link' | 'image' | 'inlineHtml' | 'otherInline'
+>;
+
+const POST_STYLES: Record<InlineStyle, PostStyle> = { bold: 'bold', italic: 'italic', strike: 'lineThrough' };
+
+/** Inline Markdown → post elements; a text element's `\n` marks a line break (see splitIntoLines). */
+export const postInline: InlineLeaves = {
+  joinInline: (parts) => merge(parts.flat()),
+  text: (value, { style }) => [text(decodeEntities(value), style)],
+  escape: (value, { style }) => [text(value, style)],
+  style: (added, inner, context) => inner({ ...context, style: withStyle(context.style, POST_STYLES[added]) }),
+  codespan: (code, { style }) => [text(`\`${decodeEntities(code)}\``, style)],
+  lineBreak: ({ style }) => [text('\n', style)],
+  link: (link, _label, { style }) => [anchor(plainInline(link.tokens, plainLeaf) || link.href, link.href, style)],
+  image: (image, { style }) => [anchor(image.text || image.href, image.href, style)],
+  inlineHtml: (token, { style }) => [text(String(token.raw ?? token.text ?? ''), style)],
+  otherInline: (token, { style }) => [text(String(token.raw ?? token.text ?? ''), style)],
+};
 
 /** Feishu links want an http(s) address; anything else stays readable as `label (address)`. */
 function anchor(label: string, href: string, style: PostStyle[]): PostElement {
@@ -52,7 +44,7 @@ function anchor(label: string, href: string, style: PostStyle[]): PostElement {
   return { tag: 'a', text: label, href, ...(style.length > 0 ? { style } : {}) };
 }
 
-function text(value: string, style: PostStyle[]): PostElement {
+export function text(value: string, style: PostStyle[]): PostElement {
   return { tag: 'text', text: value, ...(style.length > 0 ? { style } : {}) };
 }
 
@@ -95,15 +87,9 @@ export function splitIntoLines(elements: PostElement[]): PostElement[][] {
   return lines;
 }
 
-/** The visible text of inline tokens (link labels). */
-export function plainText(tokens: Token[]): string {
-  return tokens
-    .map((token) => {
-      const inline = token as Tokens.Generic;
-      if (Array.isArray(inline.tokens)) return plainText(inline.tokens);
-      return inline.type === 'text' ? decodeEntities(String(inline.text)) : String(inline.text ?? '');
-    })
-    .join('');
+/** The visible text of a link label's token. */
+function plainLeaf(token: Tokens.Generic): string {
+  return token.type === 'text' ? decodeEntities(String(token.text)) : String(token.text ?? '');
 }
 
 export function decodeEntities(value: string): string {

@@ -1,4 +1,5 @@
 import { lexer, type Token, type Tokens } from 'marked';
+import { cutAfterLast, CutFinder, hardCut } from '../shared/index.js';
 
 /**
  * Characters of Markdown per message. Feishu's own limit is on the request body (30 KB for post and
@@ -78,15 +79,17 @@ function splitTable(raw: string, limit: number): string[] {
   return parts.flatMap((part) => (part.length <= limit ? [part] : cutText(part, limit)));
 }
 
-/** Cuts at the last line break that fits, else the last space, else at the limit (never inside a surrogate pair). */
+/** Cuts after the last line break that fits, else the last space, else at the limit (never inside a surrogate pair). */
 function cutText(text: string, limit: number): string[] {
   const parts: string[] = [];
   let rest = text;
   while (rest.length > limit) {
-    const window = rest.slice(0, limit);
-    let cut = window.lastIndexOf('\n') + 1;
-    if (cut <= 0) cut = window.lastIndexOf(' ') + 1;
-    if (cut <= 0) cut = /[\uD800-\uDBFF]/.test(window.charAt(limit - 1)) ? limit - 1 : limit;
+    const finder = new CutFinder<{ end: number }>(limit);
+    for (const [character, kind] of [['\n', 'line'], [' ', 'word']] as const) {
+      const end = cutAfterLast(rest, character, limit);
+      if (end !== undefined) finder.offer({ end }, end, [kind]);
+    }
+    const cut = finder.best()?.end ?? hardCut(rest, limit);
     parts.push(rest.slice(0, cut));
     rest = rest.slice(cut);
   }

@@ -6,3 +6,6 @@ export { sanitizeInbound, sanitizingSink, wellFormedText } from './sanitize-inbo
 export { sameSecret } from './secret-compare.js';
 export { downloadError, readCapped } from './read-capped.js';
 export { deliverParts, type PartSender } from './deliver-parts.js';
+export { markdownWalker, plainInline, type BlockSeparation, type InlineStyle, type ListItemShape, type MarkdownRenderer } from './markdown-walker.js';
+export { cutAfterLast, CutFinder, hardCut, splitsSurrogatePair, type BreakKind } from './cut-finder.js';
+export { openPlatformLiveReply, type LiveReplyPlatform, type PreviewInPlace, type PreviewOutcome } from './live-reply.js';

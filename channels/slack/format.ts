@@ -1,23 +1,76 @@
-import { lexer, type Token, type Tokens } from 'marked';
+import { lexer } from 'marked';
+import { markdownWalker, plainInline, type InlineStyle, type MarkdownRenderer } from '../shared/index.js';
 import { decodeHtmlEntities, escapeKeepingMentions, escapeMrkdwn } from './mrkdwn-text.js';
 import { textTable } from '../../src/core/text-table.js';
 
-interface BlockContext {
-  listDepth: number;
-}
-
 /** Slack has no nesting of the same marker (`*a *b* c*`), so an enclosing style is not repeated inside. */
-interface InlineContext {
+interface SlackContext {
   bold: boolean;
   italic: boolean;
   strike: boolean;
   insideLink: boolean;
+  listDepth: number;
 }
 
-const PLAIN: InlineContext = { bold: false, italic: false, strike: false, insideLink: false };
 const HORIZONTAL_RULE = '──────────';
 const LIST_MARKERS = ['•', '◦', '▪'];
+const STYLE_MARKERS: Record<InlineStyle, string> = { bold: '*', italic: '_', strike: '~' };
 const ALLOWED_LINK = /^(https?:\/\/|mailto:)/i;
+
+const slackRenderer: MarkdownRenderer<string, string, SlackContext> = {
+  joinInline: (parts) => parts.join(''),
+  text: (text) => escapeKeepingMentions(decodeHtmlEntities(text)),
+  escape: (text) => escapeMrkdwn(text),
+  style(style, inner, context) {
+    const text = inner({ ...context, [style]: true });
+    return context[style] || context.insideLink ? text : wrap(STYLE_MARKERS[style], text);
+  },
+  codespan(code, context) {
+    const text = escapeMrkdwn(decodeHtmlEntities(code));
+    return context.insideLink ? text : '`' + text + '`';
+  },
+  lineBreak: () => '\n',
+  link(link, label, context) {
+    const text = label({ ...context, insideLink: true });
+    if (context.insideLink || !ALLOWED_LINK.test(link.href)) {
+      return text === '' || text === escapeMrkdwn(link.href) ? escapeMrkdwn(link.href) : `${text} (${escapeMrkdwn(link.href)})`;
+    }
+    return slackLink(link.href, text);
+  },
+  image(image, context) {
+    const label = escapeMrkdwn(image.text);
+    if (context.insideLink || !ALLOWED_LINK.test(image.href)) return label || escapeMrkdwn(image.href);
+    return slackLink(image.href, label);
+  },
+  inlineHtml: (token) => (/^<br\s*\/?>$/i.test(String(token.text).trim()) ? '\n' : escapeMrkdwn(String(token.text))),
+  otherInline: (token) => escapeMrkdwn(String(token.raw ?? '')),
+
+  joinBlocks: (parts, separation) => parts.filter((part) => part !== '').join(separation === 'paragraph' ? '\n\n' : '\n'),
+  paragraph: (inline) => inline,
+  heading: (inner, context) => wrap('*', inner({ ...context, bold: true })),
+  code: (code) => codeBlock(code.text),
+  blockquote: (inner, context) => quote(inner(context)),
+  listItemContext: (context) => ({ ...context, listDepth: context.listDepth + 1 }),
+  listItem(item, body, nested, context) {
+    const bullet = LIST_MARKERS[Math.min(context.listDepth, LIST_MARKERS.length - 1)] as string;
+    const marker = item.ordered ? `${item.number}. ` : `${bullet} `;
+    const checkbox = item.task ? (item.checked ? '☑ ' : '☐ ') : '';
+    return [`${'    '.repeat(context.listDepth)}${marker}${checkbox}${body}`, nested].filter((part) => part !== '').join('\n');
+  },
+  /** mrkdwn has no tables: a code block with padded columns reads best. */
+  table(table) {
+    const header = table.header.map((cell) => plainInline(cell.tokens, plainCell));
+    const rows = table.rows.map((row) => row.map((cell) => plainInline(cell.tokens, plainCell)));
+    return codeBlock(textTable(header, rows, table.align));
+  },
+  rule: () => HORIZONTAL_RULE,
+  checkbox: () => '',
+  blockHtml: (token) => escapeMrkdwn(String(token.text ?? token.raw).trimEnd()),
+  otherBlock: (token) => escapeMrkdwn(String(token.raw ?? '').trimEnd()),
+};
+
+const walker = markdownWalker(slackRenderer);
+const TOP: SlackContext = { bold: false, italic: false, strike: false, insideLink: false, listDepth: 0 };
 
 /**
  * Markdown (as models write it) → Slack mrkdwn: `*bold*`, `_italic_`, `~strike~`, code, fenced code,
@@ -26,43 +79,7 @@ const ALLOWED_LINK = /^(https?:\/\/|mailto:)/i;
  */
 export function markdownToMrkdwn(markdown: string): string {
   const tokens = lexer(markdown.replace(/\r\n?/g, '\n'));
-  return renderBlocks(tokens, { listDepth: 0 }, '\n\n').trim();
-}
-
-function renderBlocks(tokens: Token[], context: BlockContext, separator: string): string {
-  return tokens
-    .map((token) => renderBlock(token, context))
-    .filter((rendered) => rendered !== '')
-    .join(separator);
-}
-
-function renderBlock(token: Token, context: BlockContext): string {
-  const block = token as Tokens.Generic;
-  switch (block.type) {
-    case 'space':
-    case 'def':
-    case 'checkbox':
-      return '';
-    case 'paragraph':
-    case 'text':
-      return block.tokens ? renderInline(block.tokens, PLAIN) : escapeKeepingMentions(decodeHtmlEntities(String(block.text)));
-    case 'heading':
-      return wrap('*', renderInline((token as Tokens.Heading).tokens, { ...PLAIN, bold: true }));
-    case 'code':
-      return codeBlock((token as Tokens.Code).text);
-    case 'blockquote':
-      return quote(renderBlocks((token as Tokens.Blockquote).tokens, context, '\n'));
-    case 'list':
-      return renderList(token as Tokens.List, context);
-    case 'table':
-      return renderTable(token as Tokens.Table);
-    case 'hr':
-      return HORIZONTAL_RULE;
-    case 'html':
-      return escapeMrkdwn(String(block.text ?? block.raw).trimEnd());
-    default:
-      return escapeMrkdwn(String(block.raw ?? '').trimEnd());
-  }
+  return walker.blocks(tokens, TOP, 'paragraph').trim();
 }
 
 function codeBlock(code: string): string {
@@ -77,69 +94,6 @@ function quote(inner: string): string {
     .join('\n');
 }
 
-function renderList(list: Tokens.List, context: BlockContext): string {
-  const indent = '    '.repeat(context.listDepth);
-  const bullet = LIST_MARKERS[Math.min(context.listDepth, LIST_MARKERS.length - 1)] as string;
-  const first = typeof list.start === 'number' ? list.start : 1;
-  const itemContext = { listDepth: context.listDepth + 1 };
-  return list.items
-    .map((item, index) => {
-      const marker = list.ordered ? `${first + index}. ` : `${bullet} `;
-      const checkbox = item.task ? (item.checked ? '☑ ' : '☐ ') : '';
-      const nestedLists = item.tokens.filter((child) => child.type === 'list');
-      const body = renderBlocks(item.tokens.filter((child) => child.type !== 'list'), itemContext, '\n');
-      const nested = renderBlocks(nestedLists, itemContext, '\n');
-      return [`${indent}${marker}${checkbox}${body}`, nested].filter((part) => part !== '').join('\n');
-    })
-    .join('\n');
-}
-
-/** mrkdwn has no tables: a code block with padded columns reads best. */
-function renderTable(table: Tokens.Table): string {
-  const header = table.header.map((cell) => plainInline(cell.tokens));
-  const rows = table.rows.map((row) => row.map((cell) => plainInline(cell.tokens)));
-  return codeBlock(textTable(header, rows, table.align));
-}
-
-function renderInline(tokens: Token[], context: InlineContext): string {
-  return tokens.map((token) => renderInlineToken(token, context)).join('');
-}
-
-function renderInlineToken(token: Token, context: InlineContext): string {
-  const inline = token as Tokens.Generic;
-  switch (inline.type) {
-    case 'text':
-      return inline.tokens ? renderInline(inline.tokens, context) : escapeKeepingMentions(decodeHtmlEntities(String(inline.text)));
-    case 'escape':
-      return escapeMrkdwn(String(inline.text));
-    case 'strong':
-      return styled('*', 'bold', (token as Tokens.Strong).tokens, context);
-    case 'em':
-      return styled('_', 'italic', (token as Tokens.Em).tokens, context);
-    case 'del':
-      return styled('~', 'strike', (token as Tokens.Del).tokens, context);
-    case 'codespan': {
-      const code = escapeMrkdwn(decodeHtmlEntities((token as Tokens.Codespan).text));
-      return context.insideLink ? code : '`' + code + '`';
-    }
-    case 'br':
-      return '\n';
-    case 'link':
-      return renderLink(token as Tokens.Link, context);
-    case 'image':
-      return renderImage(token as Tokens.Image, context);
-    case 'html':
-      return /^<br\s*\/?>$/i.test(String(inline.text).trim()) ? '\n' : escapeMrkdwn(String(inline.text));
-    default:
-      return escapeMrkdwn(String(inline.raw ?? ''));
-  }
-}
-
-function styled(marker: string, style: 'bold' | 'italic' | 'strike', tokens: Token[], context: InlineContext): string {
-  const inner = renderInline(tokens, { ...context, [style]: true });
-  return context[style] || context.insideLink ? inner : wrap(marker, inner);
-}
-
 /** Markers around surrounding spaces do not render in Slack (`* bold*`), so the spaces go outside. */
 function wrap(marker: string, inner: string): string {
   const core = inner.trim();
@@ -148,34 +102,14 @@ function wrap(marker: string, inner: string): string {
   return `${inner.slice(0, start)}${marker}${core}${marker}${inner.slice(start + core.length)}`;
 }
 
-function renderLink(link: Tokens.Link, context: InlineContext): string {
-  const label = renderInline(link.tokens, { ...context, insideLink: true });
-  if (context.insideLink || !ALLOWED_LINK.test(link.href)) {
-    return label === '' || label === escapeMrkdwn(link.href) ? escapeMrkdwn(link.href) : `${label} (${escapeMrkdwn(link.href)})`;
-  }
-  return slackLink(link.href, label);
-}
-
-function renderImage(image: Tokens.Image, context: InlineContext): string {
-  const label = escapeMrkdwn(image.text);
-  if (context.insideLink || !ALLOWED_LINK.test(image.href)) return label || escapeMrkdwn(image.href);
-  return slackLink(image.href, label);
-}
-
 /** `<url|label>`; a `|` would end the URL early, so it is percent-encoded (`>` is escaped with the rest). */
 function slackLink(href: string, label: string): string {
   const url = escapeMrkdwn(href.replace(/\|/g, '%7C'));
   return label === '' || label === escapeMrkdwn(href) ? `<${url}>` : `<${url}|${label}>`;
 }
 
-/** The text of inline tokens without any markup (table cells). */
-function plainInline(tokens: Token[]): string {
-  return tokens
-    .map((token) => {
-      const inline = token as Tokens.Generic;
-      if (inline.type === 'br') return ' ';
-      if (Array.isArray(inline.tokens)) return plainInline(inline.tokens);
-      return decodeHtmlEntities(String(inline.text ?? inline.raw ?? ''));
-    })
-    .join('');
+/** A table cell's text without markup. */
+function plainCell(token: { type: string; text?: unknown; raw?: unknown }): string {
+  if (token.type === 'br') return ' ';
+  return decodeHtmlEntities(String(token.text ?? token.raw ?? ''));
 }

@@ -1,3 +1,5 @@
+import { cutAfterLast, CutFinder, hardCut } from '../shared/index.js';
+
 /** Slack accepts up to 40,000 characters but advises 4,000 a message; longer ones are truncated or read badly. */
 export const SLACK_MESSAGE_LIMIT = 4000;
 
@@ -50,8 +52,7 @@ export function splitMrkdwn(text: string, options: SplitOptions = {}): string[] 
 
 function findCut(text: string, budget: number, insideCode: boolean, fences: boolean): Cut {
   const blocked = protectedPositions(text, budget);
-  let paragraph: Cut | undefined;
-  let line: Cut | undefined;
+  const finder = new CutFinder<Cut>(budget);
   let inside = insideCode;
   let lineStart = 0;
   while (lineStart < text.length) {
@@ -61,38 +62,20 @@ function findCut(text: string, budget: number, insideCode: boolean, fences: bool
     const opensCode = isFence && !inside;
     if (isFence) inside = !inside;
     // a cut right after an opening fence would leave an empty code block behind
-    if (newline > 0 && !opensCode) line = { end: newline, resume: newline + 1 };
+    if (newline > 0 && !opensCode) finder.offer({ end: newline, resume: newline + 1 }, newline, ['line']);
     if (newline > 0 && !inside && text[newline + 1] === '\n') {
       let resume = newline + 1;
       while (text[resume] === '\n') resume += 1;
-      paragraph = { end: newline, resume };
+      finder.offer({ end: newline, resume }, newline, ['paragraph']);
     }
     lineStart = newline + 1;
   }
-  const word = lastSpaceCut(text, budget, blocked);
-  const fair = budget * FAIR_SHARE;
-  for (const cut of [paragraph, line, word]) {
-    if (cut !== undefined && cut.end >= fair) return cut;
-  }
-  const best = [paragraph, line, word].filter((cut): cut is Cut => cut !== undefined).sort((a, b) => b.end - a.end)[0];
-  return best ?? hardCut(text, budget, blocked);
-}
-
-/** After the space, so the space stays with the first chunk and nothing is lost. */
-function lastSpaceCut(text: string, budget: number, blocked: boolean[]): Cut | undefined {
-  for (let index = Math.min(budget, text.length) - 1; index > 0; index -= 1) {
-    if (text[index] === ' ' && !blocked[index + 1]) return { end: index + 1, resume: index + 1 };
-  }
-  return undefined;
-}
-
-function hardCut(text: string, budget: number, blocked: boolean[]): Cut {
-  let end = budget;
-  while (end > 1 && (blocked[end] || isLowSurrogate(text.charCodeAt(end)))) end -= 1;
-  if (end <= 1) {
-    // one token longer than a whole message: cut it anyway, but never through a surrogate pair
-    end = isLowSurrogate(text.charCodeAt(budget)) ? budget - 1 : budget;
-  }
+  // after the space, so the space stays with the first chunk and nothing is lost
+  const word = cutAfterLast(text, ' ', Math.min(budget, text.length), 1, (cut) => !blocked[cut]);
+  if (word !== undefined) finder.offer({ end: word, resume: word }, word, ['word']);
+  const chosen = finder.best(FAIR_SHARE);
+  if (chosen !== undefined) return chosen;
+  const end = hardCut(text, budget, (cut) => blocked[cut] === true);
   return { end, resume: end };
 }
 
@@ -109,8 +92,4 @@ function fenceStateAfter(head: string, insideAtStart: boolean): boolean {
   let inside = insideAtStart;
   for (const line of head.split('\n')) if (line.startsWith(FENCE)) inside = !inside;
   return inside;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }

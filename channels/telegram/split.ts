@@ -1,10 +1,10 @@
+import { CutFinder, type BreakKind } from '../shared/index.js';
 import { tokenizeHtml, type HtmlAtom } from './html-text.js';
 
 /** Telegram's limit counts characters after entity parsing; measuring the HTML itself stays on the safe side. */
 export const TELEGRAM_MESSAGE_LIMIT = 4096;
 
 type OpenTag = { raw: string; name: string };
-type CutKind = 'paragraph' | 'line' | 'word' | 'any';
 type Cut = { end: number; openAtEnd: OpenTag[] };
 /** How a chunk's size is counted: its HTML (for parse_mode HTML) or only its visible text (for plain text). */
 interface Measure {
@@ -52,17 +52,13 @@ function findCut(atoms: HtmlAtom[], start: number, openAtStart: OpenTag[], limit
   let previousText = '';
   let lastText = '';
   let hasText = false;
-  const best = new Map<CutKind, Cut>();
+  const finder = new CutFinder<Cut>(limit);
   for (let index = start; index <= atoms.length; index += 1) {
     const atom = atoms[index];
     if (hasText && isCutPoint(atoms[index - 1], atom)) {
-      if (length > limit) break;
       const cut = { end: index, openAtEnd: [...stack] };
+      if (!finder.offer(cut, length, kindsOfCut(lastText, previousText, stack.length === 0))) break;
       if (atom === undefined) return cut;
-      best.set('any', cut);
-      if (lastText === ' ') best.set('word', cut);
-      if (lastText === '\n') best.set('line', cut);
-      if (lastText === '\n' && previousText === '\n' && stack.length === 0) best.set('paragraph', cut);
     }
     if (atom === undefined) break;
     length += measure.atom(atom);
@@ -81,8 +77,19 @@ function findCut(atoms: HtmlAtom[], start: number, openAtStart: OpenTag[], limit
       hasText = true;
     }
   }
-  const chosen = best.get('paragraph') ?? best.get('line') ?? best.get('word') ?? best.get('any');
-  return chosen ?? forcedCut(atoms, start, openAtStart);
+  return finder.best() ?? forcedCut(atoms, start, openAtStart);
+}
+
+const ANY: readonly BreakKind[] = ['any'];
+const AFTER_SPACE: readonly BreakKind[] = ['word', 'any'];
+const AFTER_NEWLINE: readonly BreakKind[] = ['line', 'any'];
+const AFTER_BLANK_LINE: readonly BreakKind[] = ['paragraph', 'line', 'any'];
+
+/** A paragraph break only outside every tag (a blank line inside `<pre>` is code). */
+function kindsOfCut(lastText: string, previousText: string, outsideTags: boolean): readonly BreakKind[] {
+  if (lastText === ' ') return AFTER_SPACE;
+  if (lastText !== '\n') return ANY;
+  return previousText === '\n' && outsideTags ? AFTER_BLANK_LINE : AFTER_NEWLINE;
 }
 
 /** Never right after an opening tag nor right before a closing one: no empty elements, no `<pre>` torn from its `<code>`. */

@@ -21,7 +21,7 @@ export interface SettlingLiveReply {
 /**
  * The reply written while the model streams: the current answer's text (reset when the model turns to
  * tools, or when a failed model's attempt is handed to a fallback), sanitized, and held back while it could
- * still turn out to be NO_REPLY.
+ * still turn out to be NO_REPLY. This is the only place that decides it: channels show what they are given.
  */
 export function openLiveDraft(
   deps: TurnDependencies,
