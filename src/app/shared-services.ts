@@ -1,3 +1,4 @@
+import { COMMAND_DESCRIPTIONS } from '../commands/index.js';
 import { createAccountChannels } from '../../channels/index.js';
 import { BudgetLedger, BudgetSettings } from '../budgets/index.js';
 import { ChatSettingsResolver, type ChatLocation } from '../config/chat-settings.js';
@@ -76,7 +77,7 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
 
   const channels = new ChannelRegistry();
   const recordPlatformCall = (platform: string) => (_method: string, result: string) => metrics.platformCalls.inc({ channel: platform, result });
-  for (const account of await createAccountChannels(config, moduleLogger('channels'), new RedisChannelState(redis, keys), recordPlatformCall)) {
+  for (const account of await createAccountChannels(config, moduleLogger('channels'), new RedisChannelState(redis, keys), recordPlatformCall, COMMAND_DESCRIPTIONS)) {
     channels.add(account.channel);
     chats.registerAccount(account.platform, account.channel.accountId, account.accountName);
   }

@@ -1,4 +1,4 @@
-import type { LlmConfig } from '../config/app-config.js';
+import type { LlmConfig } from './llm-config.js';
 import type { ChatModel, ChatRequest, ModelStreamEvent } from './chat-model.js';
 import { FailoverChatModel, type FailoverOptions } from './failover-chat-model.js';
 

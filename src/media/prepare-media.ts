@@ -1,4 +1,4 @@
-import type { TraceSpan } from '../agent/agent-events.js';
+import type { TraceSpan } from '../core/trace-span.js';
 import type { Attachment, StoredAttachment } from '../core/attachment.js';
 import type { Channel } from '../core/channel.js';
 import type { ImagePart } from '../core/chat-message.js';
