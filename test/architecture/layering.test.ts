@@ -30,7 +30,7 @@ const LAYERS: string[][] = [
   ['channels/telegram', 'channels/slack', 'channels/feishu'],
   ['channels/index.ts', 'src/gateway'],
   ['src/app'],
-  ['src/cli', 'src/cli.ts', 'src/doctor.ts', 'src/doctor-embedded.ts', 'src/pairing-command.ts'],
+  ['src/cli', 'src/cli.ts'],
 ];
 
 /** Packages only a channel's own folder may import. */
