@@ -1,5 +1,5 @@
 import { addUsage } from '../core/usage.js';
-import type { ApprovalDecision } from './approval-gate.js';
+import type { ApprovalDecision } from '../core/approval.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { ChatModel, ModelName, Usage } from '../llm/chat-model.js';
 import type { RunOutcome, TraceSpan } from './agent-events.js';

@@ -2,13 +2,13 @@ import { COMMAND_DESCRIPTIONS } from '../commands/index.js';
 import { createAccountChannels } from '../../channels/index.js';
 import { BudgetLedger, BudgetSettings } from '../budgets/index.js';
 import { ChatSettingsResolver, type ChatLocation } from '../config/chat-settings.js';
+import { ApprovalRecords } from '../approvals/index.js';
 import { ChannelRegistry } from '../core/channel-registry.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { createOpenAiEmbedder, MemoryService } from '../memory/index.js';
 import { moduleLogger } from '../observability/logger.js';
 import { AbortBus, InboundQueue } from '../queue/index.js';
 import {
-  ApprovalRecords,
   BudgetStore,
   GroupContext,
   Invalidations,

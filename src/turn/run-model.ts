@@ -17,7 +17,7 @@ import { BotError } from '../core/errors.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { TurnAbortError } from '../core/turn-abort.js';
 import { priceTableOf } from '../llm/pricing.js';
-import type { ApprovalGate } from '../agent/approval-gate.js';
+import type { ApprovalGate } from '../core/approval.js';
 import { createApprovalGate } from '../approvals/approval-gate.js';
 import { createUnattendedGate } from '../approvals/unattended-gate.js';
 import { contextFilesSection } from '../memory/context-files.js';

@@ -9,7 +9,7 @@ import type { ModelPrice } from '../llm/pricing.js';
 import type { MediaProcessor } from '../media/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ApprovalRecords } from '../redis/approval-records.js';
+import type { ApprovalRecords } from '../approvals/approval-records.js';
 import type { GroupContextPort } from '../core/turn-ports.js';
 import type { Compactor } from './compaction.js';
 import type { DeliveryRecords } from './delivery-records.js';
