@@ -8,4 +8,3 @@ export type { Memory, RememberResult } from './memory-repository.js';
 export { createMemoryFlush } from './flush-memory.js';
 export { createOpenAiEmbedder, type Embedder, type EmbeddingConfig } from './embedder.js';
 export { detectVectorStore, VectorStore } from './vector-store.js';
-export { contextFilesSection, CONTEXT_FILES } from './context-files.js';

@@ -20,7 +20,7 @@ import { priceTableOf } from '../llm/pricing.js';
 import type { ApprovalGate } from '../core/approval.js';
 import { createApprovalGate } from '../approvals/approval-gate.js';
 import { createUnattendedGate } from '../approvals/unattended-gate.js';
-import { contextFilesSection } from '../memory/context-files.js';
+import { contextFilesSection } from '../workspace/index.js';
 import { createContextController } from './context-controller.js';
 import { spawnToolFor } from './subagents.js';
 import { withDmEnvelope, type TurnInput } from './turn-input.js';
