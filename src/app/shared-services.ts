@@ -5,7 +5,8 @@ import { ChatSettingsResolver, type ChatLocation } from '../config/chat-settings
 import { ApprovalRecords } from '../approvals/index.js';
 import { ChannelRegistry } from '../core/channel-registry.js';
 import type { InboundMessage } from '../core/inbound-message.js';
-import { createOpenAiEmbedder, MemoryService } from '../memory/index.js';
+import { createOpenAiEmbedder } from '../llm/index.js';
+import { MemoryService } from '../memory/index.js';
 import { moduleLogger } from '../observability/logger.js';
 import { AbortBus, InboundQueue } from '../queue/index.js';
 import {

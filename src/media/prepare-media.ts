@@ -11,7 +11,7 @@ import { mediaCacheKey, type MediaCache } from './media-cache.js';
 import type { MediaConfig } from './media-config.js';
 import { sanitizeFileName, saveUpload, UPLOADS_FOLDER } from './save-upload.js';
 import { MODEL_IMAGE_TYPES, sniffType, type SniffedType } from './sniff-type.js';
-import type { Transcriber } from './transcribe.js';
+import type { Transcriber } from '../llm/transcription.js';
 
 /** What one message's attachments turned into. */
 export interface MessageMedia {
