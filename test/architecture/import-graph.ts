@@ -11,8 +11,10 @@ export interface ImportEdge {
   typeOnly: boolean;
 }
 
-const importPattern =
-  /(?:^|[\s;}])(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+// Declarations start a line (multi-line braces allowed); a dynamic import may stand anywhere outside a comment.
+// Comments are not stripped: a `/*` inside a string (a glob) would swallow real imports, and a miss is silent.
+const declarationPattern = /^[ \t]*(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
+const dynamicPattern = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function sourceFiles(directory: string): string[] {
   const files: string[] = [];
@@ -24,8 +26,17 @@ function sourceFiles(directory: string): string[] {
   return files;
 }
 
-function withoutComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+function inComment(text: string, index: number): boolean {
+  const line = text.slice(text.lastIndexOf('\n', index) + 1, index).trimStart();
+  return line.startsWith('//') || line.startsWith('*') || line.startsWith('/*');
+}
+
+function importsOf(text: string): Array<{ specifier: string; typeOnly: boolean }> {
+  const found = [...text.matchAll(declarationPattern)].map((match) => ({ specifier: match[2]!, typeOnly: match[1] !== undefined }));
+  for (const match of text.matchAll(dynamicPattern)) {
+    if (!inComment(text, match.index)) found.push({ specifier: match[1]!, typeOnly: false });
+  }
+  return found;
 }
 
 function packageName(specifier: string): string {
@@ -37,10 +48,7 @@ export function readImportGraph(root: string, folders: string[]): ImportEdge[] {
   const edges: ImportEdge[] = [];
   for (const folder of folders) {
     for (const file of sourceFiles(join(root, folder))) {
-      const text = withoutComments(readFileSync(file, 'utf8'));
-      for (const match of text.matchAll(importPattern)) {
-        const specifier = match[2] ?? match[3]!;
-        const typeOnly = match[1] !== undefined;
+      for (const { specifier, typeOnly } of importsOf(readFileSync(file, 'utf8'))) {
         const from = relative(root, file);
         if (specifier.startsWith('.')) {
           const target = resolve(dirname(file), specifier).replace(/\.js$/, '.ts');

@@ -1,6 +1,8 @@
 // The house's shape as a test: imports run down the layers, folders form no cycle, files form no
 // cycle, and platform SDKs stay inside their channel. The graph is read from the source text
 // (import-graph.ts), so the check needs no build and sees `import type` too.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { moduleOf, readImportGraph, type ImportEdge } from './import-graph.js';
@@ -61,6 +63,11 @@ describe('the import graph of src/ and channels/', () => {
     expect(edges.length).toBeGreaterThan(500);
     expect(edges.some((edge) => edge.typeOnly)).toBe(true);
     expect(edges.some((edge) => edge.to === 'channels/slack/index.ts' && edge.from === 'channels/index.ts')).toBe(true);
+  });
+
+  it('resolves every relative import to a file (a misread import would hide an arrow)', () => {
+    const unresolved = edges.filter((edge) => !edge.isPackage && !existsSync(join(root, edge.to)));
+    expect(unresolved.map(arrow)).toEqual([]);
   });
 
   it('has every module in a layer', () => {
