@@ -21,7 +21,7 @@ import type { TurnRecord } from '../store/turn-record.js';
 export type { OpenedSession, SessionInfo, TurnStore } from './turn-store.js';
 import type { TurnStore } from './turn-store.js';
 
-/** The completed steps of running turns, fenced by the lease holder (queue/turn-checkpoints.ts). */
+/** The completed steps of running turns, fenced by the lease holder (checkpoint-store.ts over the TurnStatePort). */
 export interface TurnCheckpointStore {
   /** `lost`: the holder no longer holds the turn; nothing was written. */
   append(sessionKey: string, turnId: string, holder: string, step: TurnStep): Promise<'ok' | 'lost'>;
