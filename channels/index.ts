@@ -1,12 +1,10 @@
-import { Api } from 'grammy';
-import { COMMAND_DESCRIPTIONS } from '../src/commands/index.js';
 import type { AppConfig, PlatformName } from '../src/config/app-config.js';
 import type { Channel, PlatformCallRecorder } from '../src/core/channel.js';
 import type { ChannelState } from '../src/core/channel-state.js';
 import { BotError } from '../src/core/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 import { createTelegramChannel } from './telegram/index.js';
-import { registerWebhook } from './telegram/webhook-registration.js';
+import { withTelegramRegistration } from './telegram/extra-account-registration.js';
 import { TELEGRAM_WEBHOOK_PATH } from './telegram/webhook.js';
 
 /** One running bot account: its channel and what the configuration calls it. */
@@ -30,6 +28,8 @@ export async function createAccountChannels(
   logger: Logger,
   state: ChannelState,
   recorderFor: (platform: PlatformName) => PlatformCallRecorder | undefined = () => undefined,
+  /** The chat commands a platform menu lists (Telegram's `setMyCommands`); none: no menu is registered. */
+  commandNames?: Array<{ command: string; description: string }>,
 ): Promise<AccountChannel[]> {
   const counting = (platform: PlatformName) => {
     const onApiCall = recorderFor(platform);
@@ -53,7 +53,7 @@ export async function createAccountChannels(
       config: account.config,
       agentId: account.agentId,
       logger: logger.child({ account: account.name }),
-      commandNames: COMMAND_DESCRIPTIONS,
+      ...(commandNames ? { commandNames } : {}),
       ...counting('telegram'),
       ...(isDefault && config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     });
@@ -107,23 +107,5 @@ function atAccountRoutes(channel: Channel, platform: PlatformName, accountName: 
         path: route.path.startsWith(base) ? `${base}/${accountName}${route.path.slice(base.length)}` : route.path,
         handle: route.handle.bind(route),
       })),
-  };
-}
-
-/** A non-default Telegram account in webhook mode registers its own route with PUBLIC_URL at start. */
-function withTelegramRegistration(
-  channel: Channel,
-  account: AppConfig['accounts']['telegram'][number]['config'],
-  publicUrl: string,
-  path: string,
-  logger: Logger,
-): Channel {
-  return {
-    ...channel,
-    async startInbound(sink) {
-      await channel.startInbound(sink);
-      const api = new Api(account.token, { apiRoot: account.apiRoot.replace(/\/+$/, '') });
-      await registerWebhook(api, publicUrl, account.webhookSecret, logger, path);
-    },
   };
 }

@@ -1,14 +1,11 @@
 import {
-  APPROVAL_BUTTONS,
-  approvalPromptText,
-  decodeApprovalAction,
-  encodeApprovalAction,
   type ApprovalAnswerResult,
   type ApprovalPrompt,
   type ApprovalSink,
   type ConversationRef,
   type DeliveryProgress,
 } from '../../src/core/index.js';
+import { APPROVAL_BUTTONS, approvalPromptText, decodeApprovalAction, encodeApprovalAction } from '../../src/approvals/approval-actions.js';
 import type { MessagesApi } from './messages-api.js';
 import type { FeishuOutbound } from './outbound.js';
 

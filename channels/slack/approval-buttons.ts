@@ -1,14 +1,11 @@
 import type { KnownBlock } from '@slack/web-api';
 import {
-  APPROVAL_BUTTONS,
-  approvalPromptText,
-  decodeApprovalAction,
-  encodeApprovalAction,
   type ApprovalPrompt,
   type ApprovalSink,
   type ConversationRef,
   type DeliveryProgress,
 } from '../../src/core/index.js';
+import { APPROVAL_BUTTONS, approvalPromptText, decodeApprovalAction, encodeApprovalAction } from '../../src/approvals/approval-actions.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { deliverParts } from '../shared/index.js';
 import { toPlatformError } from './errors.js';

@@ -1,15 +1,12 @@
 import type { Api } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import {
-  APPROVAL_BUTTONS,
-  approvalPromptText,
-  decodeApprovalAction,
-  encodeApprovalAction,
   type ApprovalPrompt,
   type ApprovalSink,
   type ConversationRef,
   type DeliveryProgress,
 } from '../../src/core/index.js';
+import { APPROVAL_BUTTONS, approvalPromptText, decodeApprovalAction, encodeApprovalAction } from '../../src/approvals/approval-actions.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { targetOf } from './conversation-target.js';
 import { deliverParts } from '../shared/index.js';

@@ -2,7 +2,7 @@ import { assistantText, textOf, toolCallsOf, userText, type ChatMessage, type To
 import { BotError, isAbortError } from '../core/errors.js';
 import type { ChatModel, ChatRequest, ModelResponse, ToolSpec } from '../llm/chat-model.js';
 import type { AgentEvent } from './agent-events.js';
-import { deniedToolResult, type ApprovalGate, type ApprovalVerdict } from './approval-gate.js';
+import { deniedToolResult, type ApprovalGate, type ApprovalVerdict } from '../core/approval.js';
 import type { ContextControl, PreparedRequest } from './context/context-control.js';
 import { DEFAULT_MAX_REPEATED_TOOL_CALLS, LoopDetector, REPEATED_CALL_RESULT, repeatedCallPrompt } from './loop-detection.js';
 import { callModel } from './model-call.js';

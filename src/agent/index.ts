@@ -49,4 +49,3 @@ export * from './prompt/index.js';
 
 // Tools
 export * from './tools/index.js';
-export { deniedToolResult, type ApprovalDecision, type ApprovalGate, type ApprovalVerdict } from './approval-gate.js';

@@ -1,4 +1,5 @@
-import type { ApprovalDecision } from './approval-gate.js';
+import { addUsage } from '../core/usage.js';
+import type { ApprovalDecision } from '../core/approval.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { ChatModel, ModelName, Usage } from '../llm/chat-model.js';
 import type { RunOutcome, TraceSpan } from './agent-events.js';
@@ -9,12 +10,7 @@ import type { LlmSpan, ToolSpan, TurnProgress } from './turn-steps.js';
 export const VERBOSE_INPUT_LIMIT = 50_000;
 export const OUTPUT_PREVIEW_LIMIT = 500;
 
-export function addUsage(total: Usage, usage: Usage): Usage {
-  const sum: Usage = { inputTokens: total.inputTokens + usage.inputTokens, outputTokens: total.outputTokens + usage.outputTokens };
-  if (total.cacheReadTokens !== undefined || usage.cacheReadTokens !== undefined) sum.cacheReadTokens = (total.cacheReadTokens ?? 0) + (usage.cacheReadTokens ?? 0);
-  if (total.cacheWriteTokens !== undefined || usage.cacheWriteTokens !== undefined) sum.cacheWriteTokens = (total.cacheWriteTokens ?? 0) + (usage.cacheWriteTokens ?? 0);
-  return sum;
-}
+export { addUsage } from '../core/usage.js';
 
 export interface LlmCallRecord {
   iteration: number;

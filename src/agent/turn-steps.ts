@@ -1,7 +1,7 @@
 import { toolCallsOf, type ChatMessage } from '../core/chat-message.js';
 import type { Usage } from '../llm/chat-model.js';
 import type { TraceSpan } from './agent-events.js';
-import { addUsage } from './run-accounting.js';
+import { addUsage } from '../core/usage.js';
 
 export type LlmSpan = Extract<TraceSpan, { kind: 'llm' }>;
 export type ToolSpan = Extract<TraceSpan, { kind: 'tool' }>;

@@ -1,8 +1,8 @@
 import { createAccessControl, PairingService, UserRateLimiter } from '../access/index.js';
 import { createApprovalAnswerHandler, stopWaitingTurn, type ApprovalAnswerDependencies } from '../approvals/index.js';
-import { createUsageReport, TurnBudgets } from '../budgets/index.js';
+import { TurnBudgets } from '../budgets/index.js';
+import { createUsageReport, sessionUsageOf } from '../usage/index.js';
 import { createCommandHandler } from '../commands/index.js';
-import { sessionUsageOf } from '../commands/session-usage.js';
 import type { InboundSink } from '../core/channel.js';
 import { createChatMembershipHandler, createInboundHandler } from '../gateway/index.js';
 import { forgetCommand, memoryCommand } from '../memory/index.js';

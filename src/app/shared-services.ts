@@ -1,13 +1,15 @@
+import { COMMAND_DESCRIPTIONS } from '../commands/index.js';
 import { createAccountChannels } from '../../channels/index.js';
 import { BudgetLedger, BudgetSettings } from '../budgets/index.js';
 import { ChatSettingsResolver, type ChatLocation } from '../config/chat-settings.js';
+import { ApprovalRecords } from '../approvals/index.js';
 import { ChannelRegistry } from '../core/channel-registry.js';
 import type { InboundMessage } from '../core/inbound-message.js';
-import { createOpenAiEmbedder, MemoryService } from '../memory/index.js';
+import { createOpenAiEmbedder } from '../llm/index.js';
+import { MemoryService } from '../memory/index.js';
 import { moduleLogger } from '../observability/logger.js';
 import { AbortBus, InboundQueue } from '../queue/index.js';
 import {
-  ApprovalRecords,
   BudgetStore,
   GroupContext,
   Invalidations,
@@ -76,7 +78,7 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
 
   const channels = new ChannelRegistry();
   const recordPlatformCall = (platform: string) => (_method: string, result: string) => metrics.platformCalls.inc({ channel: platform, result });
-  for (const account of await createAccountChannels(config, moduleLogger('channels'), new RedisChannelState(redis, keys), recordPlatformCall)) {
+  for (const account of await createAccountChannels(config, moduleLogger('channels'), new RedisChannelState(redis, keys), recordPlatformCall, COMMAND_DESCRIPTIONS)) {
     channels.add(account.channel);
     chats.registerAccount(account.platform, account.channel.accountId, account.accountName);
   }

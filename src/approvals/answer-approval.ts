@@ -2,7 +2,7 @@ import type { ApprovalAnswer, ApprovalAnswerResult, ApprovalChoice, ApprovalSink
 import type { ChannelRegistry } from '../core/channel-registry.js';
 import type { ConversationRef } from '../core/inbound-message.js';
 import type { Logger } from '../observability/logger.js';
-import type { ApprovalRecord, ApprovalRecords, ApprovalStatus } from '../redis/approval-records.js';
+import type { ApprovalRecord, ApprovalRecords, ApprovalStatus } from './approval-records.js';
 import type { SessionQueue } from '../redis/session-queue.js';
 import { promptOf } from './approval-gate.js';
 import { decisionText, OPERATOR_PREFIX } from './approval-text.js';

@@ -1,11 +1,11 @@
-import type { ApprovalDecision, ApprovalGate, ApprovalVerdict } from '../agent/approval-gate.js';
+import type { ApprovalDecision, ApprovalGate, ApprovalVerdict } from '../core/approval.js';
 import { needsApproval } from '../agent/tools/tool-registry.js';
 import type { ApprovalPrompt } from '../core/approval.js';
 import type { DeliveryProgress } from '../core/delivery-progress.js';
 import type { ChannelRegistry } from '../core/channel-registry.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { Logger } from '../observability/logger.js';
-import { approvalIdOf, type ApprovalRecord, type ApprovalRecords } from '../redis/approval-records.js';
+import { approvalIdOf, type ApprovalRecord, type ApprovalRecords } from './approval-records.js';
 import { argumentsPreview, decisionText, OPERATOR_PREFIX } from './approval-text.js';
 
 export interface ApprovalGateOptions {

@@ -1,4 +1,4 @@
-import type { ApprovalStatus } from '../redis/approval-records.js';
+import type { ApprovalStatus } from './approval-records.js';
 
 const PREVIEW_CHARS = 300;
 

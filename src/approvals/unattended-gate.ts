@@ -1,5 +1,4 @@
-import type { ApprovalGate } from '../agent/approval-gate.js';
-import type { AgentTool } from '../agent/tools/agent-tool.js';
+import type { ApprovalGate, GatedTool } from '../core/approval.js';
 import { matchesToolPattern, needsApproval } from '../agent/tools/tool-registry.js';
 import type { Logger } from '../observability/logger.js';
 
@@ -14,7 +13,7 @@ export interface UnattendedGateOptions {
 }
 
 /** Tools a run with nobody watching may not use unless allowed: bash, CLI tools, file writes and sends, MCP tools that may change things, anything asked about in chat. */
-export function isPrivileged(tool: AgentTool, requireApproval: readonly string[] = []): boolean {
+export function isPrivileged(tool: GatedTool, requireApproval: readonly string[] = []): boolean {
   return tool.privileged === true || needsApproval(tool, requireApproval);
 }
 

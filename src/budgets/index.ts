@@ -6,5 +6,4 @@ export { TurnBudgets, subjectOf, type TurnBudgetsOptions } from './turn-budgets.
 export { BudgetLimitsSchema, mergeLimits, BUDGET_SCOPES, LIMIT_FIELDS, type BudgetLimits, type BudgetScope } from './budget-limits.js';
 export { expectedCostUsd } from './expected-cost.js';
 export { utcDay, nextUtcMidnight } from './budget-day.js';
-export { createUsageReport, formatTotals, formatUsd, usageOwnerOf, type UsageReport, type UsageReportOptions } from './usage-report.js';
 export { BudgetsOverview, type BudgetLimitLevels, type BudgetSpend, type BudgetsOverviewOptions } from './budgets-overview.js';

@@ -67,7 +67,7 @@ async function main(argv: string[]): Promise<void> {
     // every problem gets its line, and the other checks run on the valid part of the configuration
     const inspection = inspectConfig(process.env);
     setRootLogger(createLogger({ level: inspection.config.logLevel, format: inspection.config.logFormat }));
-    const { runDoctor } = await import('../doctor.js');
+    const { runDoctor } = await import('./doctor.js');
     process.exitCode = await runDoctor(inspection);
     return;
   }
@@ -80,7 +80,7 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate':
       return migrate(config);
     case 'pairing': {
-      const { runPairingCommand } = await import('../pairing-command.js');
+      const { runPairingCommand } = await import('./pairing-command.js');
       process.exitCode = await runPairingCommand(config, positionals.slice(1), (line) => process.stdout.write(`${line}\n`));
       return;
     }

@@ -1,18 +1,7 @@
 import type { InboundMessage } from '../core/inbound-message.js';
 import { sessionKeyOf } from '../core/session-key.js';
+import type { SessionUsage } from '../usage/session-usage.js';
 import { COMMAND_DESCRIPTIONS, type ChatCommand } from './parse-command.js';
-
-export interface SessionUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  costUsd: number;
-  estimatedContextTokens: number;
-  lastModel: string | null;
-  /** Attachments since `/new`; absent or zero files: no line. */
-  media?: { files: number; bytes: number; transcriptions: number; transcriptionMs: number };
-}
 
 export interface ModelInfo {
   provider: string;
@@ -31,7 +20,7 @@ export interface CommandDependencies {
   /** The model /status names: one for all, or the session's agent's (config file agents). */
   model: ModelInfo | ((sessionKey: string) => ModelInfo);
   reply(message: InboundMessage, text: string): Promise<void>;
-  /** `/usage` (src/budgets/usage-report.ts); absent: the command says usage is not available. */
+  /** `/usage` (src/usage/usage-report.ts); absent: the command says usage is not available. */
   usageReport?(message: InboundMessage): Promise<string>;
   /** `/tasks [cancel <id>]` (src/schedules); absent: schedules are off. */
   tasks?: (message: InboundMessage, args: string) => Promise<string>;

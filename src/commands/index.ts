@@ -1,2 +1,3 @@
-export { createCommandHandler, type CommandDependencies, type CommandHandler, type SessionUsage } from './command-handler.js';
+export { createCommandHandler, type CommandDependencies, type CommandHandler } from './command-handler.js';
+export type { SessionUsage } from '../usage/session-usage.js';
 export { COMMAND_DESCRIPTIONS, parseCommand, type ChatCommand, type CommandName } from './parse-command.js';

@@ -1,7 +1,8 @@
 import type { MediaConfig } from '../media/media-config.js';
 import type { ToolsConfig } from '../agent/tools/tools-config.js';
 import type { ToolPolicy } from '../agent/tools/tool-registry.js';
-import type { HttpLimits } from '../gateway/http-limits.js';
+import type { HttpLimits } from './http-limits.js';
+import type { LlmConfig } from '../llm/llm-config.js';
 import type { McpServerConfig } from '../mcp/mcp-config.js';
 import type { BudgetLimits } from '../budgets/budget-limits.js';
 import type { ModelPrice } from '../llm/pricing.js';
@@ -14,19 +15,7 @@ export type InputGuardMode = 'off' | 'log' | 'warn' | 'block';
 export type StreamingMode = 'off' | 'dm' | 'all';
 export type DmPolicy = 'open' | 'allowlist' | 'pairing' | 'disabled';
 export type PlatformName = 'telegram' | 'slack' | 'feishu';
-
-export interface LlmConfig {
-  provider: 'openai' | 'anthropic';
-  model: string;
-  apiKey: string;
-  baseUrl: string | undefined;
-  stream: boolean;
-  contextWindow: number;
-  /** The output cap sent on every request (LLM_MAX_OUTPUT_TOKENS; per agent in the config file); budgets reserve against it. */
-  maxOutputTokens: number;
-  timeoutMs: number;
-  maxRetries: number;
-}
+export type { LlmConfig };
 
 export interface TelegramConfig {
   token: string;

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { BotError } from '../core/errors.js';
 import { MEDIA_DEFAULTS, type MediaConfig } from '../media/media-config.js';
-import { DEFAULT_HTTP_LIMITS } from '../gateway/http-limits.js';
+import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { parsePriceOverrides } from '../llm/price-overrides.js';
 
 /** COMPACTION_TIMEOUT_MS: tens of seconds, the most a turn waits on a summary before it trims instead. */

@@ -1,11 +1,12 @@
+import type { ToolCallPart } from './chat-message.js';
+
+/**
+ * The approvals contract: what a channel renders and answers (prompt, answer, sink) and what the agent loop
+ * asks before a tool call (the gate's verdict). Everything with behaviour lives in `src/approvals/`.
+ */
+
 /** The three buttons of an approval request (CONTRACT §11). */
 export type ApprovalChoice = 'once' | 'session' | 'deny';
-
-export const APPROVAL_BUTTONS: ReadonlyArray<{ choice: ApprovalChoice; label: string }> = [
-  { choice: 'once', label: 'Allow once' },
-  { choice: 'session', label: 'Allow for this session' },
-  { choice: 'deny', label: 'Deny' },
-];
 
 /** What the bot asks in the chat; platform-neutral, rendered by each channel with its own buttons. */
 export interface ApprovalPrompt {
@@ -29,19 +30,41 @@ export type ApprovalAnswerResult = { kind: 'accepted' | 'refused'; text: string 
 
 export type ApprovalSink = (answer: ApprovalAnswer) => Promise<ApprovalAnswerResult>;
 
-/** `<prefix>:<approvalId>:<choice>` — what a button carries back (Telegram callback_data, Slack value, card value). */
-export const APPROVAL_ACTION_PREFIX = 'apv';
+/**
+ * What a person said (or has yet to say) about one tool call:
+ * `allow` run it; `deny` give the model a result saying so (`toolResult`, or one saying the user did not allow
+ * it); `wait` no answer yet, the turn parks until `untilMs` (then the call counts as denied); `stop` the user
+ * stopped the turn while it waited.
+ */
+export type ApprovalVerdict =
+  | { kind: 'allow'; decision?: ApprovalDecision }
+  | { kind: 'deny'; reason: string; decision?: ApprovalDecision; toolResult?: string }
+  | { kind: 'wait'; untilMs: number }
+  | { kind: 'stop' };
 
-export function encodeApprovalAction(approvalId: string, choice: ApprovalChoice): string {
-  return `${APPROVAL_ACTION_PREFIX}:${approvalId}:${choice}`;
+/** A person's answer (or the timeout), for the run's trace: asked when, decided when, what and by whom. */
+export interface ApprovalDecision {
+  askedAt: number;
+  decidedAt: number;
+  /** e.g. `allowed-once by U123`. */
+  summary: string;
 }
 
-export function decodeApprovalAction(value: string): { approvalId: string; choice: ApprovalChoice } | undefined {
-  const match = /^apv:([A-Za-z0-9_-]{1,40}):(once|session|deny)$/.exec(value);
-  return match ? { approvalId: match[1]!, choice: match[2] as ApprovalChoice } : undefined;
+/** What a gate knows of a tool (an `AgentTool` fits). */
+export interface GatedTool {
+  name: string;
+  requiresApproval?: boolean;
+  privileged?: boolean;
 }
 
-/** The prompt's text: which tool, with what. */
-export function approvalPromptText(prompt: ApprovalPrompt): string {
-  return `Approval needed: the assistant wants to run ${prompt.toolName} with ${prompt.argumentsPreview}`;
+/**
+ * Asked before each tool call. The loop stays pure: the gate (turn layer) knows the policy, asks the
+ * person in the chat, and remembers the answers durably so that a resumed turn gets the same verdict.
+ */
+export interface ApprovalGate {
+  check(call: ToolCallPart, tool: GatedTool): Promise<ApprovalVerdict>;
+}
+
+export function deniedToolResult(reason: string): string {
+  return `Error: the user did not allow this tool call (${reason}). It was not run. Do not call it again in this turn unless the user asks; tell the user what you could not do.`;
 }

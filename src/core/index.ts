@@ -12,3 +12,6 @@ export * from './turn-abort.js';
 export * from './turn-contract.js';
 export * from './approval.js';
 export * from './chat-membership.js';
+export * from './usage.js';
+export * from './trace-span.js';
+export * from './turn-ports.js';

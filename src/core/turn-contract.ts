@@ -31,3 +31,6 @@ export type TurnOutcome =
   | { kind: 'parked'; untilMs: number };
 
 export type TurnRunner = (request: TurnRequest) => Promise<TurnOutcome>;
+
+/** A turn that failed every round of attempts: what the turn layer does to end it (apology, failed record). */
+export type TurnAbandoner = (abandoned: { turnId: string; sessionKey: string; holder: string; messages: InboundMessage[]; error: unknown }) => Promise<void>;

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsBase } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmConfig } from '../config/app-config.js';
+import type { LlmConfig } from './llm-config.js';
 import { BotError } from '../core/errors.js';
 import { withCacheBreakpoints } from './anthropic-cache-breakpoints.js';
 import { AnthropicStreamAssembler, finishFromMessage } from './anthropic-stream-assembler.js';

@@ -23,13 +23,8 @@ export interface ChatRequest {
 }
 
 /** Token counts of one call. The three input counts are disjoint: their sum is the whole prompt. */
-export interface Usage {
-  /** Input tokens neither read from nor written to the prompt cache. */
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-}
+export type { Usage } from '../core/usage.js';
+import type { Usage } from '../core/usage.js';
 
 export type StopReason = 'stop' | 'tool-use' | 'length' | 'content-filter';
 

@@ -1,4 +1,4 @@
-import type { LlmConfig } from '../config/app-config.js';
+import type { LlmConfig } from './llm-config.js';
 import type { ChatModel, ChatRequest, ModelStreamEvent } from './chat-model.js';
 import { FailoverChatModel, type FailoverOptions } from './failover-chat-model.js';
 
@@ -47,3 +47,5 @@ export function createModelChain(primary: LlmConfig, fallbacks: readonly LlmConf
   if (fallbacks.length === 0 || !failover) return model;
   return new FailoverChatModel([model, ...fallbacks.map(createChatModel)], failover);
 }
+export { createTranscriber, type Transcriber, type Transcription, type TranscriptionConfig } from './transcription.js';
+export { createOpenAiEmbedder, type Embedder, type EmbeddingConfig } from './embeddings.js';

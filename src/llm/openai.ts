@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import type { LlmConfig } from '../config/app-config.js';
+import type { LlmConfig } from './llm-config.js';
 import { BotError } from '../core/errors.js';
 import { boundedRetryFetch } from './bounded-retry-fetch.js';
 import { outputCapOf, type ChatModel, type ChatRequest, type ModelStreamEvent } from './chat-model.js';

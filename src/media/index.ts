@@ -1,7 +1,6 @@
 /** The attachment pipeline: download → sniff → image input, transcript or document text; config and helpers. */
 export { MEDIA_DEFAULTS, type MediaConfig, type TranscribeConfig } from './media-config.js';
 export { prepareMedia, type MediaDependencies, type MediaTurn, type MessageMedia } from './prepare-media.js';
-export { createTranscriber, type Transcriber, type Transcription } from './transcribe.js';
 export { createMediaCache, mediaCacheKey, MEDIA_CACHE_MAX_AGE_MS, type MediaCache } from './media-cache.js';
 export { modelTakesImages } from './model-vision.js';
 export { sanitizeFileName, saveUpload, UPLOADS_FOLDER } from './save-upload.js';

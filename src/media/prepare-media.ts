@@ -1,4 +1,4 @@
-import type { TraceSpan } from '../agent/agent-events.js';
+import type { TraceSpan } from '../core/trace-span.js';
 import type { Attachment, StoredAttachment } from '../core/attachment.js';
 import type { Channel } from '../core/channel.js';
 import type { ImagePart } from '../core/chat-message.js';
@@ -11,7 +11,7 @@ import { mediaCacheKey, type MediaCache } from './media-cache.js';
 import type { MediaConfig } from './media-config.js';
 import { sanitizeFileName, saveUpload, UPLOADS_FOLDER } from './save-upload.js';
 import { MODEL_IMAGE_TYPES, sniffType, type SniffedType } from './sniff-type.js';
-import type { Transcriber } from './transcribe.js';
+import type { Transcriber } from '../llm/transcription.js';
 
 /** What one message's attachments turned into. */
 export interface MessageMedia {

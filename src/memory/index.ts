@@ -6,6 +6,4 @@ export { selectPromptMemories, MEMORY_PROMPT_MAX_TOKENS } from './prompt-memorie
 export { normalizeMemory, wordSimilarity, anyWordQuery } from './memory-text.js';
 export type { Memory, RememberResult } from './memory-repository.js';
 export { createMemoryFlush } from './flush-memory.js';
-export { createOpenAiEmbedder, type Embedder, type EmbeddingConfig } from './embedder.js';
 export { detectVectorStore, VectorStore } from './vector-store.js';
-export { contextFilesSection, CONTEXT_FILES } from './context-files.js';

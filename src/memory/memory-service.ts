@@ -6,7 +6,7 @@ import { memoryScopeOf } from './memory-scope.js';
 import { MEMORY_MAX_CHARS } from './memory-text.js';
 import { allFit, memoryLine, selectPromptMemories } from './prompt-memories.js';
 import { ToolError } from '../agent/tools/agent-tool.js';
-import type { Embedder } from './embedder.js';
+import type { Embedder } from '../llm/embeddings.js';
 import { detectVectorStore, type VectorStore } from './vector-store.js';
 
 /** Scopes whose prompt memories this process keeps at most. */

@@ -1,6 +1,6 @@
 import { abortReasonOf, TurnAbortError } from '../core/turn-abort.js';
 import type { InboundMessage } from '../core/inbound-message.js';
-import type { TurnOutcome, TurnRunner } from '../core/turn-contract.js';
+import type { TurnAbandoner, TurnOutcome, TurnRunner } from '../core/turn-contract.js';
 import { withLogContext } from '../observability/log-context.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -20,8 +20,7 @@ export function turnRetryDelay(attempt: number): number {
   return Math.min(TURN_RETRY.firstDelayMs * 2 ** Math.max(0, attempt - 1), TURN_RETRY.maxDelayMs);
 }
 
-/** A turn that failed every round of attempts: what the turn layer does to end it (apology, failed record). */
-export type TurnAbandoner = (abandoned: { turnId: string; sessionKey: string; holder: string; messages: InboundMessage[]; error: unknown }) => Promise<void>;
+export type { TurnAbandoner } from '../core/turn-contract.js';
 
 /** The longest an idle worker blocks on a shard's marker before it looks at the schedule again. */
 const IDLE_WAIT_MS = 5_000;

@@ -1,11 +1,8 @@
+import type { ContextLine, GroupContextPort } from '../core/turn-ports.js';
 import type { KeySpace } from './key-space.js';
 import type { RedisClient } from './redis-client.js';
 
-export interface ContextLine {
-  senderName: string;
-  text: string;
-  sentAt: number;
-}
+export type { ContextLine } from '../core/turn-ports.js';
 
 const KEEP = 50;
 
@@ -13,7 +10,7 @@ const KEEP = 50;
  * Group messages nobody addressed to the bot: the last 50 per group session, handed to the model as
  * "messages since your last reply" and consumed once a turn that saw them is stored.
  */
-export class GroupContext {
+export class GroupContext implements GroupContextPort {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: KeySpace,

@@ -6,7 +6,6 @@ export { SessionQueue, inPlatformOrder, runningTurnValue, type AcquireResult, ty
 export { TurnStateStore, type TurnLease } from './turn-state.js';
 export { WorkerBeat, WORKER_BEAT_DEFAULTS, type WorkerBeatOptions } from './worker-beat.js';
 export { Invalidations } from './invalidations.js';
-export { ApprovalRecords, approvalIdOf, type ApprovalRecord, type ApprovalStatus } from './approval-records.js';
 export { GroupContext, type ContextLine } from './group-context.js';
 export { SessionLock, type HeldLock } from './session-lock.js';
 export { LeaderLease, type LeaseHolder } from './leader-lease.js';

@@ -1,21 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import type { HeldLock, SessionLockPort } from '../core/turn-ports.js';
 import type { KeySpace } from './key-space.js';
 import { LuaScripts } from './lua-scripts.js';
 import type { RedisClient } from './redis-client.js';
 
 const SCRIPTS = { 'token-renew': 1, 'token-release': 1 } as const;
 
-export interface HeldLock {
-  /** False once the lock expired or was taken over (renewal failed). */
-  readonly held: boolean;
-  release(): Promise<void>;
-}
+export type { HeldLock } from '../core/turn-ports.js';
 
 /**
  * A per-session try-lock: SET NX with a random token and a TTL, renewed while held,
  * released by compare-and-delete so a holder never frees a lock that is no longer its own.
  */
-export class SessionLock {
+export class SessionLock implements SessionLockPort {
   readonly #scripts: LuaScripts<keyof typeof SCRIPTS>;
 
   constructor(

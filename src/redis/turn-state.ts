@@ -1,3 +1,4 @@
+import type { TurnLease, TurnStatePort } from '../core/turn-ports.js';
 import type { KeySpace } from './key-space.js';
 import type { RedisClient } from './redis-client.js';
 import { QueueScripts } from './scripts.js';
@@ -5,12 +6,7 @@ import { QueueScripts } from './scripts.js';
 /** A day: a turn that is not finished by then was abandoned long before. */
 const TTL_SECONDS = 24 * 60 * 60;
 
-/** Who may write a turn's state: the turn's current lease holder. */
-export interface TurnLease {
-  sessionKey: string;
-  turnId: string;
-  holder: string;
-}
+export type { TurnLease } from '../core/turn-ports.js';
 
 /**
  * What a running turn keeps in Redis beside its lease, in its session's slot: the completed steps (its checkpoint,
@@ -18,7 +14,7 @@ export interface TurnLease {
  * Only the turn's current holder writes (the scripts compare the holder first); the turn's release deletes both.
  * Values are opaque strings here; the turn layer gives them meaning.
  */
-export class TurnStateStore {
+export class TurnStateStore implements TurnStatePort {
   readonly #scripts: QueueScripts;
 
   constructor(

@@ -1,5 +1,5 @@
 import { desc, eq, isNotNull, and, sql } from 'drizzle-orm';
-import type { TraceSpan } from '../agent/agent-events.js';
+import type { TraceSpan } from '../core/trace-span.js';
 import { rowsOf, type StoreDatabase } from './database.js';
 import { amount, spanRow, toJson, whole } from './flush-turn-statement.js';
 import { messages } from './schema/index.js';

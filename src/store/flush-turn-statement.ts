@@ -1,4 +1,4 @@
-import type { LlmCallPurpose, TraceSpan } from '../agent/agent-events.js';
+import type { LlmCallPurpose, TraceSpan } from '../core/trace-span.js';
 import type { TurnMessage, TurnPerson, TurnRecord } from './turn-record.js';
 
 /**

@@ -8,7 +8,6 @@ export { appendRunSpans, latestRunIdOf } from './append-run-spans.js';
 export type { TurnMessage, TurnPerson, TurnRecord, TurnRun } from './turn-record.js';
 export { saveSummary, latestSummary } from './summary-repository.js';
 export { sessionStats, type SessionStats } from './session-stats.js';
-export { usageTotals, type UsageOwner, type UsageTotals } from './usage-totals.js';
 export * from './schema/index.js';
 export {
   approvePairing,

@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import type { Database, StoreDatabase } from './database.js';
+import type { Database, StoreDatabase } from './database-types.js';
 import * as schema from './schema/index.js';
 
 /**

@@ -1,7 +1,7 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres, { type Sql } from 'postgres';
 import { BotError } from '../core/errors.js';
-import type { Database, OpenDatabaseOptions, StoreDatabase } from './database.js';
+import type { Database, OpenDatabaseOptions, StoreDatabase } from './database-types.js';
 import * as schema from './schema/index.js';
 import { probeSessionPinning } from './session-pinning.js';
 

@@ -1,4 +1,4 @@
-import type { TraceSpan } from '../agent/agent-events.js';
+import type { TraceSpan } from '../core/trace-span.js';
 import type { StoredAttachment } from '../core/attachment.js';
 import type { MessagePart, MessageRole } from '../core/chat-message.js';
 import type { ChannelName } from '../core/inbound-message.js';

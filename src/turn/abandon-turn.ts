@@ -1,4 +1,4 @@
-import type { TurnAbandoner } from '../queue/queue-worker.js';
+import type { TurnAbandoner } from '../core/turn-contract.js';
 import type { TurnRecord } from '../store/turn-record.js';
 import { namesOf, sessionInfoOf } from './session-info.js';
 import { APOLOGY } from './run-turn.js';

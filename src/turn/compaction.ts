@@ -16,7 +16,7 @@ import { BotError } from '../core/errors.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { Logger } from '../observability/logger.js';
-import type { SessionLock } from '../redis/session-lock.js';
+import type { SessionLockPort } from '../core/turn-ports.js';
 import { appendRunSpans, findSession, latestRunIdOf, latestSummary, loadHistory, saveSummary, type SessionRow, type StoreDatabase } from '../store/index.js';
 
 export type CompactionResult = 'summarized' | 'locked' | 'not-due' | 'nothing-to-summarize' | 'no-session';
@@ -58,7 +58,7 @@ export interface CompactorDependencies {
   model: ChatModel;
   /** The session's agent's model (config file agents); absent: `model` for every session. */
   modelFor?: (sessionKey: string) => ChatModel;
-  lock: SessionLock;
+  lock: SessionLockPort;
   /** A summary was saved: the session's history changed for every process that cached it. */
   historyChanged?: (sessionKey: string) => Promise<void>;
   logger: Logger;

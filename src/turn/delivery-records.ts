@@ -1,10 +1,10 @@
 import type { ChannelName, DeliveryProgress, DoubtResolution, PartInDoubt } from '../core/index.js';
 import { BotError, errorMessage } from '../core/errors.js';
 import { TurnAbortError } from '../core/turn-abort.js';
-import type { TurnLease, TurnStateStore } from '../redis/turn-state.js';
+import type { TurnLease, TurnStatePort } from '../core/turn-ports.js';
 import type { TurnRecord } from '../store/turn-record.js';
 
-export type { TurnLease } from '../redis/turn-state.js';
+export type { TurnLease } from '../core/turn-ports.js';
 
 /** A turn's computed result, kept between "answer computed" and "flushed to PostgreSQL". */
 export interface PendingDelivery {
@@ -55,7 +55,7 @@ const STREAM = 'stream:';
  */
 export class DeliveryRecords {
   constructor(
-    private readonly store: TurnStateStore,
+    private readonly store: TurnStatePort,
     /** Counts how parts in doubt were settled (metrics). */
     private readonly onDoubt: (channel: ChannelName, resolution: DoubtResolution) => void = () => {},
   ) {}

@@ -2,7 +2,7 @@ import { abortReasonOf } from '../core/turn-abort.js';
 import type { Logger } from '../observability/logger.js';
 import { isPermanentStoreError } from '../store/store-errors.js';
 import type { TurnRecord } from '../store/turn-record.js';
-import type { TurnStore } from './turn-dependencies.js';
+import type { TurnStore } from './turn-store.js';
 
 export interface FlushRetryOptions {
   /** Give up after this long; the job's own retry (and the delivery record) take over from there. */

@@ -3,15 +3,14 @@ import type { AgentTool } from '../agent/tools/agent-tool.js';
 import type { SubagentSetup } from '../agent/tools/spawn-agent.js';
 import type { InputGuardMode } from '../config/app-config.js';
 import type { ChannelRegistry } from '../core/channel-registry.js';
-import type { ChatMessage } from '../core/chat-message.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { ModelPrice } from '../llm/pricing.js';
 import type { MediaProcessor } from '../media/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ApprovalRecords } from '../redis/approval-records.js';
-import type { GroupContext } from '../redis/group-context.js';
+import type { ApprovalRecords } from '../approvals/approval-records.js';
+import type { GroupContextPort } from '../core/turn-ports.js';
 import type { Compactor } from './compaction.js';
 import type { DeliveryRecords } from './delivery-records.js';
 import type { FileSendRecords } from './file-sends.js';
@@ -19,34 +18,10 @@ import type { FlushRetryOptions } from './flush-with-retry.js';
 import type { TurnOutcome } from '../core/turn-contract.js';
 import type { TurnRecord } from '../store/turn-record.js';
 
-export type { EnsureSessionInput as SessionInfo } from '../store/index.js';
-import type { EnsureSessionInput as SessionInfo } from '../store/index.js';
+export type { OpenedSession, SessionInfo, TurnStore } from './turn-store.js';
+import type { TurnStore } from './turn-store.js';
 
-/** A session as a turn starts from it. */
-export interface OpenedSession {
-  id: string;
-  summary: string | undefined;
-  /** Since `/new`, after the latest summary, oldest first; a message left out of context is a note. Never mutated. */
-  history: ReadonlyArray<ChatMessage & { createdAt?: Date }>;
-}
-
-/** The store as a turn sees it. */
-export interface TurnStore {
-  runExists(runId: string): Promise<boolean>;
-  /**
-   * The session's id, summary and history; created when new. `version` is the session's history version the queue
-   * reported when the turn was claimed: a history this process holds at that version is not read again.
-   */
-  openSession(session: SessionInfo, version: string | undefined): Promise<OpenedSession>;
-  /** The summary and history as stored now (after a summary written mid-turn), read again. */
-  reloadContext(session: SessionInfo): Promise<Omit<OpenedSession, 'id'>>;
-  /** `historyVersion`: the version the turn opened the session at (its stored messages join the cached history). */
-  flushTurn(record: TurnRecord, options?: { historyVersion?: string | undefined }): Promise<{ written: boolean }>;
-  /** The turn released its session: the history moved from `previous` to `next`. */
-  settle?(released: { turnId: string; sessionKey: string; previous: string; next: string }): void;
-}
-
-/** The completed steps of running turns, fenced by the lease holder (queue/turn-checkpoints.ts). */
+/** The completed steps of running turns, fenced by the lease holder (checkpoint-store.ts over the TurnStatePort). */
 export interface TurnCheckpointStore {
   /** `lost`: the holder no longer holds the turn; nothing was written. */
   append(sessionKey: string, turnId: string, holder: string, step: TurnStep): Promise<'ok' | 'lost'>;
@@ -106,7 +81,7 @@ export interface TurnDependencies {
   channels: ChannelRegistry;
   model: ChatModel;
   tools: AgentTool[];
-  groupContext: GroupContext;
+  groupContext: GroupContextPort;
   deliveries: DeliveryRecords;
   checkpoints: TurnCheckpointStore;
   /** The providers' usage reports correct the token estimate (one per process, shared by its turns). */

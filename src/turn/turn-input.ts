@@ -4,7 +4,7 @@ import type { ChatMessage, MessagePart } from '../core/chat-message.js';
 import { composeUserText, type MessageMedia } from '../media/index.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { Logger } from '../observability/logger.js';
-import type { ContextLine } from '../redis/group-context.js';
+import type { ContextLine } from '../core/turn-ports.js';
 import type { TurnMessage } from '../store/turn-record.js';
 
 /** Group chatter shown to the model: each line and the whole block are bounded (the newest lines are kept). */

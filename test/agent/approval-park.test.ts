@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import type { ApprovalGate, ApprovalVerdict } from '../../src/agent/approval-gate.js';
+import type { ApprovalGate, ApprovalVerdict } from '../../src/core/approval.js';
 import { defineTool, type AgentTool } from '../../src/agent/tools/agent-tool.js';
 import type { TurnStep } from '../../src/agent/turn-steps.js';
 import type { ChatMessage } from '../../src/core/chat-message.js';

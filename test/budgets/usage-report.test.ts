@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import { BudgetStore, KeySpace } from '../../src/redis/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BudgetLedger, createUsageReport } from '../../src/budgets/index.js';
+import { BudgetLedger } from '../../src/budgets/index.js';
+import { createUsageReport } from '../../src/usage/index.js';
 import type { InboundMessage } from '../../src/core/inbound-message.js';
 import { TEST_REDIS_URL, uniqueName } from '../support/services.js';
 import { createConsoleFixture, NOW, type ConsoleFixture } from '../console/support/console-fixture.js';

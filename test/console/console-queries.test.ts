@@ -9,10 +9,10 @@ import {
   listConsoleSessions,
   sessions,
   transcriptPage,
-  usageByDay,
   type SessionRow,
   type StoreDatabase,
 } from '../../src/store/index.js';
+import { usageByDay } from '../../src/usage/index.js';
 import { describeEachBackend } from '../store/store-backends.js';
 import { turnRecord } from '../store/fixtures.js';
 

@@ -68,8 +68,12 @@ describe('Slack attachments, end to end', () => {
     await modelCallWith('Meeting moved to Thursday');
     await answerIn('D0PDF001');
     expect(readFileSync(join(environment.dataDir, 'workspaces', 'U0PDF001', 'uploads', 'agenda.pdf')).equals(pdf)).toBe(true);
-    const [row] = await environment.sql`SELECT m.attachments FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE '%:dm:U0PDF001' AND m.role = 'user'`;
-    expect(row!.attachments[0]).toMatchObject({ kind: 'document', fileName: 'agenda.pdf', platformFileId: file.id, mimeType: 'application/pdf', outcome: 'used' });
+    // the turn is stored right after its answer is sent: wait for the flush rather than race it
+    const row = await waitFor(
+      async () => (await environment.sql`SELECT m.attachments FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE '%:dm:U0PDF001' AND m.role = 'user'`)[0],
+      { what: 'the stored PDF message' },
+    );
+    expect(row.attachments[0]).toMatchObject({ kind: 'document', fileName: 'agenda.pdf', platformFileId: file.id, mimeType: 'application/pdf', outcome: 'used' });
   });
 
   it('transcribes an audio clip', async () => {

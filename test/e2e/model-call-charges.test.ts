@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMORY_FLUSH_SYSTEM } from '../../src/agent/index.js';
-import { formatTotals, utcDay } from '../../src/budgets/index.js';
+import { utcDay } from '../../src/budgets/index.js';
+import { formatTotals } from '../../src/usage/index.js';
 import type { RecordedRequest } from '../doubles/http-double.js';
 import { reply, type ModelReply } from '../doubles/model-script.js';
 import { DEFAULT_TRANSCRIPT, TRANSCRIPTION_INPUT_TOKENS } from '../doubles/openai-double.js';

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOpenAiEmbedder } from '../../src/memory/index.js';
+import { createOpenAiEmbedder } from '../../src/llm/index.js';
 import { toVectorLiteral } from '../../src/memory/vector-store.js';
 import { DOUBLE_EMBEDDING_DIMENSIONS, startOpenAiDouble, type OpenAiDouble } from '../doubles/openai-double.js';
 

@@ -33,7 +33,7 @@ export function matchesToolPattern(pattern: string, name: string): boolean {
 }
 
 /** Whether a call of this tool waits for a person: the tool says so (admin, MCP `approval: always`) or a pattern names it. */
-export function needsApproval(tool: AgentTool, patterns: readonly string[] = []): boolean {
+export function needsApproval(tool: Pick<AgentTool, 'name' | 'requiresApproval'>, patterns: readonly string[] = []): boolean {
   return tool.requiresApproval === true || patterns.some((pattern) => matchesToolPattern(pattern, tool.name));
 }
 

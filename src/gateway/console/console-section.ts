@@ -4,7 +4,7 @@ import type { OperatorDenial } from '../../approvals/index.js';
 import type { DmPolicy } from '../../config/app-config.js';
 import type { BudgetsOverview } from '../../budgets/index.js';
 import type { Logger } from '../../observability/logger.js';
-import type { ApprovalRecord } from '../../redis/approval-records.js';
+import type { ApprovalRecord } from '../../approvals/approval-records.js';
 import type { StoreDatabase } from '../../store/index.js';
 import type { ServiceStatus } from '../service-status.js';
 import type { Html } from './html.js';

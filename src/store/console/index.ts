@@ -10,7 +10,6 @@ export {
   type SessionsQuery,
 } from './sessions-query.js';
 export { transcriptPage, type TranscriptMessage, type TranscriptPage, type TranscriptQuery, type TranscriptRun, type TranscriptSpan } from './transcript-query.js';
-export { usageByDay, type UsageRange, type UsageRow } from './usage-query.js';
 export { findPairingRequest } from './pairings-query.js';
 export { chatKey, chatNames, namesMatching, peopleNames, personKey, type ChatName, type ChatLocator, type PersonName } from './names-query.js';
 export { findConsoleTask, liveTaskChats, type ConsoleTask, type ConsoleTaskChat, type TaskChatsPage } from './schedules-query.js';

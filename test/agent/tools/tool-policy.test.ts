@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { defineTool, type AgentTool } from '../../../src/agent/tools/agent-tool.js';
 import { defaultTools } from '../../../src/agent/tools/tools-config.js';
 import { applyToolPolicy, matchesToolPattern, needsApproval, ToolRegistry } from '../../../src/agent/tools/tool-registry.js';
-import type { ApprovalGate, ApprovalVerdict } from '../../../src/agent/approval-gate.js';
+import type { ApprovalGate, ApprovalVerdict } from '../../../src/core/approval.js';
 import { agentInput, collectEvents } from '../support/agent-run.js';
 import { ScriptedModel } from '../support/scripted-model.js';
 import { echoTool } from '../support/test-tools.js';

@@ -1,5 +1,5 @@
 import type { ConversationRef } from '../../../core/inbound-message.js';
-import type { ApprovalRecord } from '../../../redis/approval-records.js';
+import type { ApprovalRecord } from '../../../approvals/approval-records.js';
 import { chatKey, chatNames, peopleNames, personKey, type StoreDatabase } from '../../../store/index.js';
 import { chatLabel, personName } from '../names.js';
 

@@ -1,4 +1,4 @@
-import type { UsageRow } from '../../../store/index.js';
+import type { UsageRow } from '../../../usage/index.js';
 import { usd } from '../format.js';
 import { html, type Html } from '../html.js';
 import type { DayRange } from './usage-range.js';

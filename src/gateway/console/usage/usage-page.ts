@@ -1,5 +1,5 @@
 import { ADMIN_PREFIX } from '../../admin-scope.js';
-import type { UsageRow } from '../../../store/index.js';
+import type { UsageRow } from '../../../usage/index.js';
 import { count, usd } from '../format.js';
 import { html, type Html } from '../html.js';
 import { usageChart } from './usage-chart.js';

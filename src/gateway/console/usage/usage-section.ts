@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { usageByDay } from '../../../store/index.js';
+import { usageByDay } from '../../../usage/index.js';
 import type { ConsoleContext, ConsoleSection } from '../console-section.js';
 import { UsageQuerySchema, type UsageQueryParameters } from '../query-parameters.js';
 import { usagePage } from './usage-page.js';

@@ -1,9 +1,10 @@
 import type { InboundMessage } from '../core/inbound-message.js';
-import { usageTotals, type StoreDatabase, type UsageOwner, type UsageTotals } from '../store/index.js';
-import { nextUtcMidnight } from './budget-day.js';
-import type { BudgetLedger } from './budget-ledger.js';
-import { LIMIT_FIELDS, type BudgetLimits, type BudgetScope } from './budget-limits.js';
-import { subjectOf } from './turn-budgets.js';
+import type { StoreDatabase } from '../store/database.js';
+import { usageTotals, type UsageOwner, type UsageTotals } from './usage-totals.js';
+import { nextUtcMidnight } from '../budgets/budget-day.js';
+import type { BudgetLedger } from '../budgets/budget-ledger.js';
+import { LIMIT_FIELDS, type BudgetLimits, type BudgetScope } from '../budgets/budget-limits.js';
+import { subjectOf } from '../budgets/turn-budgets.js';
 
 export interface UsageReportOptions {
   db: StoreDatabase;

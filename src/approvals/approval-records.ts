@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { KeySpace } from './key-space.js';
-import { LuaScripts } from './lua-scripts.js';
-import type { RedisClient } from './redis-client.js';
+import type { KeySpace } from '../redis/key-space.js';
+import { LuaScripts } from '../redis/lua-scripts.js';
+import type { RedisClient } from '../redis/redis-client.js';
 
 /** pending → one of the others, exactly once. */
 export type ApprovalStatus = 'pending' | 'allowed-once' | 'allowed-session' | 'denied' | 'timed-out' | 'stopped';

@@ -1,8 +1,8 @@
-import { PairingService } from './access/index.js';
-import type { AppConfig } from './config/app-config.js';
-import { BotError } from './core/errors.js';
-import { acquireDataDirLock, DataDirInUseError, describeHolder, type DataDirLock } from './lifecycle/data-dir-lock.js';
-import { databaseOptionsOf, migrateDatabase, openDatabase } from './store/index.js';
+import { PairingService } from '../access/index.js';
+import type { AppConfig } from '../config/app-config.js';
+import { BotError } from '../core/errors.js';
+import { acquireDataDirLock, DataDirInUseError, describeHolder, type DataDirLock } from '../lifecycle/data-dir-lock.js';
+import { databaseOptionsOf, migrateDatabase, openDatabase } from '../store/index.js';
 
 export const PAIRING_USAGE = `usage: chatbot pairing list | chatbot pairing approve <CODE>`;
 

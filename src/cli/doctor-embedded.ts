@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AppConfig } from './config/app-config.js';
-import { describeHolder, type LockHolder } from './lifecycle/data-dir-lock.js';
-import { redisServerVersion, startEmbeddedRedis } from './queue/index.js';
-import { createRedisClient, waitUntilReady } from './redis/index.js';
+import type { AppConfig } from '../config/app-config.js';
+import { describeHolder, type LockHolder } from '../lifecycle/data-dir-lock.js';
+import { redisServerVersion, startEmbeddedRedis } from '../queue/index.js';
+import { createRedisClient, waitUntilReady } from '../redis/index.js';
 
 /**
  * What `doctor` checks of the embedded parts (REDIS_URL or DATABASE_URL unset). With a service running in

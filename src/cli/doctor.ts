@@ -1,15 +1,15 @@
-import { createChannels } from '../channels/index.js';
-import { commandToolSettings, describeSandboxHost, detectSandbox, SANDBOX_INSTALL_HINT } from './agent/index.js';
-import type { AppConfig, ConfigInspection } from './config/index.js';
-import type { LlmConfig } from './config/app-config.js';
-import { errorMessage } from './core/errors.js';
+import { createChannels } from '../../channels/index.js';
+import { commandToolSettings, describeSandboxHost, detectSandbox, SANDBOX_INSTALL_HINT } from '../agent/index.js';
+import type { AppConfig, ConfigInspection } from '../config/index.js';
+import type { LlmConfig } from '../config/app-config.js';
+import { errorMessage } from '../core/errors.js';
 import { checkRedisServerOnPath, checkThroughService, describeRunningService, readinessOf, type Readiness } from './doctor-embedded.js';
-import { acquireDataDirLock, dataDirHolder } from './lifecycle/data-dir-lock.js';
-import { complete, createChatModel } from './llm/index.js';
-import { mcpDoctorChecks } from './mcp/mcp-doctor.js';
-import { createLogger } from './observability/logger.js';
-import { createRedisClient, waitUntilReady } from './redis/index.js';
-import { databaseOptionsOf, describeConnections, openDatabase, pendingMigrations } from './store/index.js';
+import { acquireDataDirLock, dataDirHolder } from '../lifecycle/data-dir-lock.js';
+import { complete, createChatModel } from '../llm/index.js';
+import { mcpDoctorChecks } from '../mcp/mcp-doctor.js';
+import { createLogger } from '../observability/logger.js';
+import { createRedisClient, waitUntilReady } from '../redis/index.js';
+import { databaseOptionsOf, describeConnections, openDatabase, pendingMigrations } from '../store/index.js';
 
 /** Passed, but worth the operator's attention: printed as WARN, and does not fail the run. */
 export class Warning {

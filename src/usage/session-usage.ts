@@ -1,6 +1,18 @@
 import { estimateTextTokens, estimateTokens, TokenCalibration } from '../agent/index.js';
 import type { SessionStats } from '../store/session-stats.js';
-import type { SessionUsage } from './command-handler.js';
+
+/** What `/status` says about a session's spending and context. */
+export interface SessionUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+  estimatedContextTokens: number;
+  lastModel: string | null;
+  /** Attachments since `/new`; absent or zero files: no line. */
+  media?: { files: number; bytes: number; transcriptions: number; transcriptionMs: number };
+}
 
 const calibration = new TokenCalibration();
 

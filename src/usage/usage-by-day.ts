@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
-import type { StoreDatabase } from '../database.js';
-import { runs, sessions } from '../schema/index.js';
+import type { StoreDatabase } from '../store/database.js';
+import { runs, sessions } from '../store/schema/index.js';
 
 export interface UsageRow {
   /** `YYYY-MM-DD`, UTC. */

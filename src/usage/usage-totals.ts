@@ -1,7 +1,7 @@
 import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { ChannelName } from '../core/inbound-message.js';
-import type { StoreDatabase } from './database.js';
-import { runs, sessions } from './schema/index.js';
+import type { StoreDatabase } from '../store/database.js';
+import { runs, sessions } from '../store/schema/index.js';
 
 /** Whose runs: one user's direct messages (every account and agent of a channel), or one group chat (all its threads). */
 export type UsageOwner =

@@ -1,0 +1,29 @@
+import type { ChatMessage } from '../core/chat-message.js';
+import type { TurnRecord } from '../store/turn-record.js';
+
+export type { EnsureSessionInput as SessionInfo } from '../store/index.js';
+import type { EnsureSessionInput as SessionInfo } from '../store/index.js';
+
+/** A session as a turn starts from it. */
+export interface OpenedSession {
+  id: string;
+  summary: string | undefined;
+  /** Since `/new`, after the latest summary, oldest first; a message left out of context is a note. Never mutated. */
+  history: ReadonlyArray<ChatMessage & { createdAt?: Date }>;
+}
+
+/** The store as a turn sees it. */
+export interface TurnStore {
+  runExists(runId: string): Promise<boolean>;
+  /**
+   * The session's id, summary and history; created when new. `version` is the session's history version the queue
+   * reported when the turn was claimed: a history this process holds at that version is not read again.
+   */
+  openSession(session: SessionInfo, version: string | undefined): Promise<OpenedSession>;
+  /** The summary and history as stored now (after a summary written mid-turn), read again. */
+  reloadContext(session: SessionInfo): Promise<Omit<OpenedSession, 'id'>>;
+  /** `historyVersion`: the version the turn opened the session at (its stored messages join the cached history). */
+  flushTurn(record: TurnRecord, options?: { historyVersion?: string | undefined }): Promise<{ written: boolean }>;
+  /** The turn released its session: the history moved from `previous` to `next`. */
+  settle?(released: { turnId: string; sessionKey: string; previous: string; next: string }): void;
+}
