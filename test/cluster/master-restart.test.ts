@@ -82,7 +82,8 @@ describe('a Redis Cluster master is killed and restarted while turns are in flig
     const deliver = (chatId: number, text: string) => deliverLikeTelegram(() => gateway.url, environment.telegram.makeUpdate.privateText(chatId, text), 90_000);
     environment.openai.settings.latencyMs = 2_000;
     const before = await Promise.all(beforeChats.map((chatId) => deliver(chatId, `before the kill ${chatId}`)));
-    await environment.openai.waitFor(() => environment.openai.inFlight >= 6, 15_000);
+    // every one of them is running a turn (the victim's sessions among them) when the master dies
+    await environment.openai.waitFor(() => environment.openai.inFlight >= beforeChats.length, 15_000);
 
     await cluster.kill(victim, 'SIGKILL');
     // these arrive while the master is away: refused with 503 (and retried, as Telegram does) or taken in
