@@ -28,7 +28,7 @@ async function taskIn(chatId: string | number) {
 }
 
 async function isArmed(taskId: string): Promise<boolean> {
-  const queue = new Queue('schedules', { connection: environment.redis, prefix: environment.prefix });
+  const queue = new Queue('schedules', { connection: environment.redis, prefix: environment.keys.bullmqPrefix });
   try {
     return (await queue.getJobScheduler(taskId)) !== undefined;
   } finally {

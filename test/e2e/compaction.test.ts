@@ -1,11 +1,9 @@
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_MARKER } from '../../src/agent/index.js';
 import { reply } from '../doubles/model-script.js';
 import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
-import { TEST_REDIS_URL } from '../support/services.js';
 
 let environment: E2eEnvironment;
 const services: ServiceProcess[] = [];
@@ -47,7 +45,7 @@ describe('compaction', () => {
       postTelegramUpdate(gatewayUrl(), environment.telegram.makeUpdate.command(chatId, chatId, 'compact')),
       postTelegramUpdate(gatewayUrl(), environment.telegram.makeUpdate.command(chatId, chatId, 'compact')),
     ]);
-    const queue = new Queue('inbound', { connection: new Redis(TEST_REDIS_URL), prefix: environment.prefix });
+    const queue = new Queue('inbound', { connection: environment.redis, prefix: environment.keys.bullmqPrefix });
     const compactJobs = await waitFor(async () => {
       const jobs = (await queue.getCompleted()).filter((job) => job.name === 'compact');
       return jobs.length === 2 ? jobs : undefined;

@@ -71,7 +71,7 @@ async function spansOf(runId: string) {
 
 /** The user's settled spend today in the budget ledger, in nano-dollars. */
 async function userSpentNanos(chatId: number): Promise<number> {
-  const key = `{${environment.prefix}:budget:${utcDay(Date.now())}}:user:telegram:${chatId}`;
+  const key = environment.keys.budgetDay(utcDay(Date.now())).user(`telegram:${chatId}`);
   return Number((await environment.redis.hget(key, 'spent')) ?? 0);
 }
 

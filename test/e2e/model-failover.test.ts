@@ -92,7 +92,7 @@ describe('an always-overloaded primary (OpenAI 503) with an Anthropic fallback',
     ]);
     const metrics = await (await fetch(`${service.url}/metrics`)).text();
     expect(metricValue(metrics, 'bot_llm_failovers_total', 'model="openai:gpt-overloaded",reason="server"')).toBe(1);
-    expect(await environment.redis.pttl(`{${environment.prefix}:llm}:cooldown:openai:gpt-overloaded`)).toBeGreaterThan(30_000);
+    expect(await environment.redis.pttl(environment.keys.modelCooldown('openai:gpt-overloaded'))).toBeGreaterThan(30_000);
   });
 
   it('while the primary cools down, the next turn goes straight to the fallback: the primary sees no request', async () => {
@@ -112,7 +112,7 @@ describe('a stream that breaks mid-answer, with the draft showing (LLM_STREAM, D
   let service: ServiceProcess;
   const PARTIAL = 'Draft from the primary that breaks off in the middle of this sentence and never comes back to finish what it began to say';
   const FINAL = 'The fallback wrote the complete answer in one piece.';
-  const cooldownKey = () => `{${environment.prefix}:llm}:cooldown:openai:gpt-4o-mini`;
+  const cooldownKey = () => environment.keys.modelCooldown('openai:gpt-4o-mini');
   /** About two seconds of text, cut after 16 deltas: the chat shows the draft (it appears after 0.8 s) before it breaks. */
   const breaking = (): ModelReply => ({ parts: [{ type: 'text', text: PARTIAL }], fault: { type: 'cut', afterChunks: 16 }, chunkSize: 6, chunkDelayMs: 120 });
 

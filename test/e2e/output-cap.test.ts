@@ -38,7 +38,7 @@ async function start(overrides: Record<string, string>): Promise<ServiceProcess>
 }
 
 const agentBudget = async () => {
-  const key = `{${environment.prefix}:budget:${utcDay(Date.now())}}:agent:main`;
+  const key = environment.keys.budgetDay(utcDay(Date.now())).agent('main');
   const [spent, reserved] = await environment.redis.hmget(key, 'spent', 'reserved');
   return { spent: Number(spent ?? 0), reserved: Number(reserved ?? 0) };
 };

@@ -21,7 +21,7 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does it)`);
   environment = await createE2eEnvironment();
   service = await startServiceProcess(environment.env({ ROLE: 'gateway', OPENAI_API_KEY: '', ADMIN_USER: ADMIN.username, ADMIN_PASSWORD: ADMIN.password }));
-  queue = new Queue('inbound', { connection: environment.redis, prefix: environment.prefix });
+  queue = new Queue('inbound', { connection: environment.redis, prefix: environment.keys.bullmqPrefix });
   mkdirSync(ARTIFACTS, { recursive: true });
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
 }, 120_000);

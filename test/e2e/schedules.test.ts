@@ -92,7 +92,7 @@ describe('scheduled tasks', () => {
     expect(firingTurns).toHaveLength(settled);
     const [stored] = await environment.sql`SELECT status, last_outcome, last_run_at FROM scheduled_tasks WHERE id = ${task.id}`;
     expect(stored).toMatchObject({ status: 'cancelled', last_outcome: 'completed' });
-    const queue = new Queue('schedules', { connection: environment.redis, prefix: environment.prefix });
+    const queue = new Queue('schedules', { connection: environment.redis, prefix: environment.keys.bullmqPrefix });
     expect(await queue.getJobScheduler(task.id)).toBeUndefined();
     await queue.close();
   }, 90_000);
@@ -145,7 +145,7 @@ describe('scheduled tasks', () => {
     await waitFor(async () => (await firingsOf(chatId)).length === 1, { timeoutMs: 20_000, what: 'the first firing' });
     const [first] = await firingsOf(chatId);
     // firings are held as while the service is down, and let go 1.5 s before the third regular slot
-    const queue = new Queue('schedules', { connection: environment.redis, prefix: environment.prefix });
+    const queue = new Queue('schedules', { connection: environment.redis, prefix: environment.keys.bullmqPrefix });
     await queue.pause();
     const thirdSlot = first!.slot + 18_000;
     await sleep(thirdSlot - 1_500 - Date.now());
@@ -203,7 +203,7 @@ describe('scheduled tasks', () => {
     const metrics = await (await fetch(`${service.url}/metrics`)).text();
     expect(metrics).toMatch(/bot_scheduled_delivery_failures_total\{channel="telegram"\} 1/);
     expect(service.output()).toContain('scheduled task answer could not be delivered');
-    const queue = new Queue('schedules', { connection: environment.redis, prefix: environment.prefix });
+    const queue = new Queue('schedules', { connection: environment.redis, prefix: environment.keys.bullmqPrefix });
     expect(await queue.getJobScheduler(task.id)).toBeUndefined();
     await queue.close();
     const listed = await say(service.url, groupId, updates().command(groupId, 7106, 'tasks'));

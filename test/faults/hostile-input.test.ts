@@ -133,7 +133,7 @@ describe('fault: hostile HTTP clients (admin bypass, random paths vs /metrics, s
   });
 
   it('refuses every spelling of an admin route without credentials and changes no queue state', async () => {
-    const queue = new Queue('inbound', { connection: environment.redis, prefix: environment.prefix });
+    const queue = new Queue('inbound', { connection: environment.redis, prefix: environment.keys.bullmqPrefix });
     try {
       const results = await runAdminBypassProbes(gateway.port);
       const verdicts = Object.fromEntries(results.map((result) => [result.name, result.leaked ? `leaked (${result.status})` : result.status === 401 || result.status === 404 ? 'refused' : String(result.status)]));

@@ -18,7 +18,7 @@ let queue: Queue;
 beforeAll(async () => {
   environment = await createE2eEnvironment();
   service = await startServiceProcess(environment.env({ ROLE: 'gateway', OPENAI_API_KEY: '', ADMIN_USER: USER, ADMIN_PASSWORD: PASSWORD }));
-  queue = new Queue('inbound', { connection: environment.redis, prefix: environment.prefix });
+  queue = new Queue('inbound', { connection: environment.redis, prefix: environment.keys.bullmqPrefix });
 });
 
 afterAll(async () => {

@@ -12,7 +12,7 @@ let queue: Queue;
 beforeAll(async () => {
   environment = await createE2eEnvironment();
   service = await startServiceProcess(environment.env({ ROLE: 'gateway', OPENAI_API_KEY: '', ADMIN_USER: 'ops', ADMIN_PASSWORD: 'pw' }));
-  queue = new Queue('inbound', { connection: environment.redis, prefix: environment.prefix });
+  queue = new Queue('inbound', { connection: environment.redis, prefix: environment.keys.bullmqPrefix });
 });
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { isFeishuDelivery, startFeishuDouble, type FeishuDouble, type FeishuDoub
 import { startOpenAiDouble, type OpenAiDouble } from '../doubles/openai-double.js';
 import { startSlackDouble, type SignedRequest, type SlackDouble, type SlackDoubleOptions } from '../doubles/slack-double.js';
 import { startTelegramDouble, type TelegramDouble } from '../doubles/telegram-double.js';
-import { createRedisClient, KeySpace, scanKeys, type RedisClient } from '../../src/redis/index.js';
+import { createRedisClient, KeySpace, scanKeys, type RedisClient, type RedisTarget } from '../../src/redis/index.js';
 import { createTestDatabase, deleteTestKeys, testRedisTarget, uniqueName } from './services.js';
 
 export const WEBHOOK_SECRET = 'e2e-webhook-secret';
@@ -18,6 +18,8 @@ export interface E2eEnvironmentOptions {
   slack?: boolean | SlackDoubleOptions;
   /** Also start a Feishu Open API double (`true` or its options); see `feishuEnv()`. */
   feishu?: boolean | FeishuDoubleOptions;
+  /** The Redis the service and the environment use (default `testRedisTarget()`): e.g. a cluster a test kills nodes of. */
+  redis?: RedisTarget;
 }
 
 export interface E2eEnvironment {
@@ -69,7 +71,7 @@ export async function createE2eEnvironment(options: E2eEnvironmentOptions = {}):
     feishuOptions ? startFeishuDouble(feishuOptions) : Promise.resolve(undefined),
   ]);
   const sql = postgres(database.url, { max: 2, onnotice: () => {} });
-  const target = testRedisTarget();
+  const target = options.redis ?? testRedisTarget();
   const redis = createRedisClient(target, 'worker');
   const prefix = uniqueName('e2e');
   const keys = new KeySpace(prefix, target.cluster ? 16 : 1, target.cluster);

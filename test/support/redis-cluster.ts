@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -26,7 +26,10 @@ export interface RedisCluster {
   pids(): number[];
   /** Signals one node's redis-server (SIGKILL: a crash) and waits for it to exit; its slots are down until `restart`. */
   kill(index: number, signal?: NodeJS.Signals): Promise<void>;
-  /** Starts a killed node again on the same ports and cluster config file (its data is gone: no persistence), then waits until the cluster is healthy. */
+  /**
+   * Starts a killed node again on the same ports, directory and cluster config file, so it rejoins as the master of
+   * its slots, then waits until the cluster is healthy. Its data is gone unless the cluster was started `persistent`.
+   */
   restart(index: number): Promise<void>;
   /** Waits until every running node reports `cluster_state:ok`, all 16384 slots served and every node known. */
   waitUntilHealthy(timeoutMs?: number): Promise<void>;
@@ -41,6 +44,11 @@ export interface RedisClusterOptions {
   nodeTimeoutMs?: number;
   /** How long to wait for the cluster to form (default 30 s). */
   timeoutMs?: number;
+  /**
+   * Each node keeps an append-only file fsynced on every write (`appendfsync always`, as a deployment without
+   * replicas runs it), so a master killed with SIGKILL comes back with every write it acknowledged. Default off.
+   */
+  persistent?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -98,11 +106,15 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
 
   async function launch(index: number): Promise<void> {
     const node = nodes[index]!;
+    // a directory per node: its cluster config file and, when persistent, its append-only files
+    const nodeDirectory = join(directory, String(node.port));
+    mkdirSync(nodeDirectory, { recursive: true });
+    const persistence = options.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
     // prettier-ignore
     const child = spawn('redis-server', [
-      '--port', String(node.port), '--bind', '127.0.0.1', '--dir', directory,
+      '--port', String(node.port), '--bind', '127.0.0.1', '--dir', nodeDirectory,
       '--cluster-enabled', 'yes', '--cluster-port', String(node.busPort), '--cluster-config-file', `nodes-${node.port}.conf`,
-      '--cluster-node-timeout', String(nodeTimeoutMs), '--save', '', '--appendonly', 'no',
+      '--cluster-node-timeout', String(nodeTimeoutMs), '--save', '', ...persistence,
     ], { stdio: ['ignore', 'pipe', 'pipe'] });
     children[index] = child;
     await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,31 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/**
+ * `npm run test:cluster` (issue 24): the tests below on a local three-master Redis Cluster started for the run
+ * (test/support/cluster-global-setup.ts); the service under test runs with REDIS_CLUSTER=true and the seeds in
+ * REDIS_URL. test/cluster/ holds what only makes sense on a cluster (a master killed and restarted).
+ */
+export default defineConfig({
+  test: {
+    ...base.test,
+    include: [
+      'test/cluster/**/*.test.ts',
+      // the Redis layer and the turn path against the cluster
+      'test/redis/session-queue.test.ts',
+      'test/queue/queue-worker.test.ts',
+      'test/turn/delivery-once.test.ts',
+      // sessions: the group limit (3 at once) and /stop
+      'test/e2e/sessions.test.ts',
+      // crash takeover: a worker SIGKILLed mid-turn
+      'test/faults/worker-crash.test.ts',
+      // approval park: a turn parked on a button, across process kills
+      'test/e2e/approval-telegram.test.ts',
+      'test/e2e/schedules.test.ts',
+      'test/e2e/connection-lease.test.ts',
+    ],
+    exclude: [],
+    globalSetup: ['test/support/global-setup.ts', 'test/support/cluster-global-setup.ts'],
+    setupFiles: ['test/support/cluster-env-setup.ts'],
+  },
+});
