@@ -1,4 +1,5 @@
-import { verifySlackRequest } from '@slack/bolt';
+// Bolt's verifier from its own module: Bolt's index would load all of Bolt (its receivers, Express) for one function
+import { verifySlackRequest } from '@slack/bolt/dist/receivers/verify-request.js';
 import type { WebhookRequest } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { headerOf } from '../shared/index.js';

@@ -1,4 +1,4 @@
-import { SocketModeClient } from '@slack/socket-mode';
+import type { SocketModeClient } from '@slack/socket-mode';
 import type { InboundSink } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import type { InboundDispatcher } from './inbound-dispatch.js';
@@ -56,6 +56,9 @@ export function createSocketMode(options: {
 
   return {
     async start(sink) {
+      if (client !== undefined) return;
+      // loaded in Socket Mode only: an HTTP deployment never holds the WebSocket client and its dependencies
+      const { SocketModeClient } = await import('@slack/socket-mode');
       if (client !== undefined) return;
       client = new SocketModeClient({ appToken: options.appToken, logger: toSlackLogger(logger), clientOptions: { slackApiUrl: options.apiUrl } });
       client.on('slack_event', (envelope: SocketEnvelope) => {
