@@ -111,9 +111,12 @@ export async function startEmbeddedRedis(
   };
 }
 
-/** A shell that waits for its stdin to close (this process ended), then sends `pid` SIGTERM. */
+/**
+ * A shell that waits for its stdin to close (this process ended), then sends `pid` SIGTERM. `read` is the shell's
+ * own: one small process, not a shell and a `cat`.
+ */
 function watch(pid: number): ChildProcess {
-  const watchdog = spawn('/bin/sh', ['-c', 'cat >/dev/null; kill -TERM "$1" 2>/dev/null', 'redis-watchdog', String(pid)], {
+  const watchdog = spawn('/bin/sh', ['-c', 'while read -r _; do :; done; kill -TERM "$1" 2>/dev/null', 'redis-watchdog', String(pid)], {
     stdio: ['pipe', 'ignore', 'ignore'],
     detached: true,
   });
@@ -124,7 +127,7 @@ function watch(pid: number): ChildProcess {
   return watchdog;
 }
 
-/** The watchdog and its `cat`: a group of their own (detached), ended together. */
+/** The watchdog: a group of its own (detached), ended with anything it started. */
 function endWatchdog(watchdog: ChildProcess): void {
   try {
     process.kill(-watchdog.pid!, 'SIGKILL');
