@@ -160,6 +160,8 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
   worker.start();
   const compactions = startCompactionWorker({
     connection: workerRedis,
+    // a summary is a model call like a turn's: WORKER_CONCURRENCY bounds them too
+    concurrency: Math.min(2, config.workerConcurrency),
     workerName: workerId,
     bullmqPrefix: keys.bullmqPrefix,
     compact: (job) => compactor.compactFor(job.sessionKey, job.requestedBy ? { message: job.requestedBy } : undefined, { force: true }),
