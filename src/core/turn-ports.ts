@@ -10,12 +10,12 @@ export interface ContextLine {
   sentAt: number;
 }
 
-/** The group's unaddressed messages: read before a turn, consumed once a turn that saw them is stored. */
+/** The group's unaddressed messages: taken by the turn that shows them, let go once it is stored. */
 export interface GroupContextPort {
   remember(sessionKey: string, line: ContextLine): Promise<void>;
-  /** Oldest first. */
-  peek(sessionKey: string): Promise<ContextLine[]>;
-  consume(sessionKey: string, count: number): Promise<void>;
+  /** Oldest first; a turn beside this one does not see them, a retry of this turn sees them again. */
+  claim(sessionKey: string, turnId: string): Promise<ContextLine[]>;
+  release(sessionKey: string, turnId: string): Promise<void>;
 }
 
 export interface HeldLock {

@@ -28,6 +28,8 @@ export interface SessionKeys {
   threads: string;
   /** LIST of unaddressed group lines kept for the next turn. */
   groupContext: string;
+  /** LIST of the lines a turn took (see claim-context.lua). */
+  groupContextClaim(turnId: string): string;
   /** A try-lock held by one process (summaries). */
   lock(name: string): string;
   /** SET of the approval request ids a turn made. */
@@ -87,6 +89,7 @@ export class KeySpace {
       seen: (dedupeKey) => `${this.tag(shard.shard)}:seen:${dedupeKey}`,
       threads: `${base}:threads`,
       groupContext: `${base}:ctx`,
+      groupContextClaim: (turnId) => `${base}:ctx:${turnId}`,
       lock: (name) => `${base}:lock:${name}`,
       approvals: (turnId) => `${base}:approvals:${turnId}`,
       approvedTools: `${base}:approved-tools`,

@@ -49,7 +49,7 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
   const stored = await storeTurn(deps, record, request.signal, request.historyVersion);
   // caused by this turn: charged to its message's budgets, its calls added to its run
   if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey, { runId: turnId, message: request.messages.at(-1)! });
-  if (pending.consumedContext > 0) await deps.groupContext.consume(contextKeyOf(request.messages[0]!), pending.consumedContext);
+  if (request.messages[0]!.conversation.chatType === 'group') await deps.groupContext.release(contextKeyOf(request.messages[0]!), turnId);
   const outcome: TurnOutcome = stored.run.status === 'failed' ? { kind: 'failed' } : stored.run.status === 'cancelled' ? { kind: 'cancelled' } : { kind: stored.run.silent ? 'silent' : 'completed' };
   await deps.afterTurn?.({ messages: request.messages, record: stored, outcome }).catch((error: unknown) =>
     deps.logger.warn({ err: error, runId: turnId, sessionKey }, 'after-turn hook failed'),

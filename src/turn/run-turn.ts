@@ -50,7 +50,7 @@ export function createTurnRunner(deps: TurnDependencies) {
     const channel = deps.channels.for(latest.conversation);
     const session = await deps.store.openSession(sessionInfoOf(sessionKey, latest), request.historyVersion);
     const startedAt = new Date(clock());
-    const groupLines = latest.conversation.chatType === 'group' ? await deps.groupContext.peek(contextKeyOf(messages[0]!)) : [];
+    const groupLines = latest.conversation.chatType === 'group' ? await deps.groupContext.claim(contextKeyOf(messages[0]!), turnId) : [];
     const media = await prepareTurnMedia(agentDeps, messages, channel, request.signal);
     const user = buildTurnInput(messages, groupLines, deps.settings.inputGuard, log, media);
     const charges = mediaCharges(user.spans);
