@@ -60,7 +60,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const identity: BotIdentity = { botId: bot.botInfo.id, botUsername: bot.botInfo.username, agentId };
   const accountId = String(identity.botId);
   const watermark = createMessageIdWatermark();
-  const probe = createSentProbe(bot.api);
+  const probe = createSentProbe(bot.api, watermark);
   // recorded parts are created without the network and 5xx retries (see installRateLimitRetries)
   const createApi = new Api(config.token, { apiRoot });
   installApiLogging(createApi, logger, options.onApiCall);

@@ -27,6 +27,12 @@ export function createMessageIdWatermark() {
 
   return {
     saw,
+    /** The highest id this process knows that a message in `to` may have now: the chat's, or any private chat's. */
+    highest(to: ConversationRef): number {
+      const chat = String(targetOf(to).chat_id);
+      const own = perChat.get(chat) ?? 0;
+      return isPrivate(chat) ? Math.max(own, privateHigh) : own;
+    },
     /** The intent's hint for the next message in `to`: `after` (this chat), `afterAny` (private chats: any chat). */
     hint(to: ConversationRef): SendHint {
       const chat = String(targetOf(to).chat_id);

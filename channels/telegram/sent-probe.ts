@@ -3,9 +3,17 @@ import type { InlineKeyboardMarkup, Message } from 'grammy/types';
 import type { ConversationRef, SendHint } from '../../src/core/index.js';
 import { targetOf } from './conversation-target.js';
 import { toPlatformError } from './errors.js';
+import type { MessageIdWatermark } from './message-ids.js';
 
-/** Message ids probed after each lower bound of the intent: past them, the part counts as not sent. */
+/**
+ * Message ids probed after each lower bound of the intent, and past the highest id this process knows now: the
+ * bot's private chats share one counter, so under load many ids are taken between an intent and its send.
+ */
 export const PROBE_WINDOW = 20;
+/** The most ids one search probes: past them, the part counts as not sent. */
+const MAX_PROBES = 1_000;
+/** Probes in flight at once (in id order; the first match wins). */
+const PROBE_PARALLEL = 8;
 /** Put on a candidate for a moment: the edit's answer is the message itself, which the Bot API has no other way to read. */
 const PROBE_MARKUP: InlineKeyboardMarkup = { inline_keyboard: [[{ text: '…', callback_data: 'delivery-probe' }]] };
 
@@ -18,7 +26,7 @@ export type SentProbe = ReturnType<typeof createSentProbe>;
  * "message can't be edited", and a message of the bot comes back whole (text, caption, file): when it is the
  * part, the part was sent. The keyboard is taken off again at once (or put back: an approval request's own).
  */
-export function createSentProbe(api: Api) {
+export function createSentProbe(api: Api, watermark?: Pick<MessageIdWatermark, 'highest'>) {
   async function read(chatId: number | string, messageId: number): Promise<Message | undefined> {
     for (let attempt = 1; attempt <= 2; attempt += 1) {
       try {
@@ -38,18 +46,32 @@ export function createSentProbe(api: Api) {
     /** The id of the bot's message after the hint's bounds that `matches`; `keep`: the markup it carries when sent. */
     async find(to: ConversationRef, hint: SendHint, matches: (message: Message) => boolean, keep?: InlineKeyboardMarkup): Promise<number | undefined> {
       const chatId = targetOf(to).chat_id;
-      const starts = [...new Set([hint.after, hint.afterAny].filter((bound): bound is number => typeof bound === 'number'))];
+      const starts = [...new Set([hint.after, hint.afterAny].filter((bound): bound is number => typeof bound === 'number'))].sort((a, b) => a - b);
+      if (starts.length === 0) return undefined;
+      const known = watermark?.highest(to) ?? 0;
+      const ids: number[] = [];
       const probed = new Set<number>();
       for (const start of starts) {
-        for (let id = start + 1; id <= start + PROBE_WINDOW; id += 1) {
-          if (probed.has(id)) continue;
+        const end = Math.min(start + MAX_PROBES, Math.max(start, known) + PROBE_WINDOW);
+        for (let id = start + 1; id <= end && ids.length < MAX_PROBES; id += 1) {
+          if (!probed.has(id)) ids.push(id);
           probed.add(id);
-          const message = await read(chatId, id);
-          if (message === undefined) continue;
-          const found = matches(message);
-          await api.editMessageReplyMarkup(chatId, id, found && keep ? { reply_markup: keep } : {}).catch(() => undefined);
-          if (found) return id;
         }
+      }
+      for (let batch = 0; batch < ids.length; batch += PROBE_PARALLEL) {
+        const candidates = ids.slice(batch, batch + PROBE_PARALLEL);
+        const messages = await Promise.all(candidates.map((id) => read(chatId, id)));
+        let found: number | undefined;
+        await Promise.all(
+          candidates.map(async (id, index) => {
+            const message = messages[index];
+            if (message === undefined) return;
+            const match = found === undefined && matches(message);
+            if (match) found = id;
+            await api.editMessageReplyMarkup(chatId, id, match && keep ? { reply_markup: keep } : {}).catch(() => undefined);
+          }),
+        );
+        if (found !== undefined) return found;
       }
       return undefined;
     },

@@ -62,6 +62,18 @@ describe('telegram resumable delivery', () => {
     expect(double.visibleMessages(4201)).toHaveLength(chunks.length);
   });
 
+  it('finds a part that took an id far past its intent\'s bounds (a busy bot), up to the ids the resuming process has seen', async () => {
+    const dm = dmAfterQuestion(4251);
+    const bound = Number(dm.messageId);
+    // the dead worker's answer went out after many other chats' messages took ids: far more than the window
+    for (let other = 0; other < PROBE_WINDOW * 3; other += 1) await channel.send({ ...dm, chatId: String(6000 + other), messageId: '0' }, `busy ${other}`);
+    await channel.send(dm, 'The short answer.', recordingProgress());
+    const retry = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: bound, afterAny: bound }, at: Date.now() } });
+    await channel.send(dm, 'The short answer.', retry);
+    expect(retry.resolutions).toEqual(['found']);
+    expect(double.visibleMessages(4251).map((message) => message.text)).toEqual(['The short answer.']);
+  });
+
   it('a part in doubt that never reached Telegram is sent, once', async () => {
     const dm = dmAfterQuestion(4301);
     const progress = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: Number(dm.messageId) }, at: Date.now() } });
