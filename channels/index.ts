@@ -1,6 +1,6 @@
 import type { AppConfig, PlatformName } from '../src/config/app-config.js';
 import type { Channel, PlatformCallRecorder } from '../src/core/channel.js';
-import type { ChannelState } from '../src/core/channel-state.js';
+import type { ChannelState, SharedHighMarks } from '../src/core/channel-state.js';
 import { BotError } from '../src/core/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 import { createTelegramChannel } from './telegram/index.js';
@@ -56,6 +56,7 @@ export async function createAccountChannels(
       ...(commandNames ? { commandNames } : {}),
       ...counting('telegram'),
       ...(isDefault && config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+      ...(isSharedHighMarks(state) ? { marks: state } : {}),
     });
     const registered =
       !isDefault && config.publicUrl && account.config.mode === 'webhook'
@@ -108,4 +109,8 @@ function atAccountRoutes(channel: Channel, platform: PlatformName, accountName: 
         handle: route.handle.bind(route),
       })),
   };
+}
+
+function isSharedHighMarks(state: ChannelState): state is ChannelState & SharedHighMarks {
+  return typeof (state as Partial<SharedHighMarks>).raise === 'function' && typeof (state as Partial<SharedHighMarks>).read === 'function';
 }

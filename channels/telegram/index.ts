@@ -1,6 +1,6 @@
 import { Api, Bot, GrammyError } from 'grammy';
 import type { TelegramConfig } from '../../src/config/app-config.js';
-import { BotError, type ApprovalSink, type Channel, type ChatMembershipSink, type InboundSink, type PlatformCallRecorder } from '../../src/core/index.js';
+import { BotError, type ApprovalSink, type Channel, type ChatMembershipSink, type InboundSink, type PlatformCallRecorder, type SharedHighMarks } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { installApiLogging } from './api-logging.js';
 import { answerCallbackQuery, sendApprovalPrompt, settleApprovalPrompt, type CallbackQuery } from './approval-buttons.js';
@@ -14,6 +14,7 @@ import { createTelegramFiles } from './files.js';
 import { createMessageIdWatermark } from './message-ids.js';
 import { createOutbound } from './outbound.js';
 import { createSentProbe } from './sent-probe.js';
+import { shareWatermark } from './shared-watermark.js';
 import { createPolling } from './polling.js';
 import { telegramPromptSection } from './prompt-section.js';
 import { startTyping } from './typing.js';
@@ -38,6 +39,8 @@ export interface TelegramChannelOptions {
   liveEditIntervalMs?: number;
   /** Counts every Bot API call (metrics). */
   onApiCall?: PlatformCallRecorder;
+  /** Where processes share the highest message id each has seen (a takeover's probe reads it); unset: this process's only. */
+  marks?: SharedHighMarks;
 }
 
 /** The Telegram channel: asks Telegram who the bot is (getMe) once, then serves webhook or long polling. */
@@ -60,7 +63,8 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const identity: BotIdentity = { botId: bot.botInfo.id, botUsername: bot.botInfo.username, agentId };
   const accountId = String(identity.botId);
   const watermark = createMessageIdWatermark();
-  const probe = createSentProbe(bot.api, watermark);
+  const shared = options.marks ? shareWatermark(watermark, options.marks, bot.botInfo.id, logger) : undefined;
+  const probe = createSentProbe(bot.api, shared ? (to) => shared.highest(to) : (to) => watermark.highest(to));
   // recorded parts are created without the network and 5xx retries (see installRateLimitRetries)
   const createApi = new Api(config.token, { apiRoot });
   installApiLogging(createApi, logger, options.onApiCall);

@@ -27,11 +27,18 @@ export function createMessageIdWatermark() {
 
   return {
     saw,
-    /** The highest id this process knows that a message in `to` may have now: the chat's, or any private chat's. */
-    highest(to: ConversationRef): number {
+    /**
+     * The highest id a message in `to` may have now, as far as this process knows: the chat's, or any private chat's
+     * (`sharedPrivateHigh`: what other processes have seen of the private chats' counter).
+     */
+    highest(to: ConversationRef, sharedPrivateHigh = 0): number {
       const chat = String(targetOf(to).chat_id);
       const own = perChat.get(chat) ?? 0;
-      return isPrivate(chat) ? Math.max(own, privateHigh) : own;
+      return isPrivate(chat) ? Math.max(own, privateHigh, sharedPrivateHigh) : own;
+    },
+    /** The highest id of the private chats' shared counter this process has seen. */
+    privateHighest(): number {
+      return privateHigh;
     },
     /** The intent's hint for the next message in `to`: `after` (this chat), `afterAny` (private chats: any chat). */
     hint(to: ConversationRef): SendHint {

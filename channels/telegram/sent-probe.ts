@@ -3,7 +3,6 @@ import type { InlineKeyboardMarkup, Message } from 'grammy/types';
 import type { ConversationRef, SendHint } from '../../src/core/index.js';
 import { targetOf } from './conversation-target.js';
 import { toPlatformError } from './errors.js';
-import type { MessageIdWatermark } from './message-ids.js';
 
 /**
  * Message ids probed after each lower bound of the intent, and past the highest id this process knows now: the
@@ -26,7 +25,7 @@ export type SentProbe = ReturnType<typeof createSentProbe>;
  * "message can't be edited", and a message of the bot comes back whole (text, caption, file): when it is the
  * part, the part was sent. The keyboard is taken off again at once (or put back: an approval request's own).
  */
-export function createSentProbe(api: Api, watermark?: Pick<MessageIdWatermark, 'highest'>) {
+export function createSentProbe(api: Api, highest?: (to: ConversationRef) => number | Promise<number>) {
   async function read(chatId: number | string, messageId: number): Promise<Message | undefined> {
     for (let attempt = 1; attempt <= 2; attempt += 1) {
       try {
@@ -48,7 +47,7 @@ export function createSentProbe(api: Api, watermark?: Pick<MessageIdWatermark, '
       const chatId = targetOf(to).chat_id;
       const starts = [...new Set([hint.after, hint.afterAny].filter((bound): bound is number => typeof bound === 'number'))].sort((a, b) => a - b);
       if (starts.length === 0) return undefined;
-      const known = watermark?.highest(to) ?? 0;
+      const known = (await highest?.(to)) ?? 0;
       const ids: number[] = [];
       const probed = new Set<number>();
       for (const start of starts) {

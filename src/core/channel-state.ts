@@ -6,3 +6,11 @@ export interface ChannelState {
   has(key: string): Promise<boolean>;
   remember(key: string, ttlSeconds: number): Promise<void>;
 }
+
+/** Numbers that only grow, shared by every process (e.g. the highest Telegram message id any process has seen). */
+export interface SharedHighMarks {
+  /** Raises the number under `key` to `value` unless it is higher already; kept `ttlSeconds` from now. */
+  raise(key: string, value: number, ttlSeconds: number): Promise<void>;
+  /** The number under `key`; 0 when there is none. */
+  read(key: string): Promise<number>;
+}

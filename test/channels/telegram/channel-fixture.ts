@@ -11,7 +11,7 @@ export function startChannel(
   double: TelegramDouble,
   overrides: Partial<TelegramConfig> & Omit<Partial<TelegramChannelOptions>, 'config'> = {},
 ): Promise<Channel> {
-  const { commandNames, publicUrl, typingIntervalMs, liveEditIntervalMs, agentId, logger, ...config } = overrides;
+  const { commandNames, publicUrl, typingIntervalMs, liveEditIntervalMs, agentId, logger, marks, ...config } = overrides;
   return createTelegramChannel({
     config: { token: double.token, apiRoot: double.apiRoot, mode: 'polling', webhookSecret: undefined, ...config },
     agentId: agentId ?? 'main',
@@ -20,6 +20,7 @@ export function startChannel(
     ...(publicUrl ? { publicUrl } : {}),
     ...(typingIntervalMs ? { typingIntervalMs } : {}),
     ...(liveEditIntervalMs ? { liveEditIntervalMs } : {}),
+    ...(marks ? { marks } : {}),
   });
 }
 
