@@ -73,12 +73,15 @@ export async function runChaos(options: {
   return events;
 }
 
+/** What WorkerBeat logs when it takes a dead worker's turns over. */
+export const TAKEOVER_LOG_LINE = 'a worker stopped beating; its turns are taken over';
+
 /**
- * Takeover time of every worker SIGKILL: from the kill to the first "took over the turns of dead workers" line
- * any process logged after it (undefined when none did within 60 s).
+ * Takeover time of every worker SIGKILL: from the kill to the first line of a worker reaping a dead one
+ * (src/redis/worker-beat.ts) any process logged after it (undefined when none did within 60 s).
  */
 export function takeoverTimes(events: FaultEvent[], services: SupervisedService[]): Array<number | undefined> {
-  const takeovers = services.flatMap((service) => service.lines).filter((line) => line.msg === 'took over the turns of dead workers').map((line) => line.time);
+  const takeovers = services.flatMap((service) => service.lines).filter((line) => line.msg === TAKEOVER_LOG_LINE).map((line) => line.time);
   return events
     .filter((event) => event.what === 'worker SIGKILL')
     .map((event) => {
