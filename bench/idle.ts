@@ -5,6 +5,7 @@ import { startFeishuDouble } from '../test/doubles/feishu-double.js';
 import { startOpenAiDouble } from '../test/doubles/openai-double.js';
 import { startSlackDouble } from '../test/doubles/slack-double.js';
 import { startTelegramDouble } from '../test/doubles/telegram-double.js';
+import { allPlatformsEnv } from '../test/doubles/platform-env.js';
 import { WEBHOOK_SECRET } from './deployment.js';
 import type { Harness } from './harness.js';
 import { percentile, round } from './percentiles.js';
@@ -36,19 +37,7 @@ async function allChannels() {
   const [telegram, slack, feishu, openai] = await Promise.all([startTelegramDouble(), startSlackDouble(), startFeishuDouble(), startOpenAiDouble()]);
   return {
     env: {
-      TELEGRAM_BOT_TOKEN: telegram.token,
-      TELEGRAM_API_ROOT: telegram.apiRoot,
-      TELEGRAM_MODE: 'webhook',
-      TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      SLACK_BOT_TOKEN: slack.botToken,
-      SLACK_SIGNING_SECRET: slack.signingSecret,
-      SLACK_API_URL: slack.apiUrl,
-      FEISHU_APP_ID: feishu.appId,
-      FEISHU_APP_SECRET: feishu.appSecret,
-      FEISHU_VERIFICATION_TOKEN: feishu.verificationToken,
-      FEISHU_ENCRYPT_KEY: feishu.encryptKey,
-      FEISHU_DOMAIN: feishu.domain,
-      FEISHU_MODE: 'webhook',
+      ...allPlatformsEnv({ telegram, slack, feishu }, WEBHOOK_SECRET),
       OPENAI_API_KEY: 'sk-bench',
       OPENAI_BASE_URL: openai.baseUrl,
     },

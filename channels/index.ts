@@ -26,7 +26,8 @@ export interface AccountChannel {
 export async function createAccountChannels(
   config: AppConfig,
   logger: Logger,
-  state: ChannelState,
+  /** What channels share across processes (Redis in the service). */
+  state: ChannelState & SharedHighMarks,
   recorderFor: (platform: PlatformName) => PlatformCallRecorder | undefined = () => undefined,
   /** The chat commands a platform menu lists (Telegram's `setMyCommands`); none: no menu is registered. */
   commandNames?: Array<{ command: string; description: string }>,
@@ -56,7 +57,7 @@ export async function createAccountChannels(
       ...(commandNames ? { commandNames } : {}),
       ...counting('telegram'),
       ...(isDefault && config.publicUrl ? { publicUrl: config.publicUrl } : {}),
-      ...(isSharedHighMarks(state) ? { marks: state } : {}),
+      marks: state,
     });
     const registered =
       !isDefault && config.publicUrl && account.config.mode === 'webhook'
@@ -93,7 +94,7 @@ export async function createAccountChannels(
 }
 
 /** Every channel the configuration turns on (each account's agent comes from the configuration). */
-export async function createChannels(config: AppConfig, logger: Logger, state: ChannelState): Promise<Channel[]> {
+export async function createChannels(config: AppConfig, logger: Logger, state: ChannelState & SharedHighMarks): Promise<Channel[]> {
   return (await createAccountChannels(config, logger, state)).map((account) => account.channel);
 }
 
@@ -109,8 +110,4 @@ function atAccountRoutes(channel: Channel, platform: PlatformName, accountName: 
         handle: route.handle.bind(route),
       })),
   };
-}
-
-function isSharedHighMarks(state: ChannelState): state is ChannelState & SharedHighMarks {
-  return typeof (state as Partial<SharedHighMarks>).raise === 'function' && typeof (state as Partial<SharedHighMarks>).read === 'function';
 }

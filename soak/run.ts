@@ -3,6 +3,7 @@ import { reply } from '../test/doubles/model-script.js';
 import { startOpenAiDouble } from '../test/doubles/openai-double.js';
 import { startSlackDouble } from '../test/doubles/slack-double.js';
 import { startTelegramDouble } from '../test/doubles/telegram-double.js';
+import { allPlatformsEnv } from '../test/doubles/platform-env.js';
 import { createTestDatabase, uniqueName } from '../test/support/services.js';
 import { inDoubtCounts, runChaos, takeoverTimes } from './chaos.js';
 import { feishuChats, slackChats, telegramChats, WEBHOOK_SECRET } from './chats.js';
@@ -37,19 +38,7 @@ const [low, high] = settings.modelLatencyMs;
 openai.script.respondWith((_request, text) => reply.text(`You said: ${text}`, { latencyMs: Math.round(low + Math.random() * (high - low)) }));
 
 const env = {
-  TELEGRAM_BOT_TOKEN: telegram.token,
-  TELEGRAM_API_ROOT: telegram.apiRoot,
-  TELEGRAM_MODE: 'webhook',
-  TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET,
-  SLACK_BOT_TOKEN: slack.botToken,
-  SLACK_SIGNING_SECRET: slack.signingSecret,
-  SLACK_API_URL: slack.apiUrl,
-  FEISHU_APP_ID: feishu.appId,
-  FEISHU_APP_SECRET: feishu.appSecret,
-  FEISHU_VERIFICATION_TOKEN: feishu.verificationToken,
-  FEISHU_ENCRYPT_KEY: feishu.encryptKey,
-  FEISHU_DOMAIN: feishu.domain,
-  FEISHU_MODE: 'webhook',
+  ...allPlatformsEnv({ telegram, slack, feishu }, WEBHOOK_SECRET),
   OPENAI_API_KEY: 'sk-soak',
   OPENAI_BASE_URL: openai.baseUrl,
   DATABASE_URL: database.url,

@@ -1,6 +1,5 @@
 import { createAccessControl, PairingService, UserRateLimiter } from '../access/index.js';
 import { createApprovalAnswerHandler, stopWaitingTurn, type ApprovalAnswerDependencies } from '../approvals/index.js';
-import { TurnBudgets } from '../budgets/index.js';
 import { createUsageReport, sessionUsageOf } from '../usage/index.js';
 import { createCommandHandler } from '../commands/index.js';
 import type { InboundSink } from '../core/channel.js';
@@ -12,14 +11,13 @@ import { AlbumMarks, ChannelActivity } from '../redis/index.js';
 import { tasksCommand } from '../schedules/index.js';
 import { resetSession, sessionStats } from '../store/index.js';
 import type { Infrastructure } from './infrastructure.js';
-import { budgetLevelsOf, chatLocationOf, type SharedServices } from './shared-services.js';
+import { chatLocationOf, type SharedServices } from './shared-services.js';
 
 /** What the gateway built: the sink every transport ends in, and the parts the console shows. */
 export interface Gateway {
   sink: InboundSink;
   activity: ChannelActivity;
   approvalAnswers: ApprovalAnswerDependencies;
-  usageBudgets: TurnBudgets;
 }
 
 /**
@@ -46,15 +44,6 @@ export function buildGateway(infra: Infrastructure, shared: SharedServices): Gat
   });
   for (const channel of channels.all()) channel.onChatMembership?.(membershipChanges);
 
-  const usageBudgets = new TurnBudgets({
-    defaults: config.budgets,
-    levelsFor: budgetLevelsOf(infra, shared),
-    prices: config.llmPrices,
-    metrics,
-    logger: moduleLogger('budgets'),
-    ledger: shared.budgetLedger,
-    settings: shared.budgetSettings,
-  });
   const agentConfigOf = (sessionKey: string) => config.agents.find((agent) => agent.id === sessionKey.split(':')[1]) ?? config.agents[0]!;
   const handleInbound = createInboundHandler({
     queue: shared.inbound,
@@ -94,7 +83,7 @@ export function buildGateway(infra: Infrastructure, shared: SharedServices): Gat
       reply: async (message, text) => {
         await channels.for(message.conversation).sendNotice(message.conversation, text);
       },
-      usageReport: createUsageReport({ db: database.db, ledger: shared.budgetLedger, limitsFor: (message) => usageBudgets.limitsFor(message) }),
+      usageReport: createUsageReport({ db: database.db, ledger: shared.budgetLedger, limitsFor: (message) => shared.budgets.limitsFor(message) }),
       tasks: (message, args) => tasksCommand(schedules, message, args),
       memory: { list: (message) => memoryCommand(memory, message), forget: (message, args) => forgetCommand(memory, message, args) },
     }),
@@ -105,5 +94,5 @@ export function buildGateway(infra: Infrastructure, shared: SharedServices): Gat
     activity.received(message.conversation.channel, message.conversation.accountId);
     return handleInbound(message);
   };
-  return { sink, activity, approvalAnswers, usageBudgets };
+  return { sink, activity, approvalAnswers };
 }

@@ -1,6 +1,6 @@
 import { COMMAND_DESCRIPTIONS } from '../commands/index.js';
 import { createAccountChannels } from '../../channels/index.js';
-import { BudgetLedger, BudgetSettings } from '../budgets/index.js';
+import { BudgetLedger, BudgetSettings, TurnBudgets } from '../budgets/index.js';
 import { ChatSettingsResolver, type ChatLocation } from '../config/chat-settings.js';
 import { ApprovalRecords } from '../approvals/index.js';
 import { ChannelRegistry } from '../core/channel-registry.js';
@@ -43,6 +43,8 @@ export interface SharedServices {
   budgetStore: BudgetStore;
   budgetLedger: BudgetLedger;
   budgetSettings: BudgetSettings;
+  /** The limits that apply to a message, and (in a worker) the model that charges its calls. */
+  budgets: TurnBudgets;
   /** The subscriber connection every cache-dropping notice (and a worker's /stop notices) arrives on. */
   subscriber: RedisClient;
 }
@@ -88,6 +90,17 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
   });
   // stop steps run last-registered first: this one after the turns that record spend have ended
   infra.onStopWithRedis('budget spend', () => budgetLedger.flush());
+  const budgetSettings = new BudgetSettings(budgetStore, invalidations);
+  const budgets = new TurnBudgets({
+    defaults: config.budgets,
+    // the message's agent's levels, then its chat's (channel, account, group overrides)
+    levelsFor: (message) => [(config.agents.find((agent) => agent.id === message.agentId) ?? config.agents[0]!).budgets, chats.resolve(chatLocationOf(message)).budgets],
+    prices: config.llmPrices,
+    metrics,
+    logger: moduleLogger('budgets'),
+    ledger: budgetLedger,
+    settings: budgetSettings,
+  });
   return {
     chats,
     channels,
@@ -103,7 +116,8 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
     schedules,
     budgetStore,
     budgetLedger,
-    budgetSettings: new BudgetSettings(budgetStore, invalidations),
+    budgetSettings,
+    budgets,
     subscriber,
   };
 }
@@ -122,14 +136,6 @@ function sessionQueueOptions(infra: Infrastructure, chats: ChatSettingsResolver)
 
 export function chatLocationOf({ conversation }: InboundMessage): ChatLocation {
   return { channel: conversation.channel, accountId: conversation.accountId, chatType: conversation.chatType, chatId: conversation.chatId };
-}
-
-/** The budget levels of a message: its agent's, then its chat's (channel, account, group overrides). */
-export function budgetLevelsOf(infra: Infrastructure, shared: SharedServices) {
-  return (message: InboundMessage) => [
-    (infra.config.agents.find((agent) => agent.id === message.agentId) ?? infra.config.agents[0]!).budgets,
-    shared.chats.resolve(chatLocationOf(message)).budgets,
-  ];
 }
 
 export type { KeySpace };

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { AgentRuntimes } from '../agent-runtimes.js';
 import { TokenCalibration } from '../agent/index.js';
-import { TurnBudgets } from '../budgets/index.js';
 import { createTranscriber, modelKey, type FailoverOptions } from '../llm/index.js';
 import { priceTableOf } from '../llm/pricing.js';
 import type { McpToolSource } from '../mcp/index.js';
@@ -26,7 +25,7 @@ import { SessionCache } from '../turn/session-cache.js';
 import { createTurnStore, HISTORY_LOAD_LIMIT } from '../turn/store-adapter.js';
 import type { TurnDependencies } from '../turn/turn-dependencies.js';
 import type { Infrastructure } from './infrastructure.js';
-import { budgetLevelsOf, type SharedServices } from './shared-services.js';
+import { type SharedServices } from './shared-services.js';
 
 /**
  * The worker: runs turns. Its connections (all waiting for Redis, never failing a turn for a blip): `worker redis`
@@ -62,15 +61,7 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     [...createMemoryTools(shared.memory), ...createScheduleTools(shared.schedules)],
     failoverOptions(new RedisFailoverCooldowns(workerRedis, keys), config.failoverCooldownMs, metrics),
   );
-  const budgets = new TurnBudgets({
-    defaults: config.budgets,
-    levelsFor: budgetLevelsOf(infra, shared),
-    prices: config.llmPrices,
-    metrics,
-    logger: moduleLogger('budgets'),
-    ledger: shared.budgetLedger,
-    settings: shared.budgetSettings,
-  });
+  const { budgets } = shared;
   const compactor = createCompactor({
     db: infra.database.db,
     model: agents.defaultModel,

@@ -13,8 +13,6 @@ export interface PendingDelivery {
   reply: string;
   /** A notice (apology, refusal) sent as plain text rather than rendered Markdown. */
   plain: boolean;
-  /** Unaddressed group lines this turn showed the model, consumed once it is stored. */
-  consumedContext: number;
   /** The session is due for summarization once this turn is stored. */
   summarizeDue?: boolean;
 }

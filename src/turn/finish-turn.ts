@@ -13,8 +13,8 @@ import type { TurnDependencies } from './turn-dependencies.js';
 
 export const UNSTORABLE_MESSAGE = '[this message could not be stored]';
 
-export function newDelivery(record: TurnRecord, reply: string, plain: boolean, consumedContext: number): PendingDelivery {
-  return { record, reply, plain, consumedContext };
+export function newDelivery(record: TurnRecord, reply: string, plain: boolean): PendingDelivery {
+  return { record, reply, plain };
 }
 
 /**

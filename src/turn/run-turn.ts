@@ -79,7 +79,7 @@ export function createTurnRunner(deps: TurnDependencies) {
     });
 
     if (user.blockedReply) {
-      return await finishTurn(deps, request, newDelivery(record({ status: 'completed', error: 'input blocked by the input guard' }), user.blockedReply, true, groupLines.length));
+      return await finishTurn(deps, request, newDelivery(record({ status: 'completed', error: 'input blocked by the input guard' }), user.blockedReply, true));
     }
 
     const working = channel.startWorking(latest.conversation);
@@ -111,20 +111,20 @@ export function createTurnRunner(deps: TurnDependencies) {
         const stoppedWhileWaiting = terminal.type === 'run-cancel' && terminal.by === 'user';
         if (reason === 'leaseLost' || (!request.signal.aborted && !stoppedWhileWaiting)) return { kind: 'skipped' };
         log.info('turn cancelled');
-        return await finishTurn(deps, request, newDelivery(record({ status: 'cancelled' }, terminal), '', false, groupLines.length));
+        return await finishTurn(deps, request, newDelivery(record({ status: 'cancelled' }, terminal), '', false));
       }
       if (terminal.type === 'run-error' && terminal.error instanceof BudgetExceededError) {
         const refusal = terminal.error;
         log.info({ scope: refusal.scope, limitUsd: refusal.limitUsd, notify: refusal.notify }, 'daily budget used up: the model was not called');
         // one notice per chat per day (decided in the same Redis round trip as the refusal); later refusals are silent
         const notice = refusal.notify ? budgetNotice(refusal) : '';
-        return await finishTurn(deps, request, newDelivery(record({ status: 'budget_exceeded', error: refusal.message }, terminal), notice, true, groupLines.length));
+        return await finishTurn(deps, request, newDelivery(record({ status: 'budget_exceeded', error: refusal.message }, terminal), notice, true));
       }
       if (terminal.type === 'run-error' && isTooLongForModel(terminal.error)) {
         // not retried: the same request would be refused again; kept out of later turns so the chat goes on
         log.warn({ err: terminal.error }, 'the model refused the turn as too long even after compaction and trimming');
         const stored = leftOutOfContext(record({ status: 'failed', error: errorMessage(terminal.error) }, terminal));
-        return await finishTurn(deps, request, newDelivery(stored, TOO_LONG_REPLY, true, groupLines.length));
+        return await finishTurn(deps, request, newDelivery(stored, TOO_LONG_REPLY, true));
       }
       if (terminal.type === 'run-error') {
         const error = terminal.error;
@@ -132,11 +132,11 @@ export function createTurnRunner(deps: TurnDependencies) {
         const giveUp = request.finalAttempt || request.attempt >= MODEL_ATTEMPTS;
         log.warn({ err: error, retryable, attempt: request.attempt, giveUp }, 'agent run failed');
         if (retryable && !giveUp) return { kind: 'retry', error };
-        return await finishTurn(deps, request, newDelivery(record({ status: 'failed', error: errorMessage(error) }, terminal), APOLOGY, true, groupLines.length));
+        return await finishTurn(deps, request, newDelivery(record({ status: 'failed', error: errorMessage(error) }, terminal), APOLOGY, true));
       }
       // The loop already sanitized the answer and detected NO_REPLY; an empty answer sends nothing either.
       const reply = withMediaNotices(terminal.reply.text, user.notices);
-      const pending = { ...newDelivery(record({ status: 'completed', silent: reply.length === 0 }, terminal), reply, false, groupLines.length), summarizeDue };
+      const pending = { ...newDelivery(record({ status: 'completed', silent: reply.length === 0 }, terminal), reply, false), summarizeDue };
       return await finishTurn(deps, request, pending, live?.reply);
     } catch (error) {
       if (abortReasonOf(request.signal) === 'shutdown') return { kind: 'retry', error };
