@@ -5,7 +5,7 @@ import { targetOf } from './conversation-target.js';
 import { toPlatformError } from './errors.js';
 
 /**
- * Message ids probed after each lower bound of the intent, and past the highest id this process knows now: the
+ * Message ids probed after the intent's lower bound, and past the highest id this process knows now: the
  * bot's private chats share one counter, so under load many ids are taken between an intent and its send.
  */
 export const PROBE_WINDOW = 20;
@@ -42,21 +42,17 @@ export function createSentProbe(api: Api, highest?: (to: ConversationRef) => num
   }
 
   return {
-    /** The id of the bot's message after the hint's bounds that `matches`; `keep`: the markup it carries when sent. */
+    /** The id of the bot's message after the hint's bound that `matches`; `keep`: the markup it carries when sent. */
     async find(to: ConversationRef, hint: SendHint, matches: (message: Message) => boolean, keep?: InlineKeyboardMarkup): Promise<number | undefined> {
       const chatId = targetOf(to).chat_id;
-      const starts = [...new Set([hint.after, hint.afterAny].filter((bound): bound is number => typeof bound === 'number'))].sort((a, b) => a - b);
-      if (starts.length === 0) return undefined;
+      // both bounds are ids the bot's counter gave out before the intent (this chat's, and any private chat's):
+      // the part's id is past the higher one, and searching from the lower one may spend every probe short of it
+      const bounds = [hint.after, hint.afterAny].filter((bound): bound is number => typeof bound === 'number');
+      if (bounds.length === 0) return undefined;
+      const start = Math.max(...bounds);
       const known = (await highest?.(to)) ?? 0;
-      const ids: number[] = [];
-      const probed = new Set<number>();
-      for (const start of starts) {
-        const end = Math.min(start + MAX_PROBES, Math.max(start, known) + PROBE_WINDOW);
-        for (let id = start + 1; id <= end && ids.length < MAX_PROBES; id += 1) {
-          if (!probed.has(id)) ids.push(id);
-          probed.add(id);
-        }
-      }
+      const end = Math.min(start + MAX_PROBES, Math.max(start, known) + PROBE_WINDOW);
+      const ids = Array.from({ length: end - start }, (_, index) => start + 1 + index);
       for (let batch = 0; batch < ids.length; batch += PROBE_PARALLEL) {
         const candidates = ids.slice(batch, batch + PROBE_PARALLEL);
         const messages = await Promise.all(candidates.map((id) => read(chatId, id)));

@@ -74,6 +74,19 @@ describe('telegram resumable delivery', () => {
     expect(double.visibleMessages(4251).map((message) => message.text)).toEqual(['The short answer.']);
   });
 
+  it('searches from the tighter of the two bounds: a question asked more than a search\'s reach ago does not hide the part', async () => {
+    const dm = dmAfterQuestion(4271);
+    const question = Number(dm.messageId);
+    // the turn waited (a takeover, a Redis restart) while the bot's other private chats took 1,500 ids
+    for (let other = 0; other < 1_500; other += 1) double.makeUpdate.privateText(8000 + (other % 50), 'meanwhile');
+    const intentBound = question + 1_500;
+    await channel.send(dm, 'The late answer.', recordingProgress());
+    const retry = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: question, afterAny: intentBound }, at: Date.now() } });
+    await channel.send(dm, 'The late answer.', retry);
+    expect(retry.resolutions).toEqual(['found']);
+    expect(double.visibleMessages(4271).map((message) => message.text)).toEqual(['The late answer.']);
+  });
+
   it('a part in doubt that never reached Telegram is sent, once', async () => {
     const dm = dmAfterQuestion(4301);
     const progress = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: Number(dm.messageId) }, at: Date.now() } });
