@@ -18,8 +18,14 @@ export interface SoakChat {
   name: string;
   /** The inbound of message `seq` carrying `text`: a function, so each retry is signed at its own time. */
   message(seq: number, text: string): () => InboundRequest;
-  /** The texts of the bot's messages in this chat, in the order the chat shows them. */
-  answers(): string[];
+  /** The bot's messages in this chat (platform id and text), in the order the chat shows them. */
+  answers(): SoakAnswer[];
+}
+
+/** One message of the bot as a chat shows it. */
+export interface SoakAnswer {
+  id: string;
+  text: string;
 }
 
 export const WEBHOOK_SECRET = 'soak-webhook-secret';
@@ -34,7 +40,7 @@ export function telegramChats(telegram: TelegramDouble, count: number): SoakChat
         const update = JSON.stringify(telegram.makeUpdate.privateText(userId, text));
         return () => ({ path: '/webhooks/telegram', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': WEBHOOK_SECRET }, body: update });
       },
-      answers: () => telegram.visibleMessages(userId).map((message) => message.text),
+      answers: () => telegram.visibleMessages(userId).map((message) => ({ id: String(message.messageId), text: message.text })),
     };
   });
 }
@@ -57,7 +63,7 @@ export function slackChats(slack: SlackDouble, count: number): SoakChat[] {
         [...slack.messages.values()]
           .filter((message) => message.channel === channel && !message.deleted)
           .sort((a, b) => Number(a.ts) - Number(b.ts))
-          .map((message) => message.text),
+          .map((message) => ({ id: message.ts, text: message.text })),
     };
   });
 }
@@ -80,7 +86,7 @@ export function feishuChats(feishu: FeishuDouble, count: number): SoakChat[] {
         [...feishu.messages.values()]
           .filter((message) => message.parentId?.startsWith(questionPrefix) && !message.deleted)
           .sort((a, b) => Number(a.messageId.replace('om_bot_', '')) - Number(b.messageId.replace('om_bot_', '')))
-          .map((message) => JSON.stringify(message.content)),
+          .map((message) => ({ id: message.messageId, text: JSON.stringify(message.content) })),
     };
   });
 }

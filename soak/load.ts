@@ -67,7 +67,7 @@ export async function runChats(options: LoadOptions): Promise<SoakMessage[]> {
         if (message.acceptedAt === undefined) return;
         const deadline = message.acceptedAt + options.answerTimeoutMs;
         while (Date.now() < deadline) {
-          if (chat.answers().some((text) => seqsIn(text, chatIndex, chat.platform).includes(seq))) {
+          if (chat.answers().some(({ text }) => seqsIn(text, chatIndex, chat.platform).includes(seq))) {
             message.answeredAt = Date.now();
             break;
           }
@@ -92,13 +92,16 @@ export interface Verdict {
   neverAccepted: number;
   /** Chats with a loss, a duplicate or a reordering, for a closer look. */
   examples: string[];
+  /** Every message answered more than once: the platform ids of its answers, to find them in the logs (SOAK_LOG_DIR). */
+  duplicates: Array<{ chat: string; seq: number; answerIds: string[] }>;
 }
 
 /** What the doubles saw, per chat: each accepted message answered exactly once, in the order the chat asked. */
 export function judge(chats: SoakChat[], messages: SoakMessage[]): Verdict {
-  const verdict: Verdict = { messages: 0, answered: 0, lost: 0, duplicated: 0, outOfOrder: 0, neverAccepted: 0, examples: [] };
+  const verdict: Verdict = { messages: 0, answered: 0, lost: 0, duplicated: 0, outOfOrder: 0, neverAccepted: 0, examples: [], duplicates: [] };
   chats.forEach((chat, chatIndex) => {
-    const answerSeqs = chat.answers().map((text) => seqsIn(text, chatIndex, chat.platform));
+    const answers = chat.answers();
+    const answerSeqs = answers.map(({ text }) => seqsIn(text, chatIndex, chat.platform));
     const times = new Map<number, number>();
     for (const seqs of answerSeqs) for (const seq of seqs) times.set(seq, (times.get(seq) ?? 0) + 1);
     let trouble = false;
@@ -111,7 +114,10 @@ export function judge(chats: SoakChat[], messages: SoakMessage[]): Verdict {
       const count = times.get(message.seq) ?? 0;
       if (count === 0) verdict.lost += 1;
       else verdict.answered += 1;
-      if (count > 1) verdict.duplicated += count - 1;
+      if (count > 1) {
+        verdict.duplicated += count - 1;
+        verdict.duplicates.push({ chat: chat.name, seq: message.seq, answerIds: answers.filter((_, index) => answerSeqs[index]!.includes(message.seq)).map(({ id }) => id) });
+      }
       if (count !== 1) trouble = true;
     }
     let highest = 0;

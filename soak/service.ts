@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../test/support/service-process.js';
 
@@ -49,7 +49,7 @@ export class SupervisedService {
   private async launch(): Promise<void> {
     const child = spawn(process.execPath, [CLI, 'start'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...this.env, HOST: '127.0.0.1', PORT: String(this.port) },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: process.env.SOAK_LOG_LEVEL || 'warn', ...this.env, HOST: '127.0.0.1', PORT: String(this.port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.#child = child;
@@ -77,6 +77,8 @@ export class SupervisedService {
   }
 
   private keepLine(line: string): void {
+    // every line of every life, for a closer look at what the verdict names
+    if (process.env.SOAK_LOG_DIR) appendFileSync(join(process.env.SOAK_LOG_DIR, `${this.name}.log`), `${line}\n`);
     if (!line.startsWith('{')) return;
     try {
       const parsed = JSON.parse(line) as LogLine;

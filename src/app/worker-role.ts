@@ -77,9 +77,9 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
   });
   const deliveryLogger = moduleLogger('delivery');
   const turnState = new TurnStateStore(workerRedis, keys);
-  const deliveries = new DeliveryRecords(turnState, (channel, resolution) => {
+  const deliveries = new DeliveryRecords(turnState, (channel, resolution, stream) => {
     metrics.deliveriesInDoubt.inc({ channel, resolution });
-    deliveryLogger.warn({ channel, resolution }, 'a part a dead or failed attempt may have sent was settled');
+    deliveryLogger.warn({ channel, resolution, stream }, 'a part a dead or failed attempt may have sent was settled');
   });
   const store = createTurnStore(infra.database.db, { cache: new SessionCache(config.sessionCacheBytes, HISTORY_LOAD_LIMIT) });
   const turnDependencies: TurnDependencies = {

@@ -55,7 +55,7 @@ export class DeliveryRecords {
   constructor(
     private readonly store: TurnStatePort,
     /** Counts how parts in doubt were settled (metrics). */
-    private readonly onDoubt: (channel: ChannelName, resolution: DoubtResolution) => void = () => {},
+    private readonly onDoubt: (channel: ChannelName, resolution: DoubtResolution, stream: string) => void = () => {},
   ) {}
 
   /** What an earlier holder left (read only for a resumed turn); undefined when it left nothing. */
@@ -98,8 +98,9 @@ export class DeliveryRecords {
       result = undefined;
       recorded = state.sent;
     };
+    const key = `${lease.turnId}.${stream}`;
     return {
-      key: `${lease.turnId}.${stream}`,
+      key,
       delivered: options.state?.sent ?? [],
       ...(options.state?.doubt ? { inDoubt: options.state.doubt } : {}),
       get recorded() {
@@ -113,7 +114,7 @@ export class DeliveryRecords {
         await write({ sent: delivered, doubt: { part: delivered.length, hint, at: Date.now() } });
       },
       onDelivered: (delivered) => write({ sent: delivered }),
-      resolved: (resolution) => this.onDoubt(channel, resolution),
+      resolved: (resolution) => this.onDoubt(channel, resolution, key),
     };
   }
 
