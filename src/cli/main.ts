@@ -3,6 +3,7 @@ import { startService } from '../app/index.js';
 import { inspectConfig, loadConfig, readDotEnv, type AppConfig } from '../config/index.js';
 import { BotError } from '../core/errors.js';
 import { acquireDataDirLock, DataDirInUseError } from '../lifecycle/data-dir-lock.js';
+import { IDLE_HEAP_RECLAIM, startIdleHeapReclaim } from '../lifecycle/idle-heap-reclaim.js';
 import { StopSignals } from '../lifecycle/stop-signals.js';
 import { createLogger, moduleLogger, setRootLogger } from '../observability/logger.js';
 import { databaseOptionsOf, migrateDatabase, openDatabase } from '../store/index.js';
@@ -30,6 +31,12 @@ async function start(config: AppConfig): Promise<void> {
   });
   const service = await startService(config);
   signals.started(() => service.stop());
+  const heapLogger = moduleLogger('memory');
+  startIdleHeapReclaim({
+    ...IDLE_HEAP_RECLAIM,
+    onReclaim: ({ beforeBytes, afterBytes, pauseMs }) =>
+      heapLogger.debug({ beforeMb: Math.round(beforeBytes / 2 ** 20), afterMb: Math.round(afterBytes / 2 ** 20), pauseMs: Math.round(pauseMs) }, 'quiet after a burst: heap given back'),
+  });
 }
 
 async function migrate(config: AppConfig): Promise<void> {
