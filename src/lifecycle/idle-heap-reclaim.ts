@@ -9,10 +9,12 @@ export interface IdleHeapReclaimOptions {
   quietUtilization: number;
   /** Heap V8 holds beyond what is live, in bytes, worth a collection to give back. */
   slackBytes: number;
+  /** The same for the first quiet interval after start-up: what loading the code and connecting left behind. */
+  startupSlackBytes: number;
   onReclaim?: (reclaim: { beforeBytes: number; afterBytes: number; pauseMs: number }) => void;
 }
 
-export const IDLE_HEAP_RECLAIM: IdleHeapReclaimOptions = { everyMs: 500, quietUtilization: 0.05, slackBytes: 48 * 2 ** 20 };
+export const IDLE_HEAP_RECLAIM: IdleHeapReclaimOptions = { everyMs: 500, quietUtilization: 0.05, slackBytes: 48 * 2 ** 20, startupSlackBytes: 4 * 2 ** 20 };
 
 /**
  * After a burst, V8 keeps the old space it grew for the turns in flight (some 400 MB for 60 MB live after the
@@ -21,18 +23,22 @@ export const IDLE_HEAP_RECLAIM: IdleHeapReclaimOptions = { everyMs: 500, quietUt
  * been quiet for a whole interval and the heap holds more than `slackBytes` it does not use, V8's memory-reducing
  * collection runs once (the one a low-memory notification runs: full collections, then the emptied pages go back
  * to the system; tens of ms, with nothing waiting on the loop). Under load it never runs: the memory is in use then.
+ * Start-up is a burst too (some 12 MB of garbage and pooled pages at idle): the first quiet interval collects it.
  */
 export function startIdleHeapReclaim(options: IdleHeapReclaimOptions = IDLE_HEAP_RECLAIM): { stop(): void } {
   const collect = memoryReducingGc();
   if (collect === undefined) return { stop() {} };
   let last = performance.eventLoopUtilization();
+  let slackBytes = options.startupSlackBytes;
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const quiet = performance.eventLoopUtilization(now, last).utilization < options.quietUtilization;
     last = now;
     if (!quiet) return;
     const heap = getHeapStatistics();
-    if (heap.total_heap_size - heap.used_heap_size < options.slackBytes) return;
+    const enough = heap.total_heap_size - heap.used_heap_size >= slackBytes;
+    slackBytes = options.slackBytes;
+    if (!enough) return;
     const startedAt = performance.now();
     collect();
     options.onReclaim?.({ beforeBytes: heap.total_heap_size, afterBytes: getHeapStatistics().total_heap_size, pauseMs: performance.now() - startedAt });
