@@ -1,4 +1,4 @@
-import type { Client } from '@larksuiteoapi/node-sdk';
+import type { LazyClient } from './client.js';
 import { BotError, type Attachment, type ConversationRef, type DeliveryProgress, type DeliveryReceipt, type DownloadedFile, type OutboundFile } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { callFeishu } from './api-call.js';
@@ -24,14 +24,14 @@ export interface FeishuFiles {
  * reply (then the caption as a text reply), each under its part's `uuid`: an upload posts nothing, so a takeover
  * uploads again and Feishu keeps the reply the dead worker may have sent.
  */
-export function createFeishuFiles(client: Client, outbound: FeishuOutbound, logger: Logger): FeishuFiles {
+export function createFeishuFiles(client: LazyClient, outbound: FeishuOutbound, logger: Logger): FeishuFiles {
   return {
     async download(attachment, { maxBytes }) {
       const what = attachment.fileName ?? `the ${attachment.kind}`;
       const ref = resourceRefOf(attachment);
       let resource;
       try {
-        resource = await client.im.messageResource.get({ path: { message_id: ref.messageId, file_key: ref.fileKey }, params: { type: ref.type } });
+        resource = await (await client()).im.messageResource.get({ path: { message_id: ref.messageId, file_key: ref.fileKey }, params: { type: ref.type } });
       } catch (error) {
         const failure = error instanceof FeishuApiError ? error : undefined;
         if (failure && ((failure.code !== undefined && GONE_CODES.has(failure.code)) || failure.status === 404 || failure.status === 400)) {
@@ -59,7 +59,7 @@ export function createFeishuFiles(client: Client, outbound: FeishuOutbound, logg
       let message: OutgoingMessage;
       if (asImage) {
         const answer = await callFeishu(logger, { method: 'im.image.create', idempotent: false }, async () => {
-          const data = await client.im.image.create({ data: { image_type: 'message', image: file.bytes } });
+          const data = await (await client()).im.image.create({ data: { image_type: 'message', image: file.bytes } });
           return { code: 0, ...data };
         });
         if (!answer.image_key) throw new BotError('platform', 'Feishu im.image.create answered without an image_key');
@@ -67,7 +67,7 @@ export function createFeishuFiles(client: Client, outbound: FeishuOutbound, logg
       } else {
         const extension = file.fileName.split('.').at(-1)?.toLowerCase() ?? '';
         const answer = await callFeishu(logger, { method: 'im.file.create', idempotent: false }, async () => {
-          const data = await client.im.file.create({ data: { file_type: (FILE_TYPES[extension] ?? 'stream') as 'stream', file_name: file.fileName, file: file.bytes } });
+          const data = await (await client()).im.file.create({ data: { file_type: (FILE_TYPES[extension] ?? 'stream') as 'stream', file_name: file.fileName, file: file.bytes } });
           return { code: 0, ...data };
         });
         if (!answer.file_key) throw new BotError('platform', 'Feishu im.file.create answered without a file_key');

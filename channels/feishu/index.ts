@@ -48,9 +48,9 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
     ...(options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {}),
     ...(options.onApiCall ? { onApiCall: options.onApiCall } : {}),
   });
-  const client = createFeishuClient(config, http, logger);
+  const { bot, token } = await fetchBotIdentity(config, http, logger);
+  const client = createFeishuClient(config, http, logger, token);
   const api = createMessagesApi(client, logger);
-  const bot = await fetchBotIdentity(api);
 
   const identity: FeishuIdentity = { appId: config.appId, botOpenId: bot.openId, botName: bot.name, agentId };
   const memory = createChannelMemory(options.state, config.appId, logger);

@@ -53,6 +53,9 @@ export function openLiveReply(options: LiveReplyOptions): LiveReply {
         } catch (error) {
           logger.warn({ messageId: to.messageId, error: String(error) }, 'feishu live reply edit failed');
           return 'wait';
+        } finally {
+          // the interval runs from when Feishu answered: a slow call (the first loads the SDK) is not followed by an edit at once
+          lastEditAt = Date.now();
         }
       },
       finalParts: renderCards,

@@ -1,4 +1,4 @@
-import { DefaultCache, EventDispatcher, WSClient } from '@larksuiteoapi/node-sdk';
+import type { WSClient } from '@larksuiteoapi/node-sdk';
 import type { FeishuConfig } from '../../src/config/app-config.js';
 import { BotError } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -33,6 +33,7 @@ export function createLongConnection(config: FeishuConfig, http: HttpInstance, l
       if (!APP_ID_PATTERN.test(config.appId)) {
         throw new BotError('config', 'FEISHU_APP_ID must look like cli_ followed by 16 hex digits for FEISHU_MODE=websocket');
       }
+      const { DefaultCache, EventDispatcher, WSClient } = await import('@larksuiteoapi/node-sdk');
       const sdkLogger = createSdkLogger(logger);
       const dispatcher = new EventDispatcher({
         ...(config.encryptKey ? { encryptKey: config.encryptKey } : {}),

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@larksuiteoapi/node-sdk';
 import { BotError } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { callFeishu } from './api-call.js';
+import type { LazyClient } from './client.js';
 
 /** A message as the IM API takes it: `content` is the JSON string of the type's content object. */
 export interface OutgoingMessage {
@@ -10,15 +10,10 @@ export interface OutgoingMessage {
   content: string;
 }
 
-export interface BotInfo {
-  openId: string;
-  name: string | undefined;
-}
-
 export type MessagesApi = ReturnType<typeof createMessagesApi>;
 
 /** The handful of Open API calls the channel makes, each through the SDK's typed client and `callFeishu`. */
-export function createMessagesApi(client: Client, logger: Logger) {
+export function createMessagesApi(client: LazyClient, logger: Logger) {
   return {
     /**
      * `im.message.reply`; the `uuid` makes Feishu send it at most once within an hour (a repeat is answered
@@ -26,8 +21,8 @@ export function createMessagesApi(client: Client, logger: Logger) {
      * retries of this call only.
      */
     async reply(messageId: string, message: OutgoingMessage, uuid: string = randomUUID()): Promise<string> {
-      const answer = await callFeishu(logger, { method: 'im.message.reply', idempotent: true }, () =>
-        client.im.message.reply({ path: { message_id: messageId }, data: { msg_type: message.msgType, content: message.content, uuid } }),
+      const answer = await callFeishu(logger, { method: 'im.message.reply', idempotent: true }, async () =>
+        (await client()).im.message.reply({ path: { message_id: messageId }, data: { msg_type: message.msgType, content: message.content, uuid } }),
       );
       const id = answer.data?.message_id;
       if (!id) throw new BotError('platform', 'Feishu im.message.reply answered without a message_id');
@@ -36,18 +31,18 @@ export function createMessagesApi(client: Client, logger: Logger) {
 
     /** `im.message.patch`: replaces a card's content (cards only, and only shared ones: `update_multi`). */
     async patch(messageId: string, content: string): Promise<void> {
-      await callFeishu(logger, { method: 'im.message.patch', idempotent: true }, () =>
-        client.im.message.patch({ path: { message_id: messageId }, data: { content } }),
+      await callFeishu(logger, { method: 'im.message.patch', idempotent: true }, async () =>
+        (await client()).im.message.patch({ path: { message_id: messageId }, data: { content } }),
       );
     },
 
     async remove(messageId: string): Promise<void> {
-      await callFeishu(logger, { method: 'im.message.delete', idempotent: true }, () => client.im.message.delete({ path: { message_id: messageId } }));
+      await callFeishu(logger, { method: 'im.message.delete', idempotent: true }, async () => (await client()).im.message.delete({ path: { message_id: messageId } }));
     },
 
     async addReaction(messageId: string, emojiType: string): Promise<string> {
-      const answer = await callFeishu(logger, { method: 'im.messageReaction.create', idempotent: false }, () =>
-        client.im.messageReaction.create({ path: { message_id: messageId }, data: { reaction_type: { emoji_type: emojiType } } }),
+      const answer = await callFeishu(logger, { method: 'im.messageReaction.create', idempotent: false }, async () =>
+        (await client()).im.messageReaction.create({ path: { message_id: messageId }, data: { reaction_type: { emoji_type: emojiType } } }),
       );
       const id = answer.data?.reaction_id;
       if (!id) throw new BotError('platform', 'Feishu im.messageReaction.create answered without a reaction_id');
@@ -55,19 +50,9 @@ export function createMessagesApi(client: Client, logger: Logger) {
     },
 
     async removeReaction(messageId: string, reactionId: string): Promise<void> {
-      await callFeishu(logger, { method: 'im.messageReaction.delete', idempotent: true }, () =>
-        client.im.messageReaction.delete({ path: { message_id: messageId, reaction_id: reactionId } }),
+      await callFeishu(logger, { method: 'im.messageReaction.delete', idempotent: true }, async () =>
+        (await client()).im.messageReaction.delete({ path: { message_id: messageId, reaction_id: reactionId } }),
       );
-    },
-
-    /** `GET /open-apis/bot/v3/info`, which the SDK has no typed method for; its answer has `bot` beside `code`, not under `data`. */
-    async botInfo(): Promise<BotInfo> {
-      const answer = await callFeishu(logger, { method: 'bot.info', idempotent: true }, () =>
-        client.request<{ code?: number; msg?: string; bot?: { open_id?: string; app_name?: string } }>({ method: 'GET', url: '/open-apis/bot/v3/info' }),
-      );
-      const openId = answer.bot?.open_id;
-      if (!openId) throw new BotError('platform', 'Feishu bot/v3/info answered without the bot open_id (is the bot ability enabled?)');
-      return { openId, name: answer.bot?.app_name };
     },
   };
 }

@@ -1,9 +1,10 @@
-import { LoggerLevel, type Client } from '@larksuiteoapi/node-sdk';
+import type { Client, LoggerLevel } from '@larksuiteoapi/node-sdk';
 import type { Logger } from '../../src/observability/logger.js';
 
 type SdkLogger = NonNullable<ConstructorParameters<typeof Client>[0]['logger']>;
 
-export const SDK_LOGGER_LEVEL = LoggerLevel.info;
+// LoggerLevel.info, spelt as its value: the SDK itself is loaded on first use (client.ts)
+export const SDK_LOGGER_LEVEL = 3 as LoggerLevel;
 
 /**
  * The SDK's log lines, routed into our pino logger. Only their strings and error messages are kept:
