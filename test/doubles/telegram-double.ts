@@ -16,6 +16,8 @@ export interface TelegramCall {
   at: number;
   /** true when the double answered with an error (failNext, validation). */
   failed: boolean;
+  /** The client went away before the answer was written (an aborted request). */
+  abandoned?: boolean;
 }
 
 export interface TelegramFailure {
@@ -181,7 +183,10 @@ export async function startTelegramDouble(options: { token?: string; botUsername
       const call: TelegramCall = { method, params, at: Date.now(), failed: false };
       calls.push(call);
       const clientGone = new AbortController();
-      response.once('close', () => clientGone.abort());
+      response.once('close', () => {
+        if (!response.writableFinished) call.abandoned = true;
+        clientGone.abort();
+      });
       const planned = takeFailure(method);
       if (planned?.committed) await answer(method, params, clientGone.signal);
       reply = planned?.reply ?? (await answer(method, params, clientGone.signal));

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { markdownToTelegramHtml } from '../../../channels/telegram/format.js';
+import { TYPING_STOP_WAIT_MS } from '../../../channels/telegram/typing.js';
 import { BotError, type Channel, type ConversationRef } from '../../../src/core/index.js';
 import { parseTelegramHtml, startTelegramDouble, type TelegramDouble } from '../../doubles/telegram-double.js';
 import { startChannel } from './channel-fixture.js';
@@ -145,6 +146,30 @@ describe('telegram typing indicator', () => {
       expect(count).toBeGreaterThanOrEqual(3);
       await new Promise((resolve) => setTimeout(resolve, 250));
       expect(double.callsOf('sendChatAction')).toHaveLength(count);
+    } finally {
+      await double.close();
+    }
+  });
+
+  it('lets a typing call in flight at stop finish (no AbortError, its connection kept), and cuts off one that hangs', async () => {
+    const double = await startTelegramDouble();
+    try {
+      const channel = await startChannel(double);
+      double.stallAfterCommit('sendChatAction', 100);
+      const quick = channel.startWorking(dm);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await quick.stop();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(double.callsOf('sendChatAction')).toHaveLength(1);
+      expect(double.callsOf('sendChatAction')[0]).toMatchObject({ failed: false });
+      expect(double.callsOf('sendChatAction')[0]?.abandoned).toBeUndefined();
+
+      double.stallAfterCommit('sendChatAction', TYPING_STOP_WAIT_MS + 500);
+      const hanging = channel.startWorking(dm);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await hanging.stop();
+      await new Promise((resolve) => setTimeout(resolve, TYPING_STOP_WAIT_MS + 200));
+      expect(double.callsOf('sendChatAction')[1]?.abandoned).toBe(true);
     } finally {
       await double.close();
     }
