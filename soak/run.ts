@@ -77,6 +77,13 @@ const summary = {
   inDoubt: inDoubtCounts([gateway, ...workers]),
   answerMs: { p50: percentile(answerMs, 50), p99: percentile(answerMs, 99), max: percentile(answerMs, 100) },
   webhookRetries: messages.reduce((sum, message) => sum + message.attempts - 1, 0),
+  // the longest waits, with when they were accepted (seconds into the run), to set beside the faults
+  slowest: messages
+    .filter((message) => message.answeredAt !== undefined && message.acceptedAt !== undefined)
+    .sort((a, b) => b.answeredAt! - b.acceptedAt! - (a.answeredAt! - a.acceptedAt!))
+    .slice(0, 10)
+    .map((message) => ({ chat: message.chat, seq: message.seq, acceptedAtS: Math.round((message.acceptedAt! - startedAt) / 1000), waitedMs: message.answeredAt! - message.acceptedAt! })),
+  faultTimesS: faults.map((fault) => `${Math.round((fault.at - startedAt) / 1000)} ${fault.what}`),
 };
 
 await Promise.all([gateway.stop(), ...workers.map((worker) => worker.stop())]);

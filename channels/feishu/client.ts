@@ -2,6 +2,7 @@ import type { Client } from '@larksuiteoapi/node-sdk';
 import type { FeishuConfig } from '../../src/config/app-config.js';
 import { BotError } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
+import { commonJsExports } from '../shared/index.js';
 import { callFeishu } from './api-call.js';
 import { FeishuApiError } from './errors.js';
 import type { HttpInstance } from './http-instance.js';
@@ -11,6 +12,13 @@ import { createSdkLogger, SDK_LOGGER_LEVEL } from './sdk-logger.js';
 const CREDENTIAL_CODES = new Set([10003, 10014, 99991663, 99991664]);
 /** The SDK keeps a token until this long before it expires (its token manager's own margin). */
 const TOKEN_MARGIN_MS = 3 * 60 * 1000;
+
+type LarkSdk = typeof import('@larksuiteoapi/node-sdk');
+
+/** The SDK module (CommonJS), loaded on first use. */
+export async function loadLarkSdk(): Promise<LarkSdk> {
+  return commonJsExports<LarkSdk>(await import('@larksuiteoapi/node-sdk'), 'Client');
+}
 
 /** The SDK client, loaded and built on first use. */
 export type LazyClient = () => Promise<Client>;
@@ -33,7 +41,7 @@ export interface BotInfo {
 export function createFeishuClient(config: FeishuConfig, http: HttpInstance, logger: Logger, seed?: TenantToken): LazyClient {
   let client: Promise<Client> | undefined;
   const load = async (): Promise<Client> => {
-    const { AppType, Client, CTenantAccessToken, DefaultCache } = await import('@larksuiteoapi/node-sdk');
+    const { AppType, Client, CTenantAccessToken, DefaultCache } = await loadLarkSdk();
     // the default cache is one process-wide map keyed by app id: two clients for the same app id
     // (tests, or a Feishu and a Lark deployment of one app) would share each other's tokens
     const cache = new DefaultCache();

@@ -2,6 +2,7 @@ import type { WSClient } from '@larksuiteoapi/node-sdk';
 import type { FeishuConfig } from '../../src/config/app-config.js';
 import { BotError } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
+import { loadLarkSdk } from './client.js';
 import type { HttpInstance } from './http-instance.js';
 import type { MessageEventHandler } from './inbound-pipeline.js';
 import { MEMBERSHIP_EVENT_TYPES, type MembershipEventHandler } from './membership.js';
@@ -33,7 +34,7 @@ export function createLongConnection(config: FeishuConfig, http: HttpInstance, l
       if (!APP_ID_PATTERN.test(config.appId)) {
         throw new BotError('config', 'FEISHU_APP_ID must look like cli_ followed by 16 hex digits for FEISHU_MODE=websocket');
       }
-      const { DefaultCache, EventDispatcher, WSClient } = await import('@larksuiteoapi/node-sdk');
+      const { DefaultCache, EventDispatcher, WSClient } = await loadLarkSdk();
       const sdkLogger = createSdkLogger(logger);
       const dispatcher = new EventDispatcher({
         ...(config.encryptKey ? { encryptKey: config.encryptKey } : {}),

@@ -1,5 +1,6 @@
 import type { SocketModeClient } from '@slack/socket-mode';
 import type { InboundSink } from '../../src/core/index.js';
+import { commonJsExports } from '../shared/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import type { InboundDispatcher } from './inbound-dispatch.js';
 import { checkInteraction } from './payload-schemas.js';
@@ -58,7 +59,7 @@ export function createSocketMode(options: {
     async start(sink) {
       if (client !== undefined) return;
       // loaded in Socket Mode only: an HTTP deployment never holds the WebSocket client and its dependencies
-      const { SocketModeClient } = await import('@slack/socket-mode');
+      const { SocketModeClient } = commonJsExports<typeof import('@slack/socket-mode')>(await import('@slack/socket-mode'), 'SocketModeClient');
       if (client !== undefined) return;
       client = new SocketModeClient({ appToken: options.appToken, logger: toSlackLogger(logger), clientOptions: { slackApiUrl: options.apiUrl } });
       client.on('slack_event', (envelope: SocketEnvelope) => {

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
+import { startSocketModeServer } from '../channels/slack/websocket-server.js';
+import { createE2eEnvironment, postFeishu, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
 
 // `npm start` runs the esbuild bundle, not the tsc output the other end-to-end tests run: this builds one the
@@ -66,4 +67,33 @@ describe('the production bundle', () => {
     });
     expect(stored.map((row) => row.role)).toEqual(['user', 'assistant']);
   }, 60_000);
+
+  it('loads a platform SDK it imports lazily (CommonJS: a default export only in the bundle) and answers on Feishu and over Slack Socket Mode', async () => {
+    const platforms = await createE2eEnvironment({ slack: true, feishu: true });
+    const socket = await startSocketModeServer();
+    platforms.slack!.setSocketUrl(socket.url);
+    let lazy: ServiceProcess | undefined;
+    try {
+      lazy = await startServiceProcess(
+        platforms.env({ TELEGRAM_BOT_TOKEN: '', LLM_STREAM: 'false', ...platforms.feishuEnv(), ...platforms.slackEnv(), SLACK_SIGNING_SECRET: '', SLACK_APP_TOKEN: 'xapp-1-A0APP001-bundle' }),
+        ['start'],
+        { cli: join(OUTDIR, 'cli.js') },
+      );
+      const feishu = platforms.feishu!;
+      const question = feishu.events.p2pText('hello lark', { userOpenId: 'ou_bundle', chatId: 'oc_bundle' });
+      expect((await postFeishu(lazy.url, feishu.delivery(question))).status).toBe(200);
+      const answer = await waitFor(() => [...feishu.messages.values()].find((message) => message.parentId === question.event.message.message_id));
+      expect(JSON.stringify(answer.content)).toContain('You said: hello lark');
+
+      await waitFor(() => socket.connections === 1);
+      const slack = platforms.slack!;
+      socket.send({ envelope_id: 'env-bundle', type: 'events_api', payload: slack.makeEvent.dm('U0BUNDLE1', 'hello socket'), accepts_response_payload: false, retry_attempt: 0, retry_reason: '' });
+      const posted = await waitFor(() => [...slack.messages.values()].find((message) => message.text.includes('You said: hello socket')));
+      expect(posted.channel).toBe('D0BUNDLE1');
+    } finally {
+      await lazy?.stop();
+      await socket.close();
+      await platforms.close();
+    }
+  }, 90_000);
 });
