@@ -79,7 +79,9 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const onCallbackQuery = (query: CallbackQuery) => answerCallbackQuery(bot.api, query, approvalSink, logger);
   let membershipSink: ChatMembershipSink | undefined;
   const onMembership: ChatMembershipSink = async (change) => (membershipSink ? membershipSink(change) : { kind: 'recorded' });
-  const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger, onCallbackQuery, onMembership);
+  // users' messages take ids from the same counters as the bot's: seeing them keeps the published high mark close
+  // to the counter even when every worker that sent the latest parts has died (the gateway publishes too)
+  const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger, onCallbackQuery, onMembership, watermark.saw);
   logger.info({ accountId, username: identity.botUsername, mode: config.mode }, 'telegram channel ready');
 
   return {

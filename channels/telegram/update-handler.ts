@@ -20,12 +20,16 @@ export function createUpdateHandler(
   logger: Logger,
   onCallbackQuery?: (query: CallbackQuery) => Promise<void>,
   onMembership?: (change: ChatMembershipChange) => Promise<ChatMembershipOutcome>,
+  /** Every message's id, the bot's or not: the ids a takeover's probe must reach (shared-watermark.ts). */
+  sawMessage?: (chatId: number | string, messageId: number) => void,
 ): UpdateHandler {
   const sanitized = sanitizingSink(sink);
   return async (value) => {
     const checked = checkUpdate(value);
     if (!checked.ok) return { kind: 'invalid', reason: checked.reason };
     if (checked.dropped.length > 0) logger.info({ updateId: checked.update.update_id, dropped: checked.dropped }, 'telegram update: fields of the wrong type dropped');
+    const incoming = checked.update.message;
+    if (incoming) sawMessage?.(incoming.chat.id, incoming.message_id);
     if (checked.update.callback_query) {
       await onCallbackQuery?.(checked.update.callback_query as CallbackQuery);
       return undefined;

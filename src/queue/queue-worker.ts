@@ -186,7 +186,9 @@ export class QueueWorker {
       return;
     }
     if (!finalAttempt) {
-      await queue.requeue(sessionKey, turnId, holder, { delayMs: turnRetryDelay(attempt), attempt: attempt + 1, round });
+      const delayMs = turnRetryDelay(attempt);
+      logger.warn({ turnId, sessionKey, attempt, delayMs, err: error }, 'turn failed; trying it again after a pause');
+      await queue.requeue(sessionKey, turnId, holder, { delayMs, attempt: attempt + 1, round });
       return;
     }
     if (round + 1 > (this.#options.lateRounds ?? TURN_RETRY.lateRounds)) return this.abandon(claim, sessionKey, error);

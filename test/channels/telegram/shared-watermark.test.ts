@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROBE_WINDOW } from '../../../channels/telegram/sent-probe.js';
-import type { Channel, ConversationRef } from '../../../src/core/index.js';
+import type { Channel, ConversationRef, WebhookRoute } from '../../../src/core/index.js';
 import { KeySpace, RedisChannelState } from '../../../src/redis/index.js';
 import { createRedisClient } from '../../../src/redis/redis-client.js';
 import { startTelegramDouble, type TelegramDouble } from '../../doubles/telegram-double.js';
 import { deleteTestKeys, testRedisTarget, uniqueName } from '../../support/services.js';
 import { recordingProgress } from '../../support/recording-progress.js';
-import { startChannel } from './channel-fixture.js';
+import { recordingSink, startChannel } from './channel-fixture.js';
 
 const target = testRedisTarget();
 const redis = createRedisClient(target, 'worker');
@@ -47,5 +47,30 @@ describe('telegram: the highest message id shared between processes', () => {
     await fresh.send(dm, 'The short answer.', retry);
     expect(retry.resolutions).toEqual(['found']);
     expect(double.visibleMessages(4601).map((message) => message.text)).toEqual(['The short answer.']);
+  });
+
+  it('a part whose sender died before publishing anything is still reached: the gateway publishes the ids of users\' messages', async () => {
+    const secret = 'webhook-secret-0123456789';
+    const gateway = await startChannel(double, { mode: 'webhook', webhookSecret: secret, marks: new RedisChannelState(redis, new KeySpace(prefix, 1, target.cluster)) });
+    const route = gateway.webhookRoutes(recordingSink().sink)[0] as WebhookRoute;
+    const question = double.makeUpdate.privateText(4701, 'tell me');
+    const dm: ConversationRef = { channel: 'telegram', accountId: String(double.botId), chatId: '4701', chatType: 'dm', messageId: String(question.message!.message_id) };
+    const bound = Number(dm.messageId);
+    // the sender's part took an id far past its intent's bound, and the sender died before publishing any id
+    // (it has no shared marks here); meanwhile the gateway took users' messages, which share the counter
+    for (let other = 0; other < PROBE_WINDOW * 3; other += 1) double.makeUpdate.privateText(8100 + other, `meanwhile ${other}`);
+    const sender = await startChannel(double);
+    await sender.send(dm, 'The late answer.', recordingProgress());
+    for (let other = 0; other < 5; other += 1) {
+      const update = double.makeUpdate.privateText(8200 + other, `after ${other}`);
+      expect((await route.handle({ headers: { 'x-telegram-bot-api-secret-token': secret }, rawBody: JSON.stringify(update) })).status).toBe(200);
+    }
+    // published at most once a second
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+
+    const retry = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: bound, afterAny: bound }, at: Date.now() } });
+    await fresh.send(dm, 'The late answer.', retry);
+    expect(retry.resolutions).toEqual(['found']);
+    expect(double.visibleMessages(4701).map((message) => message.text)).toEqual(['The late answer.']);
   });
 });
