@@ -60,8 +60,9 @@ export function slackChats(slack: SlackDouble, count: number): SoakChat[] {
         };
       },
       answers: () =>
-        [...slack.messages.values()]
-          .filter((message) => message.channel === channel && !message.deleted)
+        slack
+          .messagesIn(channel)
+          .filter((message) => !message.deleted)
           .sort((a, b) => Number(a.ts) - Number(b.ts))
           .map((message) => ({ id: message.ts, text: message.text })),
     };
@@ -72,10 +73,12 @@ export function feishuChats(feishu: FeishuDouble, count: number): SoakChat[] {
   return Array.from({ length: count }, (_, index) => {
     const chatId = `oc_soak_${index}`;
     const questionPrefix = `om_soak_${index}_`;
+    let asked = 0;
     return {
       platform: 'feishu' as const,
       name: `feishu:${chatId}`,
       message(seq, text) {
+        asked = Math.max(asked, seq);
         const event = feishu.events.p2pText(text, { chatId, messageId: `${questionPrefix}${seq}`, userOpenId: `ou_soak_${index}` });
         return () => {
           const delivery = feishu.delivery(event);
@@ -83,8 +86,9 @@ export function feishuChats(feishu: FeishuDouble, count: number): SoakChat[] {
         };
       },
       answers: () =>
-        [...feishu.messages.values()]
-          .filter((message) => message.parentId?.startsWith(questionPrefix) && !message.deleted)
+        Array.from({ length: asked }, (_, seq) => feishu.repliesTo(`${questionPrefix}${seq + 1}`))
+          .flat()
+          .filter((message) => !message.deleted)
           .sort((a, b) => Number(a.messageId.replace('om_bot_', '')) - Number(b.messageId.replace('om_bot_', '')))
           .map((message) => ({ id: message.messageId, text: JSON.stringify(message.content) })),
     };

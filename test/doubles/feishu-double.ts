@@ -68,6 +68,8 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
   const failures: Array<{ pattern: string | RegExp; failure: FeishuFailure }> = [];
   const issuedTokens = new Map<string, number>();
   const messages = new Map<string, StoredMessage>();
+  /** The bot's replies by the message they answer: a long soak asks for one chat's many times a second. */
+  const byParent = new Map<string, StoredMessage[]>();
   const reactions = new Map<string, { messageId: string; emojiType: string }>();
   /** Reply `uuid`s seen, with the message each one made: a repeat within the hour gets that message back, nothing new. */
   const replyUuids = new Map<string, { messageId: string; at: number }>();
@@ -108,7 +110,9 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
     const checked = checkContent(body?.msg_type, body?.content);
     if (typeof checked === 'string') return refuse(400, 230001, `invalid message content: ${checked}`);
     const messageId = `om_bot_${nextId++}`;
-    messages.set(messageId, { messageId, msgType: body.msg_type, content: checked.content, parentId, deleted: false, patches: 0, createdAt: Date.now() });
+    const stored: StoredMessage = { messageId, msgType: body.msg_type, content: checked.content, parentId, deleted: false, patches: 0, createdAt: Date.now() };
+    messages.set(messageId, stored);
+    if (parentId !== undefined) byParent.set(parentId, [...(byParent.get(parentId) ?? []), stored]);
     return messageData(messageId);
   }
 
@@ -259,6 +263,8 @@ export async function startFeishuDouble(options: FeishuDoubleOptions = {}) {
     domain: http.url,
     calls,
     messages,
+    /** The bot's replies to one message (deleted ones included), oldest first. */
+    repliesTo: (parentId: string): StoredMessage[] => byParent.get(parentId) ?? [],
     reactions,
     /** Calls whose `METHOD /path` contains the string (or matches the pattern), e.g. `/reply` or /^PATCH /. */
     callsOf: (pattern: string | RegExp) => calls.filter((call) => matches(pattern, call.method, call.path)),

@@ -75,6 +75,8 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
   const calls: SlackCall[] = [];
   const failures = new Map<string, SlackFailure[]>();
   const messages = new Map<string, StoredMessage>();
+  /** The same messages by channel, oldest first: a long soak asks for one channel's many times a second. */
+  const byChannel = new Map<string, StoredMessage[]>();
   /** Files the bot uploaded (v2 flow), with the channels completing them shared them to. */
   const botFiles = new Map<string, SharedFile>();
   const history = createSlackHistory(botUserId, messages, botFiles);
@@ -131,6 +133,9 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
           ...(isMetadata(params.metadata) ? { metadata: params.metadata } : {}),
         };
         messages.set(`${params.channel}:${ts}`, stored);
+        const inChannel = byChannel.get(params.channel) ?? [];
+        inChannel.push(stored);
+        byChannel.set(params.channel, inChannel);
         return ok({ channel: params.channel, ts, message: { type: 'message', user: botUserId, bot_id: 'B0BOT001', text: params.text, ts, thread_ts: params.thread_ts } });
       }
       case 'chat.update': {
@@ -294,6 +299,8 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
     callsOf: (method: string) => calls.filter((call) => call.method === method),
     /** Messages the bot posted (and their latest text), by `channel:ts`. */
     messages,
+    /** The messages the bot posted in one channel (deleted ones included), oldest first. */
+    messagesIn: (channel: string): StoredMessage[] => byChannel.get(channel) ?? [],
     reactions,
     uploads,
     downloads,

@@ -30,6 +30,8 @@ export const NOT_MODIFIED = 'Bad Request: message is not modified: specified new
 export function createTelegramChats(bot: { id: number; username: string }) {
   /** Every message the bot sent, by `${chat_id}:${message_id}`. */
   const messages = new Map<string, TelegramStoredMessage>();
+  /** The same messages by chat, oldest first: a long soak asks for one chat's many times a second. */
+  const byChat = new Map<string, TelegramStoredMessage[]>();
   /** Users' messages (by `${chat_id}:${message_id}`): the bot may not edit them. */
   const userMessages = new Set<string>();
   const groupCounters = new Map<string, number>();
@@ -92,6 +94,9 @@ export function createTelegramChats(bot: { id: number; username: string }) {
         ...(file ? { file } : {}),
       };
       messages.set(keyOf(chatId, stored.messageId), stored);
+      const chat = byChat.get(String(chatId)) ?? [];
+      chat.push(stored);
+      byChat.set(String(chatId), chat);
       return stored;
     },
     editable,
@@ -116,8 +121,7 @@ export function createTelegramChats(bot: { id: number; username: string }) {
       return undefined;
     },
     /** The messages a reader of the chat sees now (not deleted), oldest first. */
-    visible: (chatId: number | string) =>
-      [...messages.values()].filter((message) => String(message.chatId) === String(chatId) && !message.deleted).sort((a, b) => a.messageId - b.messageId),
+    visible: (chatId: number | string) => (byChat.get(String(chatId)) ?? []).filter((message) => !message.deleted).sort((a, b) => a.messageId - b.messageId),
   };
 }
 
