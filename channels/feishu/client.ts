@@ -33,6 +33,10 @@ export interface BotInfo {
   name: string | undefined;
 }
 
+type TokenAnswer = { code?: number; msg?: string; tenant_access_token?: string; expire?: number };
+/** `bot/v3/info` answers `bot` beside `code`, not under `data`. */
+type BotInfoAnswer = { code?: number; msg?: string; bot?: { open_id?: string; app_name?: string } };
+
 /**
  * The SDK client for FEISHU_DOMAIN (Feishu, Lark or a double). The SDK itself (some 20 MB once loaded) is imported
  * at the first call that needs it: a gateway, which only verifies deliveries, never loads it. Its token cache starts
@@ -69,42 +73,34 @@ export function createFeishuClient(config: FeishuConfig, http: HttpInstance, log
 export async function fetchBotIdentity(config: FeishuConfig, http: HttpInstance, logger: Logger): Promise<{ bot: BotInfo; token: TenantToken }> {
   try {
     const requestedAt = Date.now();
-    const granted = await callFeishu(logger, { method: 'auth.tenantAccessToken', idempotent: true }, () =>
-      http.post(`${domainOf(config)}/open-apis/auth/v3/tenant_access_token/internal`, { app_id: config.appId, app_secret: config.appSecret }) as Promise<{
-        code?: number;
-        msg?: string;
-        tenant_access_token?: string;
-        expire?: number;
-      }>,
+    const granted = await callFeishu<TokenAnswer>(logger, { method: 'auth.tenantAccessToken', idempotent: true }, () =>
+      http.post(`${domainOf(config)}/open-apis/auth/v3/tenant_access_token/internal`, { app_id: config.appId, app_secret: config.appSecret }),
     );
-    if (!granted.tenant_access_token) throw new FeishuApiError('auth.tenantAccessToken: answered without a token', { status: 200 });
+    // what the SDK's token manager took as refused credentials too
+    if (!granted.tenant_access_token) throw refusedCredentials(new FeishuApiError('auth.tenantAccessToken: answered without a token', { status: 200 }));
     const token = { token: granted.tenant_access_token, expiresAtMs: requestedAt + (granted.expire ?? 0) * 1000 };
-    const answer = await callFeishu(logger, { method: 'bot.info', idempotent: true }, () =>
-      http.get(`${domainOf(config)}/open-apis/bot/v3/info`, { headers: { Authorization: `Bearer ${token.token}` } }) as Promise<{
-        code?: number;
-        msg?: string;
-        bot?: { open_id?: string; app_name?: string };
-      }>,
+    const answer = await callFeishu<BotInfoAnswer>(logger, { method: 'bot.info', idempotent: true }, () =>
+      http.get(`${domainOf(config)}/open-apis/bot/v3/info`, { headers: { Authorization: `Bearer ${token.token}` } }),
     );
     const openId = answer.bot?.open_id;
     if (!openId) throw new BotError('platform', 'Feishu bot/v3/info answered without the bot open_id (is the bot ability enabled?)');
     return { bot: { openId, name: answer.bot?.app_name }, token };
   } catch (error) {
-    if (isCredentialFailure(error)) {
-      throw new BotError('config', 'FEISHU_APP_ID / FEISHU_APP_SECRET were refused by Feishu (tenant access token denied)', { cause: error });
-    }
-    throw error;
+    throw isCredentialFailure(error) ? refusedCredentials(error) : error;
   }
 }
 
-export function domainOf(config: FeishuConfig): string {
+function domainOf(config: FeishuConfig): string {
   return config.domain.replace(/\/+$/, '');
 }
 
 function isCredentialFailure(error: unknown): boolean {
   for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
     if (cause instanceof FeishuApiError && cause.code !== undefined && CREDENTIAL_CODES.has(cause.code)) return true;
-    if (cause instanceof FeishuApiError && cause.message.startsWith('auth.tenantAccessToken: answered without a token')) return true;
   }
   return false;
+}
+
+function refusedCredentials(cause: unknown): BotError {
+  return new BotError('config', 'FEISHU_APP_ID / FEISHU_APP_SECRET were refused by Feishu (tenant access token denied)', { cause });
 }

@@ -161,6 +161,8 @@ export class QueueWorker {
         }),
       );
     } catch (error) {
+      // a model failure was reported by the turn; this one (Redis or PostgreSQL away, a bug) was not
+      logger.warn({ turnId, sessionKey, attempt, retryInMs: finalAttempt ? undefined : turnRetryDelay(attempt), err: error }, 'turn failed; it is tried again');
       outcome = { kind: 'retry', error };
     } finally {
       clearInterval(renewal);
@@ -186,9 +188,7 @@ export class QueueWorker {
       return;
     }
     if (!finalAttempt) {
-      const delayMs = turnRetryDelay(attempt);
-      logger.warn({ turnId, sessionKey, attempt, delayMs, err: error }, 'turn failed; trying it again after a pause');
-      await queue.requeue(sessionKey, turnId, holder, { delayMs, attempt: attempt + 1, round });
+      await queue.requeue(sessionKey, turnId, holder, { delayMs: turnRetryDelay(attempt), attempt: attempt + 1, round });
       return;
     }
     if (round + 1 > (this.#options.lateRounds ?? TURN_RETRY.lateRounds)) return this.abandon(claim, sessionKey, error);

@@ -175,6 +175,16 @@ describe('feishu typing reaction', () => {
 });
 
 describe('createFeishuChannel', () => {
+  it('refuses to start with an app secret Feishu refuses, as a configuration error, without loading anything more', async () => {
+    const double = await startFeishuDouble();
+    try {
+      await expect(startChannel(double, { appSecret: 'not-the-secret' })).rejects.toMatchObject({ code: 'config', message: expect.stringContaining('FEISHU_APP_SECRET were refused') });
+      expect(double.callsOf('/bot/v3/info')).toHaveLength(0);
+    } finally {
+      await double.close();
+    }
+  });
+
   it('learns the bot open_id once and uses the app id as account id', async () => {
     const double = await startFeishuDouble({ botName: 'Atlas' });
     try {
