@@ -67,7 +67,8 @@ describe('the platform says the bot left (Telegram my_chat_member)', () => {
     expect(await taskIn(groupId)).toMatchObject({ status: 'paused', paused_reason: 'the bot was removed from the chat (kicked)', next_run_at: null });
     expect(await isArmed(task.id)).toBe(false);
     // the child's output reaches this process through a pipe, a moment after the webhook's answer
-    await waitFor(() => service.output().includes('the bot was removed from the chat'), { what: 'the removal logged' });
+    const running = service;
+    await waitFor(() => running.output().includes('the bot was removed from the chat'), { what: 'the removal logged' });
     expect(service.output()).toContain('the bot was removed from the chat: its scheduled tasks paused and its waiting work dropped');
     expect(await membershipMetric('telegram', 'removed')).toBe(1);
     // nothing more is sent or asked: no firing, no answer to the waiting question, the slow turn stopped
