@@ -1,3 +1,4 @@
+import { httpFetch } from '../core/http-fetch.js';
 import { retryAfterMsOf } from './provider-errors.js';
 
 /** The longest wait the SDKs may sleep inside a turn before retrying. */
@@ -10,7 +11,7 @@ export const MAX_IN_PROCESS_RETRY_WAIT_MS = 60_000;
  * after its short default back-off; either way a worker slot is wasted. Surfaced at once, the
  * error carries `retryAfterMs` and the queue can reschedule the turn instead.
  */
-export function boundedRetryFetch(maxWaitMs = MAX_IN_PROCESS_RETRY_WAIT_MS, baseFetch: typeof fetch = fetch): typeof fetch {
+export function boundedRetryFetch(maxWaitMs = MAX_IN_PROCESS_RETRY_WAIT_MS, baseFetch: typeof fetch = httpFetch): typeof fetch {
   return async (input, init) => {
     const response = await baseFetch(input, init);
     if (response.ok) return response;
