@@ -1,6 +1,6 @@
 import { createDecipheriv, createHash } from 'node:crypto';
 import type { WebhookRequest } from '../../src/core/index.js';
-import { headerOf, sameSecret } from '../shared/index.js';
+import { headerOf, sameSecret, sameSignature } from '../shared/index.js';
 
 export interface EnvelopeSecrets {
   verificationToken: string | undefined;
@@ -86,7 +86,7 @@ function checkSignature(request: WebhookRequest, body: Record<string, unknown>, 
   const timestamp = headerOf(request, 'x-lark-request-timestamp') ?? '';
   const nonce = headerOf(request, 'x-lark-request-nonce') ?? '';
   const expected = createHash(legacy ? 'sha1' : 'sha256').update(timestamp + nonce + secret + request.rawBody).digest('hex');
-  if (!sameSecret(signature, expected)) return 'bad';
+  if (!sameSignature(signature, expected)) return 'bad';
   const nowSeconds = (options.now ?? Date.now)() / 1000;
   if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Number(timestamp) - nowSeconds) > MAX_CLOCK_SKEW_SECONDS) return 'stale';
   return 'verified';

@@ -3,7 +3,7 @@ export type { BoundaryOutcome } from './boundary-outcome.js';
 export { headerOf } from './http-headers.js';
 export { createPayloadCheck, Droppable, type PayloadCheck } from './payload-check.js';
 export { sanitizeInbound, sanitizingSink, wellFormedText } from './sanitize-inbound.js';
-export { sameSecret } from './secret-compare.js';
+export { sameSecret, sameSignature } from './secret-compare.js';
 export { downloadError, readCapped } from './read-capped.js';
 export { deliverParts, type PartSender } from './deliver-parts.js';
 export { markdownWalker, plainInline, type BlockSeparation, type InlineStyle, type ListItemShape, type MarkdownRenderer } from './markdown-walker.js';

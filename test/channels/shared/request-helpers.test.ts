@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headerOf, sameSecret } from '../../../channels/shared/index.js';
+import { headerOf, sameSecret, sameSignature } from '../../../channels/shared/index.js';
 
 describe('headerOf', () => {
   it('finds a header whatever case the client sent, and takes the first of repeated values', () => {
@@ -11,13 +11,20 @@ describe('headerOf', () => {
   });
 });
 
-describe('sameSecret', () => {
-  it('is true only for the exact secret, whatever the lengths', () => {
-    expect(sameSecret('s3cret', 's3cret')).toBe(true);
-    expect(sameSecret('s3cre', 's3cret')).toBe(false);
-    expect(sameSecret('s3cret!', 's3cret')).toBe(false);
-    expect(sameSecret('S3CRET', 's3cret')).toBe(false);
-    expect(sameSecret('', 's3cret')).toBe(false);
-    expect(sameSecret(undefined, 's3cret')).toBe(false);
+describe.each([
+  ['sameSecret', sameSecret],
+  ['sameSignature', sameSignature],
+])('%s', (_name, same) => {
+  it('is true only for the exact secret, whatever the lengths, and again with its digest kept', () => {
+    for (let round = 0; round < 2; round++) {
+      expect(same('s3cret', 's3cret')).toBe(true);
+      expect(same('s3cre', 's3cret')).toBe(false);
+      expect(same('s3cret!', 's3cret')).toBe(false);
+      expect(same('S3CRET', 's3cret')).toBe(false);
+      expect(same('', 's3cret')).toBe(false);
+      expect(same(undefined, 's3cret')).toBe(false);
+      expect(same('other', 'other')).toBe(true);
+      expect(same('s3cret', 'other')).toBe(false);
+    }
   });
 });
