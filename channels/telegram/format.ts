@@ -47,6 +47,23 @@ const walker = markdownWalker(telegramRenderer);
  * Anything Telegram has no tag for is rendered as escaped text, so the output always parses.
  */
 export function markdownToTelegramHtml(markdown: string): string {
+  if (isPlainProse(markdown)) return markdown.trim();
+  return renderMarkdown(markdown);
+}
+
+/** Every answer through marked's lexer and the walker (the fast path above must agree with it: see its test). */
+export function renderMarkdown(markdown: string): string {
   const tokens = lexer(markdown.replace(/\r\n?/g, '\n'));
   return walker.blocks(tokens, { insideLink: false, insideBlockquote: false, listDepth: 0 }, 'paragraph').trim();
+}
+
+/**
+ * One line of words, digits and punctuation that Markdown never reads (no list or heading start, no emphasis,
+ * link, code, HTML or entity character, no autolink): it renders as itself. A short plain answer is common,
+ * and the lexer costs more than the rest of sending it.
+ */
+const PLAIN_PROSE = /^\p{L}[\p{L}\p{M}\p{N} ,.;?'"%/]*$/u;
+
+export function isPlainProse(markdown: string): boolean {
+  return markdown.length <= 2_000 && PLAIN_PROSE.test(markdown) && !/www\./i.test(markdown);
 }

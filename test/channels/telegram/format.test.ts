@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markdownToTelegramHtml as format } from '../../../channels/telegram/format.js';
+import { isPlainProse, markdownToTelegramHtml, markdownToTelegramHtml as format, renderMarkdown } from '../../../channels/telegram/format.js';
 import { parseTelegramHtml } from '../../doubles/telegram-double.js';
 
 /** Everything the renderer emits must be accepted by Telegram's HTML parser (the double's strict one). */
@@ -92,5 +92,30 @@ describe('markdownToTelegramHtml', () => {
   it('renders an empty or blank answer as empty', () => {
     expect(format('')).toBe('');
     expect(format('  \n\n ')).toBe('');
+  });
+});
+
+describe('the plain-prose fast path', () => {
+  it('renders exactly as marked would, for every one-line text it takes', () => {
+    const pieces = ['Answer', 'to', 'm123k', 'héllo', 'naïve', '数据', 'Привет', '42', '3.5', ',', '.', ';', '?', "'", '"', '%', '/', ' ', '  ', 'www', 'example', 'com', 'x'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648);
+    let taken = 0;
+    for (let sample = 0; sample < 3_000; sample++) {
+      const length = 1 + (next() % 12);
+      const text = Array.from({ length }, () => pieces[next() % pieces.length]).join(next() % 2 ? ' ' : '');
+      if (!isPlainProse(text)) continue;
+      taken += 1;
+      expect(markdownToTelegramHtml(text), text).toBe(renderMarkdown(text));
+    }
+    expect(taken).toBeGreaterThan(500);
+  });
+
+  it('leaves to marked what Markdown could read: lists, emphasis, links, entities, autolinks, several lines', () => {
+    for (const text of ['1. first', '- item', '# Title', 'a *b* c', 'a_b_c', 'see [x](y)', 'AT&T', 'a <b> c', 'go to www.example.com', 'mail me at a@b.co', 'one\ntwo', 'x: y', 'wow!', '`code`']) {
+      expect(isPlainProse(text), text).toBe(false);
+    }
+    expect(isPlainProse('Answer to m12k.')).toBe(true);
+    expect(markdownToTelegramHtml('  Answer to m12k.  ')).toBe('Answer to m12k.');
   });
 });
