@@ -5,7 +5,7 @@ import { CLEARED_TOOL_RESULT, pruneToolResults, softTrimToolResult } from '../hi
 import { repairToolPairing } from '../history/repair-tool-pairing.js';
 import { summaryPreambleLength } from '../history/summary-preamble.js';
 import { shouldSummarize, summaryCutPoint } from '../summarize.js';
-import { estimateMessageTokens, estimateTextTokens } from '../tokens/estimate-tokens.js';
+import { estimateMessageTokens, estimateTextTokens, unroundedTextTokens } from '../tokens/estimate-tokens.js';
 import { usableTokens, type ContextBudget } from './context-budget.js';
 
 /** One request, split where the history pipeline needs to know: what came before this turn, and the turn. */
@@ -37,9 +37,12 @@ export interface FittedContext {
 
 /** Per tool spec (stable objects, see agent-loop.ts): a request's tools are estimated once for the process. */
 const toolTokens = new WeakMap<ToolSpec, number>();
-/** The last system prompts estimated: a session's prompt repeats turn after turn. */
-const systemTokens = new Map<string, number>();
-const SYSTEM_TOKENS_LIMIT = 256;
+/**
+ * System prompt lines estimated so far. A prompt differs from session to session in a line or two (the chat,
+ * the workspace) and repeats turn after turn: it is estimated line by line, each line once.
+ */
+const lineTokens = new Map<string, number>();
+const LINE_TOKENS_LIMIT = 4_096;
 
 function toolsTokens(tools: ToolSpec[] | undefined): number {
   if (!tools?.length) return 0;
@@ -55,14 +58,24 @@ function toolsTokens(tools: ToolSpec[] | undefined): number {
   return total;
 }
 
-function systemTokensOf(system: string): number {
-  let tokens = systemTokens.get(system);
-  if (tokens === undefined) {
-    tokens = estimateTextTokens(system);
-    if (systemTokens.size >= SYSTEM_TOKENS_LIMIT) systemTokens.delete(systemTokens.keys().next().value!);
-    systemTokens.set(system, tokens);
+/** `estimateTextTokens(system)`, line by line from the cache. */
+export function systemTokensOf(system: string): number {
+  let total = 0;
+  for (let start = 0; start < system.length; ) {
+    const newline = system.indexOf('\n', start);
+    const end = newline < 0 ? system.length : newline + 1;
+    const line = system.slice(start, end);
+    let tokens = lineTokens.get(line);
+    if (tokens === undefined) {
+      tokens = unroundedTextTokens(line);
+      if (lineTokens.size >= LINE_TOKENS_LIMIT) lineTokens.clear();
+      lineTokens.set(line, tokens);
+    }
+    total += tokens;
+    start = end;
   }
-  return tokens;
+  // the sum of fractions may land a hair above a whole number the single pass gives exactly
+  return Math.ceil(total - 1e-9);
 }
 
 function fixedRawTokens(parts: ContextParts): number {

@@ -55,6 +55,14 @@ function classOf(code: number): number {
 
 /** Estimated tokens of a text (o200k-like); right within about 15 % for prose, code and CJK. */
 export function estimateTextTokens(text: string): number {
+  return Math.ceil(unroundedTextTokens(text));
+}
+
+/**
+ * The estimate before rounding up. Cut after a line break, a text's pieces add up to the whole's estimate (a
+ * piece starts as a line does: nothing before it counts), so lines can be estimated once and summed.
+ */
+export function unroundedTextTokens(text: string): number {
   let tokens = 0;
   let previous = -1;
   for (let index = 0; index < text.length; index++) {
@@ -69,7 +77,7 @@ export function estimateTextTokens(text: string): number {
     }
     previous = kind;
   }
-  return Math.ceil(tokens);
+  return tokens;
 }
 
 /** Providers bill an image by its tiles; ~1,100 tokens covers a typical phone photo after their downscaling. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contextBudget, usableTokens } from '../../../src/agent/context/context-budget.js';
-import { fitContext, squeezeContext, type ContextParts } from '../../../src/agent/context/fit-context.js';
+import { fitContext, squeezeContext, systemTokensOf, type ContextParts } from '../../../src/agent/context/fit-context.js';
 import { CLEARED_TOOL_RESULT, pruneToolResults, softTrimToolResult } from '../../../src/agent/history/prune-tool-results.js';
 import { summaryPreamble } from '../../../src/agent/history/summary-preamble.js';
 import { estimateTextTokens } from '../../../src/agent/tokens/estimate-tokens.js';
@@ -126,5 +126,20 @@ describe('hard clear floor (seed 000 §6)', () => {
     const pruned = pruneToolResults(history(30_000), { contextWindow: 200_000, reservedTokens: 110_000 });
     const contents = pruned.flatMap((message) => message.parts.flatMap((part) => (part.type === 'tool-result' ? [part.content] : [])));
     expect(contents[0]).toBe(CLEARED_TOOL_RESULT);
+  });
+});
+
+describe('the system prompt estimate, line by line', () => {
+  it('equals the estimate of the whole prompt, for prompts that share most lines', () => {
+    const lines = ['You are a helpful assistant.', '## Tools', '- read_file: Read a text file.', '', '数据和文本 mixed 42 times', '  indented 3.5 %', '## Chat', 'This is a private conversation with User 1000000.', '😀 emoji line', 'x'];
+    let seed = 11;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648);
+    for (let sample = 0; sample < 300; sample++) {
+      const count = 1 + (next() % 14);
+      const prompt = Array.from({ length: count }, () => lines[next() % lines.length]).join('\n') + (next() % 2 ? '\n' : '');
+      expect(systemTokensOf(prompt), JSON.stringify(prompt)).toBe(estimateTextTokens(prompt));
+      // asked again (every line from the cache now), the same
+      expect(systemTokensOf(prompt)).toBe(estimateTextTokens(prompt));
+    }
   });
 });
