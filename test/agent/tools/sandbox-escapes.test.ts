@@ -5,7 +5,7 @@ import { findBlockedCommand } from '../../../src/agent/tools/command-blocklist.j
 import { createFileTools } from '../../../src/agent/tools/file-tools.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../support/services.js';
 import { testToolContext } from '../support/agent-run.js';
-import { createWorkspaces, hostProcessesWith, run, sandboxedBash, type Workspaces } from './sandbox-support.js';
+import { createWorkspaces, hostProcessesLeft, hostProcessesWith, run, sandboxedBash, type Workspaces } from './sandbox-support.js';
 
 // Every escape below worked against the unconfined bash tool (issue 9); each now runs INSIDE the sandbox and fails.
 const SERVICE_SECRET = `fake-llm-key-${process.pid}-${Date.now()}`;
@@ -166,7 +166,7 @@ describe('the sandbox’s processes', () => {
       `nohup sleep ${marker}1 >/dev/null 2>&1 & setsid sleep ${marker}2 >/dev/null 2>&1 & (sleep ${marker}3 &) ; disown -a; echo started`,
     );
     expect(output).toBe('started\n');
-    expect(hostProcessesWith(`sleep ${marker}`)).toEqual([]);
+    expect(await hostProcessesLeft(`sleep ${marker}`)).toEqual([]);
   });
 
   it('a timeout kills bwrap and everything in the sandbox', async () => {
@@ -175,7 +175,7 @@ describe('the sandbox’s processes', () => {
     const output = await run(sandboxedBash({ timeoutMs: 700 }), `setsid sleep ${marker}1 & nohup sleep ${marker}2 & sleep ${marker}3`, workspaces.alice);
     expect(output).toMatch(/^Command timed out after 700 ms and was killed/);
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(hostProcessesWith(marker)).toEqual([]);
+    expect(await hostProcessesLeft(marker)).toEqual([]);
   });
 
   it('an abort kills bwrap and everything in the sandbox', async () => {
@@ -184,6 +184,6 @@ describe('the sandbox’s processes', () => {
     setTimeout(() => controller.abort(), 500);
     const output = await run(bash(), `setsid sleep ${marker}1 & sleep ${marker}2`, workspaces.alice, controller.signal);
     expect(output).toMatch(/^Command cancelled/);
-    expect(hostProcessesWith(marker)).toEqual([]);
+    expect(await hostProcessesLeft(marker)).toEqual([]);
   });
 });

@@ -73,3 +73,17 @@ export function hostProcessesWith(marker: string): number[] {
   }
   return found;
 }
+
+/**
+ * The processes with `marker` still there after up to `withinMs`: the kernel tears down a sandbox's PID
+ * namespace (SIGKILL to every member) when its init exits, and a loaded machine may show a member for a
+ * few milliseconds after the command has returned.
+ */
+export async function hostProcessesLeft(marker: string, withinMs = 1_000): Promise<number[]> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const left = hostProcessesWith(marker);
+    if (left.length === 0 || Date.now() >= deadline) return left;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
