@@ -149,7 +149,6 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     logger: moduleLogger('worker'),
   });
   worker.start();
-  shared.inbound.takeTurnsWith(worker);
   const compactions = startCompactionWorker({
     connection: workerRedis,
     // a summary is a model call like a turn's: WORKER_CONCURRENCY bounds them too

@@ -4,7 +4,7 @@ import type { InboundMessage } from '../core/inbound-message.js';
 import { chatSessionKeyOf, sessionKeyOf } from '../core/session-key.js';
 import type { Logger } from '../observability/logger.js';
 import type { RedisClient } from '../redis/redis-client.js';
-import type { Claim, SessionQueue } from '../redis/session-queue.js';
+import type { SessionQueue } from '../redis/session-queue.js';
 import type { AbortBus } from './abort-bus.js';
 
 export const INBOUND_QUEUE = 'inbound';
@@ -20,24 +20,12 @@ export interface InboundJobData {
 export type SubmitResult = { kind: 'queued'; sessionKey: string } | { kind: 'duplicate'; sessionKey: string };
 
 /**
- * A worker in the same process as the gateway (ROLE=all) or the schedule firings: it takes a turn as its message is
- * enqueued, in that round trip, instead of being woken to look at the schedule and acquire it (three round trips).
- */
-export interface LocalTurnTaker {
-  /** The worker's id when it has a free slot now (held until `release`), else undefined. */
-  reserve(): string | undefined;
-  release(): void;
-  run(sessionKey: string, claim: Claim): void;
-}
-
-/**
  * Where the gateway hands messages over: each joins its session in the session queue (one script, one round trip;
  * a redelivery is a duplicate). The BullMQ `inbound` queue beside it carries the /compact jobs, and its paused
  * flag (bull-board's Pause) stops the workers from starting turns.
  */
 export class InboundQueue {
   readonly queue: Queue<InboundJobData>;
-  #taker: LocalTurnTaker | undefined;
 
   constructor(
     connection: RedisClient,
@@ -53,23 +41,10 @@ export class InboundQueue {
     });
   }
 
-  /** The worker of this process, if it has one: it takes turns as they are enqueued. */
-  takeTurnsWith(taker: LocalTurnTaker): void {
-    this.#taker = taker;
-  }
-
   async submit(message: InboundMessage): Promise<SubmitResult> {
     const sessionKey = sessionKeyOf(message);
-    const taker = this.#taker;
-    const workerId = taker?.reserve();
-    let enqueued: Awaited<ReturnType<SessionQueue['enqueue']>>;
-    try {
-      enqueued = await this.sessions.enqueue(sessionKey, message, Date.now(), workerId);
-    } finally {
-      if (workerId !== undefined) taker!.release();
-    }
+    const enqueued = await this.sessions.enqueue(sessionKey, message);
     if (enqueued.kind === 'duplicate') return { kind: 'duplicate', sessionKey };
-    if (enqueued.claim) taker!.run(sessionKey, enqueued.claim);
     const chatSessionKey = chatSessionKeyOf(message);
     if (chatSessionKey !== sessionKey) {
       // off the acknowledgement path: a chat-level /stop reaches the thread's session through it

@@ -5,9 +5,8 @@ import { withLogContext } from '../observability/log-context.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RedisClient } from '../redis/redis-client.js';
-import type { Claim, SessionQueue } from '../redis/session-queue.js';
+import type { AcquireResult, SessionQueue } from '../redis/session-queue.js';
 import type { AbortBus } from './abort-bus.js';
-import type { LocalTurnTaker } from './inbound-queue.js';
 
 /**
  * Retry pacing of a failed turn: 2 s doubling, at most a minute apart, `attempts` times. After the last attempt the
@@ -50,17 +49,17 @@ export interface QueueWorkerOptions {
   metrics?: Metrics;
 }
 
+type Claim = Extract<AcquireResult, { kind: 'acquired' }>;
+
 /**
  * Runs turns: one loop per shard takes the sessions that are due (a round trip for up to POP_BATCH of them), and
  * blocks on the shard's marker when nothing is; each session is acquired (a slot, its next turn) and its turn runs
  * under a lease renewed while it runs. Every outcome ends in the queue: released, requeued for a retry, parked for
  * a person, or abandoned.
  */
-export class QueueWorker implements LocalTurnTaker {
+export class QueueWorker {
   readonly #options: QueueWorkerOptions;
   readonly #running = new Set<Promise<void>>();
-  /** Slots promised to messages of this process being enqueued (see reserve). */
-  #reserved = 0;
   readonly #blocking: RedisClient[] = [];
   #loops: Array<Promise<void>> = [];
   #closing = false;
@@ -83,7 +82,7 @@ export class QueueWorker implements LocalTurnTaker {
     const blocking = this.#options.blockingConnection();
     this.#blocking.push(blocking);
     while (!this.#closing) {
-      if (this.#running.size + this.#reserved >= concurrency || this.#options.isPaused?.()) {
+      if (this.#running.size >= concurrency || this.#options.isPaused?.()) {
         await new Promise<void>((resolve) => {
           this.#capacityWaiters.push(resolve);
           setTimeout(resolve, 1_000).unref();
@@ -92,7 +91,7 @@ export class QueueWorker implements LocalTurnTaker {
       }
       let waitMs: number;
       try {
-        const batch = Math.min(POP_BATCH, concurrency - this.#running.size - this.#reserved);
+        const batch = Math.min(POP_BATCH, concurrency - this.#running.size);
         const due = await queue.popDue(shard, batch);
         for (const sessionKey of due.sessionKeys) this.take(sessionKey);
         // a full batch: more may be due right now; fewer: the shard is drained until its marker says otherwise
@@ -112,33 +111,8 @@ export class QueueWorker implements LocalTurnTaker {
     for (const resolve of this.#capacityWaiters.splice(0)) resolve();
   }
 
-  /**
-   * A message of this process (its gateway, its schedule firings) is about to be enqueued: this worker's id when it
-   * has a slot for the turn, which is held until `release`. The enqueue then claims the turn for this worker in the
-   * same round trip, and `run` starts it.
-   */
-  reserve(): string | undefined {
-    if (this.#closing || this.#options.isPaused?.() || this.#running.size + this.#reserved >= this.#options.concurrency) return undefined;
-    this.#reserved += 1;
-    return this.#options.workerId;
-  }
-
-  release(): void {
-    this.#reserved -= 1;
-    this.wakeWaiters();
-  }
-
-  /** Runs a turn the enqueue claimed for this worker. */
-  run(sessionKey: string, claim: Claim): void {
-    this.track(sessionKey, this.runLeased(sessionKey, claim));
-  }
-
   private take(sessionKey: string): void {
-    this.track(sessionKey, this.handle(sessionKey));
-  }
-
-  private track(sessionKey: string, handling: Promise<void>): void {
-    const task = handling
+    const task = this.handle(sessionKey)
       .catch((error: unknown) => this.#options.logger.error({ err: error, sessionKey }, 'turn handling failed; the session is looked at again later'))
       .finally(() => {
         this.#running.delete(task);

@@ -4,7 +4,6 @@ import { LuaScripts } from './lua-scripts.js';
 /** The session queue's scripts and how many keys each takes. */
 const QUEUE_SCRIPTS = {
   enqueue: 5,
-  'enqueue-acquire': 8,
   'pop-due': 2,
   acquire: 7,
   renew: 2,

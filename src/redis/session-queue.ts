@@ -24,10 +24,7 @@ export interface SessionQueueOptions {
   modeOf(sessionKey: string): QueueMode;
 }
 
-export type EnqueueResult = { kind: 'duplicate' } | { kind: 'queued'; running: number; claim?: Claim };
-
-/** A turn a worker holds: what acquire (or enqueue, for a worker of the same process) handed it. */
-export type Claim = Extract<AcquireResult, { kind: 'acquired' }>;
+export type EnqueueResult = { kind: 'duplicate' } | { kind: 'queued'; running: number };
 
 export type AcquireResult =
   | { kind: 'empty' | 'busy' | 'waiting' }
@@ -85,33 +82,17 @@ export class SessionQueue {
     return this.options.modeOf(sessionKey);
   }
 
-  /**
-   * With `claimFor` (a worker of this process with a free slot), a message that may start now (no debounce, no
-   * album, not interrupt mode) is claimed for that worker in the same round trip: see lua/enqueue-acquire.lua.
-   */
-  async enqueue(sessionKey: string, message: InboundMessage, now = Date.now(), claimFor?: string): Promise<EnqueueResult> {
+  async enqueue(sessionKey: string, message: InboundMessage, now = Date.now()): Promise<EnqueueResult> {
     const keys = this.keys.session(sessionKey);
-    const mode = this.modeOf(sessionKey);
-    const debounced = this.options.debounceMs > 0 && mode !== 'followup';
+    const debounced = this.options.debounceMs > 0 && this.modeOf(sessionKey) !== 'followup';
     const album = message.mediaGroupId ?? '';
     const readyAt = debounced ? now + this.options.debounceMs : album ? now + this.options.albumWaitMs : now;
-    const enqueueKeys = [keys.seen(message.dedupeKey), keys.pending, keys.meta, keys.sched, keys.wake];
-    const enqueueArgs = [SEEN_TTL_SECONDS, message.dedupeKey, now, album, JSON.stringify(message), this.limitFor(sessionKey), sessionKey, readyAt, debounced ? '' : 'LT'];
-    // interrupt mode aborts the running turns after the enqueue: a turn claimed in it would be aborted too
-    if (claimFor === undefined || readyAt !== now || mode === 'interrupt') {
-      const reply = await this.#scripts.run<[string, string?]>('enqueue', enqueueKeys, enqueueArgs);
-      return reply[0] === 'duplicate' ? { kind: 'duplicate' } : { kind: 'queued', running: Number(reply[1]) };
-    }
-    const holder = `${claimFor}/${randomUUID()}`;
-    const { leaseMs, debounceMs, albumWaitMs } = this.options;
-    const reply = await this.#scripts.run<string[]>(
-      'enqueue-acquire',
-      [...enqueueKeys, keys.turns, keys.alive, keys.held(claimFor)],
-      [...enqueueArgs, leaseMs, mode, debounceMs, albumWaitMs, randomUUID(), holder, MAX_CLAIM],
+    const reply = await this.#scripts.run<[string, string?]>(
+      'enqueue',
+      [keys.seen(message.dedupeKey), keys.pending, keys.meta, keys.sched, keys.wake],
+      [SEEN_TTL_SECONDS, message.dedupeKey, now, album, JSON.stringify(message), this.limitFor(sessionKey), sessionKey, readyAt, debounced ? '' : 'LT'],
     );
-    if (reply[0] === 'duplicate') return { kind: 'duplicate' };
-    const claim = reply[2] === 'acquired' ? claimOf(reply.slice(2), holder) : undefined;
-    return { kind: 'queued', running: Number(reply[1]), ...(claim ? { claim } : {}) };
+    return reply[0] === 'duplicate' ? { kind: 'duplicate' } : { kind: 'queued', running: Number(reply[1]) };
   }
 
   /** Up to `count` sessions of the shard that are due; they stay scheduled `claimMs` later until acquired. */
@@ -132,7 +113,16 @@ export class SessionQueue {
       [sessionKey, this.limitFor(sessionKey), leaseMs, this.modeOf(sessionKey), debounceMs, albumWaitMs, randomUUID(), holder, MAX_CLAIM],
     );
     if (reply[0] !== 'acquired') return { kind: reply[0] as 'empty' | 'busy' | 'waiting' };
-    return claimOf(reply, holder);
+    return {
+      kind: 'acquired',
+      turnId: reply[1]!,
+      holder,
+      messages: inPlatformOrder(JSON.parse(reply[2]!) as InboundMessage[]),
+      resumed: reply[3] === '1',
+      historyVersion: reply[4] ?? '',
+      attempt: Number(reply[5]),
+      round: Number(reply[6]),
+    };
   }
 
   /** Only the current holder renews; a holder whose turn was taken over learns it here. */
@@ -276,18 +266,4 @@ export function runningTurnValue(holder: string, expiryMs: number, body = '[]'):
 export function inPlatformOrder(messages: InboundMessage[]): InboundMessage[] {
   if (messages.length < 2 || messages.some((message) => typeof message.platformOrder !== 'number')) return messages;
   return [...messages].sort((a, b) => a.platformOrder! - b.platformOrder!);
-}
-
-/** acquire's `acquired` reply: { 'acquired', turn id, body, resumed, history version, attempt, round }. */
-function claimOf(reply: string[], holder: string): Claim {
-  return {
-    kind: 'acquired',
-    turnId: reply[1]!,
-    holder,
-    messages: inPlatformOrder(JSON.parse(reply[2]!) as InboundMessage[]),
-    resumed: reply[3] === '1',
-    historyVersion: reply[4] ?? '',
-    attempt: Number(reply[5]),
-    round: Number(reply[6]),
-  };
 }

@@ -3,7 +3,6 @@ import { sessionKeyOf } from '../../src/core/session-key.js';
 import type { TurnOutcome, TurnRequest } from '../../src/core/turn-contract.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { AbortBus } from '../../src/queue/abort-bus.js';
-import { InboundQueue } from '../../src/queue/inbound-queue.js';
 import { QueueWorker, type TurnAbandoner } from '../../src/queue/queue-worker.js';
 import { KeySpace } from '../../src/redis/key-space.js';
 import { createRedisClient, type RedisClient } from '../../src/redis/redis-client.js';
@@ -77,50 +76,10 @@ function deployment(prefix = uniqueName('qw')) {
       void instance.close(60_000);
     };
     cleanups.push(close);
-    return { start, close, die, workerId, instance, beat, abortBus };
+    return { start, close, die, workerId };
   }
-  return { queue, worker, redis, prefix };
+  return { queue, worker, redis };
 }
-
-describe('QueueWorker: turns taken as the same process enqueues them', () => {
-  it('runs a message the InboundQueue hands it with no loop of its own running, and only while it has a free slot', async () => {
-    const { queue, worker, redis, prefix } = deployment();
-    const ran: string[] = [];
-    let finish: () => void = () => {};
-    const held = new Promise<void>((resolve) => (finish = resolve));
-    const local = worker(
-      async (request) => {
-        ran.push(...request.messages.map((message) => message.text));
-        await Promise.race([held, new Promise((resolve) => request.signal.addEventListener('abort', resolve))]);
-        return { kind: 'completed' };
-      },
-      { concurrency: 1 },
-    );
-    // beating, but its loops never started: only the enqueue can hand it a turn
-    await local.beat.start();
-    const inbound = new InboundQueue(redis, prefix, queue, local.abortBus, logger);
-    cleanups.push(() => inbound.close());
-    inbound.takeTurnsWith(local.instance);
-
-    const first = inboundMessage({ text: 'first' });
-    expect(await inbound.submit(first)).toMatchObject({ kind: 'queued' });
-    await waitFor(() => ran.length === 1, { timeoutMs: 5_000 });
-    expect(ran).toEqual(['first']);
-    expect(local.instance.inFlight).toBe(1);
-    expect(await queue.depth(sessionKeyOf(first))).toEqual({ pending: 0, active: 1 });
-
-    // its one slot is taken: the next message waits in the queue for a worker
-    const other = inboundMessage({ text: 'another user', conversation: { ...first.conversation, chatId: '77', messageId: '1' }, sender: { id: '77', name: 'Bob' }, dedupeKey: uniqueName('other') });
-    expect(sessionKeyOf(other)).not.toBe(sessionKeyOf(first));
-    expect(await inbound.submit(other)).toMatchObject({ kind: 'queued' });
-    expect(await queue.depth(sessionKeyOf(other))).toEqual({ pending: 1, active: 0 });
-    expect(ran).toEqual(['first']);
-
-    finish();
-    await waitFor(async () => (await queue.depth(sessionKeyOf(first))).active === 0, { timeoutMs: 5_000 });
-    expect(local.instance.inFlight).toBe(0);
-  });
-});
 
 describe('QueueWorker', () => {
   it('runs each message as a turn and releases the session', async () => {

@@ -52,69 +52,6 @@ afterAll(async () => {
   await redis.quit();
 });
 
-describe('SessionQueue: a worker of the same process claims a turn as its message is enqueued', () => {
-  it('claims a message that may start now in the enqueue itself: held by that worker, nothing left to wake a worker for', async () => {
-    const q = queue();
-    await beat(q);
-    const message = inboundMessage();
-    const key = sessionKeyOf(message);
-    const enqueued = await q.enqueue(key, message, Date.now(), WORKER);
-    if (enqueued.kind !== 'queued' || !enqueued.claim) throw new Error(`expected a claim, got ${JSON.stringify(enqueued)}`);
-    expect(enqueued.running).toBe(0);
-    expect(enqueued.claim).toMatchObject({ kind: 'acquired', resumed: false, attempt: 1 });
-    expect(enqueued.claim.holder.startsWith(`${WORKER}/`)).toBe(true);
-    expect(enqueued.claim.messages.map((claimed) => claimed.dedupeKey)).toEqual([message.dedupeKey]);
-    expect(await q.depth(key)).toEqual({ pending: 0, active: 1 });
-    // held by the claiming worker: its death is noticed like any holder's
-    const keys = q.keys.session(key);
-    expect(await redis.smembers(keys.held(WORKER))).toEqual([`${key}\x1f${enqueued.claim.turnId}`]);
-    // the session is not due (only the lease's backstop) and no marker wakes a worker for it
-    expect(await due(q, key)).toBe(false);
-    expect(await redis.zcard(keys.wake)).toBe(0);
-    // the same message again is a duplicate, claimed by nobody
-    expect(await q.enqueue(key, message, Date.now(), WORKER)).toEqual({ kind: 'duplicate' });
-    // a second message while the DM's one slot is taken waits, and is a worker's to take after the release
-    const second = inboundMessage();
-    expect(await q.enqueue(key, second, Date.now(), WORKER)).toEqual({ kind: 'queued', running: 1 });
-    expect(await q.release(key, enqueued.claim.turnId, enqueued.claim.holder, true)).toMatchObject({ kind: 'released' });
-    expect(await due(q, key)).toBe(true);
-    const next = await acquired(q, key);
-    expect(next.messages.map((claimed) => claimed.dedupeKey)).toEqual([second.dedupeKey]);
-  });
-
-  it('leaves a debounced message, an album part and interrupt mode to the workers (woken as for any enqueue)', async () => {
-    for (const [options, message] of [
-      [{ debounceMs: 50 }, inboundMessage()],
-      [{ albumWaitMs: 50 }, inboundMessage({ mediaGroupId: 'album-1' })],
-      [{ mode: 'interrupt' }, inboundMessage()],
-    ] as const) {
-      prefix = uniqueName('sq');
-      prefixes.push(prefix);
-      const q = queue(options);
-      await beat(q);
-      const key = sessionKeyOf(message);
-      expect(await q.enqueue(key, message, Date.now(), WORKER)).toEqual({ kind: 'queued', running: 0 });
-      expect(await q.depth(key)).toEqual({ pending: 1, active: 0 });
-      expect(await redis.zcard(q.keys.session(key).wake)).toBe(1);
-    }
-  });
-
-  it('claims the head of the session when it is not the new message: a turn taken back from a dead worker resumes first', async () => {
-    const q = queue();
-    await beat(q);
-    await beat(q, 'worker-dead', -1);
-    const first = inboundMessage();
-    const key = sessionKeyOf(first);
-    await q.enqueue(key, first);
-    const lost = await acquired(q, key, 'worker-dead');
-    const second = inboundMessage();
-    const enqueued = await q.enqueue(key, second, Date.now(), WORKER);
-    if (enqueued.kind !== 'queued' || !enqueued.claim) throw new Error(`expected a claim, got ${JSON.stringify(enqueued)}`);
-    expect(enqueued.claim).toMatchObject({ turnId: lost.turnId, resumed: true, attempt: 2 });
-    expect(await q.depth(key)).toEqual({ pending: 1, active: 1 });
-  });
-});
-
 describe('SessionQueue', () => {
   it('registers a message once; a redelivery is a duplicate', async () => {
     const q = queue();

@@ -16,9 +16,20 @@
   Returns { 'duplicate' } | { 'queued', running } (running: turns of the session running now)
 ]]
 --- @include "common"
---- @include "enqueue-message"
+if not redis.call('SET', KEYS[1], 'q', 'NX', 'EX', ARGV[1]) then return { 'duplicate' } end
+local meta = redis.call('HMGET', KEYS[3], 'w', 'n', 'p')
+local waiting, running, pending = counter(meta[1]), counter(meta[2]), counter(meta[3])
 local limit = tonumber(ARGV[6])
-local running = enqueue_message(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], limit, ARGV[7], ARGV[8], ARGV[9])
-if running == nil then return { 'duplicate' } end
-if running < limit then redis.call('ZADD', KEYS[5], 0, '0') end
+-- a message that arrives while every slot is taken (or promised) is collected into a later turn
+local behind = running + waiting >= limit
+redis.call('RPUSH', KEYS[2], entry_of('m', ARGV[2], ARGV[3], ARGV[4], behind and 'b' or '', 1, 0, ARGV[5]))
+redis.call('HSET', KEYS[3], 'w', behind and waiting or waiting + 1, 'p', pending + 1, 'la', ARGV[3])
+if running < limit then
+  if ARGV[9] == 'LT' then
+    redis.call('ZADD', KEYS[4], 'LT', ARGV[8], ARGV[7])
+  else
+    redis.call('ZADD', KEYS[4], ARGV[8], ARGV[7])
+  end
+  redis.call('ZADD', KEYS[5], 0, '0')
+end
 return { 'queued', tostring(running) }
