@@ -47,8 +47,8 @@ const env = {
   DATA_DIR: `/tmp/${uniqueName('soak-data')}`,
 };
 
-log(`starting 1 gateway + 2 workers; ${settings.telegramChats} Telegram, ${settings.slackChats} Slack, ${settings.feishuChats} Feishu chats for ${settings.durationS} s`);
-const gateway = await SupervisedService.start('gateway', { ...env, ROLE: 'gateway' });
+log(`starting 1 gateway (ROLE=${settings.gatewayRole}) + 2 workers; ${settings.telegramChats} Telegram, ${settings.slackChats} Slack, ${settings.feishuChats} Feishu chats for ${settings.durationS} s`);
+const gateway = await SupervisedService.start('gateway', { ...env, ROLE: settings.gatewayRole });
 const workers = [await SupervisedService.start('worker-1', { ...env, ROLE: 'worker' }), await SupervisedService.start('worker-2', { ...env, ROLE: 'worker' })];
 const chats = [...telegramChats(telegram, settings.telegramChats), ...slackChats(slack, settings.slackChats), ...feishuChats(feishu, settings.feishuChats)];
 

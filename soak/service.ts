@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../test/support/service-process.js';
 
@@ -79,7 +79,10 @@ export class SupervisedService {
   }
 
   private keepLine(line: string): void {
-    if (process.env.SOAK_LOG_DIR) this.#logFile ??= createWriteStream(join(process.env.SOAK_LOG_DIR, `${this.name}.log`), { flags: 'a' });
+    if (process.env.SOAK_LOG_DIR && !this.#logFile) {
+      mkdirSync(process.env.SOAK_LOG_DIR, { recursive: true });
+      this.#logFile = createWriteStream(join(process.env.SOAK_LOG_DIR, `${this.name}.log`), { flags: 'a' });
+    }
     // every line of every life, for a closer look at what the verdict names
     this.#logFile?.write(`${line}\n`);
     // only warnings and errors are kept (pino's levels 40, 50, 60): the rest is not parsed

@@ -8,6 +8,8 @@ export interface SoakSettings {
   workerKillS: number;
   /** The gateway is killed with SIGKILL about this often and restarted on the same port. */
   gatewayKillS: number;
+  /** The gateway process's ROLE: `all` makes it run turns too, so its kills take turns down with it as well. */
+  gatewayRole: 'gateway' | 'all';
   /** Redis is stopped once with SIGTERM and once with SIGKILL (AOF, fsync always), each down a few seconds. */
   redisRestarts: boolean;
   /** The model's latency per answer is drawn from this range (ms). */
@@ -34,9 +36,16 @@ export function soakSettings(): SoakSettings {
     feishuChats: number('SOAK_FEISHU_CHATS', 50),
     workerKillS: number('SOAK_WORKER_KILL_S', 25),
     gatewayKillS: number('SOAK_GATEWAY_KILL_S', 90),
+    gatewayRole: gatewayRole(process.env.SOAK_GATEWAY_ROLE),
     redisRestarts: (process.env.SOAK_REDIS_RESTARTS ?? 'true') !== 'false',
     modelLatencyMs: [number('SOAK_MODEL_LATENCY_MIN_MS', 200), number('SOAK_MODEL_LATENCY_MAX_MS', 2500)],
     answerTimeoutS: number('SOAK_ANSWER_TIMEOUT_S', 120),
     drainS: number('SOAK_DRAIN_S', 90),
   };
+}
+
+function gatewayRole(raw: string | undefined): 'gateway' | 'all' {
+  if (raw === undefined || raw === '' || raw === 'gateway') return 'gateway';
+  if (raw === 'all') return 'all';
+  throw new Error(`SOAK_GATEWAY_ROLE must be gateway or all, got ${raw}`);
 }
