@@ -22,6 +22,9 @@ export class WorkerBeat {
   readonly #scripts: QueueScripts;
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> | undefined;
+  /** Since when every beat of this worker went through with no gap longer than a beat lasts (undefined: the last failed). */
+  #steadySince: number | undefined;
+  #lastBeatAt = -Infinity;
 
   constructor(
     private readonly redis: RedisClient,
@@ -43,14 +46,39 @@ export class WorkerBeat {
     this.#timer.unref();
   }
 
+  /**
+   * Beats in every shard, and reaps the workers found silent, but only once this worker's own beats have been
+   * steady for as long as a beat lasts. After a Redis outage (or a stall of this process) every live worker's
+   * deadline may have passed; by the time this one has beaten steadily that long, each of them has beaten again.
+   */
   async beat(): Promise<void> {
-    await Promise.all(
+    let failed = false;
+    const deadByShard = await Promise.all(
       this.keys.shards().map(async (shard) => {
         try {
           const [, ...dead] = await this.#scripts.run<string[]>('beat', [shard.alive], [this.workerId, this.options.ttlMs]);
-          for (let index = 0; index < dead.length; index += 2) await this.reap(shard.shard, dead[index]!, dead[index + 1]!);
+          return dead;
         } catch (error) {
+          failed = true;
           this.logger.warn({ err: error, shard: shard.shard }, 'worker heartbeat failed');
+          return [];
+        }
+      }),
+    );
+    const now = performance.now();
+    if (failed) {
+      this.#steadySince = undefined;
+      return;
+    }
+    // a gap longer than a beat lasts (Redis away with the commands queued, or this process stalled) starts over
+    if (this.#steadySince === undefined || now - this.#lastBeatAt > this.options.ttlMs) this.#steadySince = now;
+    this.#lastBeatAt = now;
+    if (now - this.#steadySince < this.options.ttlMs) return;
+    await Promise.all(
+      this.keys.shards().map(async (shard, index) => {
+        const dead = deadByShard[index]!;
+        for (let at = 0; at < dead.length; at += 2) {
+          await this.reap(shard.shard, dead[at]!, dead[at + 1]!).catch((error: unknown) => this.logger.warn({ err: error, shard: shard.shard }, 'could not take over a silent worker'));
         }
       }),
     );
