@@ -3,7 +3,7 @@ import type { AppConfig } from '../../src/config/app-config.js';
 import type { Channel } from '../../src/core/channel.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { registerWebhook } from './webhook-registration.js';
-import { httpFetch } from '../../src/core/http-fetch.js';
+import { apiClientOptions } from './api-client-options.js';
 
 /** A non-default Telegram account in webhook mode registers its own route with PUBLIC_URL at start. */
 export function withTelegramRegistration(
@@ -17,7 +17,7 @@ export function withTelegramRegistration(
     ...channel,
     async startInbound(sink) {
       await channel.startInbound(sink);
-      const api = new Api(account.token, { apiRoot: account.apiRoot.replace(/\/+$/, ''), fetch: httpFetch });
+      const api = new Api(account.token, apiClientOptions(account.apiRoot.replace(/\/+$/, '')));
       await registerWebhook(api, publicUrl, account.webhookSecret, logger, path);
     },
   };

@@ -21,7 +21,7 @@ import { startTyping } from './typing.js';
 import { createUpdateHandler } from './update-handler.js';
 import { createWebhookRoute } from './webhook.js';
 import { registerWebhook } from './webhook-registration.js';
-import { httpFetch } from '../../src/core/http-fetch.js';
+import { apiClientOptions } from './api-client-options.js';
 
 export type { BotCommandDescription } from './commands-registration.js';
 export { TELEGRAM_WEBHOOK_PATH } from './webhook.js';
@@ -49,7 +49,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const { config, agentId } = options;
   const logger = options.logger.child({ module: 'telegram' });
   const apiRoot = config.apiRoot.replace(/\/+$/, '');
-  const bot = new Bot(config.token, { client: { apiRoot, fetch: httpFetch } });
+  const bot = new Bot(config.token, { client: apiClientOptions(apiRoot) });
   installApiLogging(bot.api, logger, options.onApiCall);
   installRetries(bot.api);
   try {
@@ -67,7 +67,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const shared = options.marks ? shareWatermark(watermark, options.marks, bot.botInfo.id, logger) : undefined;
   const probe = createSentProbe(bot.api, shared ? (to) => shared.highest(to) : (to) => watermark.highest(to));
   // recorded parts are created without the network and 5xx retries (see installRateLimitRetries)
-  const createApi = new Api(config.token, { apiRoot, fetch: httpFetch });
+  const createApi = new Api(config.token, apiClientOptions(apiRoot));
   installApiLogging(createApi, logger, options.onApiCall);
   installRateLimitRetries(createApi);
   const apis = { api: bot.api, createApi };

@@ -10,7 +10,7 @@ import { isParseEntitiesError } from './errors.js';
 import { createPreviewText, samePreview, type Preview } from './live-preview.js';
 import type { MessageIdWatermark } from './message-ids.js';
 import { renderAnswerChunks, type TelegramOutbound } from './outbound.js';
-import { httpFetch } from '../../src/core/http-fetch.js';
+import { apiClientOptions } from './api-client-options.js';
 
 /** About one edit a second per chat: Telegram's flood limit for a chat is of that order. */
 export const LIVE_EDIT_INTERVAL_MS = 1000;
@@ -36,7 +36,7 @@ export interface LiveReplyDependencies {
  * preview never waits in a retry loop that `finish` would then wait for.
  */
 export function createPreviewApi(token: string, apiRoot: string, logger: Logger, record?: PlatformCallRecorder): Api {
-  const api = new Api(token, { apiRoot, timeoutSeconds: PREVIEW_TIMEOUT_SECONDS, fetch: httpFetch });
+  const api = new Api(token, apiClientOptions(apiRoot, { timeoutSeconds: PREVIEW_TIMEOUT_SECONDS }));
   installApiLogging(api, logger, record);
   return api;
 }
