@@ -33,11 +33,11 @@ export function createApprovalAnswerHandler(deps: ApprovalAnswerDependencies): A
     if (record.status !== 'pending') return refused('This request was already answered.');
     if (clock() >= record.deadlineMs) return refused('This request has expired.');
     const status = STATUS_OF[answer.choice];
-    const decided = await deps.records.decide(record.id, status, answer.userId, clock());
+    const text = decisionText(status, answer.userName);
+    const decided = await deps.records.decide(record.id, status, answer.userId, text, clock());
     if (decided.kind !== 'ok') return refused('This request was already answered.');
     if (answer.choice === 'session') await deps.records.allowForSession(record.sessionKey, record.toolName);
-    const text = decisionText(status, answer.userName);
-    await afterDecision(deps, record, status, text);
+    await afterDecision(deps, record, decided.promptMessageId, status, text);
     return { kind: 'accepted', text };
   };
 }
@@ -51,14 +51,15 @@ export type OperatorDenial = { kind: 'denied'; record: ApprovalRecord } | { kind
 export async function denyAsOperator(deps: ApprovalAnswerDependencies, approvalId: string, operator: string): Promise<OperatorDenial> {
   const record = await deps.records.get(approvalId);
   if (!record) return { kind: 'missing' };
-  const decided = await deps.records.decide(record.id, 'denied', `${OPERATOR_PREFIX}${operator}`, (deps.clock ?? Date.now)());
+  const text = decisionText('denied', 'an operator');
+  const decided = await deps.records.decide(record.id, 'denied', `${OPERATOR_PREFIX}${operator}`, text, (deps.clock ?? Date.now)());
   if (decided.kind !== 'ok') return decided;
-  await afterDecision(deps, record, 'denied', decisionText('denied', 'an operator'));
+  await afterDecision(deps, record, decided.promptMessageId, 'denied', text);
   return { kind: 'denied', record };
 }
 
-async function afterDecision(deps: ApprovalAnswerDependencies, record: ApprovalRecord, status: ApprovalStatus, text: string): Promise<void> {
-  await settlePrompt(deps, record, text);
+async function afterDecision(deps: ApprovalAnswerDependencies, record: ApprovalRecord, promptMessageId: string | undefined, status: ApprovalStatus, text: string): Promise<void> {
+  await settlePrompt(deps, record, promptMessageId, text);
   await resumeTurn(deps, record);
   deps.logger.info({ approvalId: record.id, runId: record.turnId, sessionKey: record.sessionKey, status }, 'approval answered');
 }
@@ -66,17 +67,20 @@ async function afterDecision(deps: ApprovalAnswerDependencies, record: ApprovalR
 /** /stop while a turn waits: its open requests are settled as stopped and the turn resumes only to end. */
 export async function stopWaitingTurn(deps: ApprovalAnswerDependencies, sessionKey: string, turnId: string): Promise<void> {
   for (const record of await deps.records.ofTurn(sessionKey, turnId)) {
-    if ((await deps.records.decide(record.id, 'stopped', 'stop')).kind === 'ok') await settlePrompt(deps, record, decisionText('stopped'));
+    const text = decisionText('stopped');
+    const decided = await deps.records.decide(record.id, 'stopped', 'stop', text);
+    if (decided.kind === 'ok') await settlePrompt(deps, record, decided.promptMessageId, text);
   }
   await resumeTurn(deps, { sessionKey, turnId });
 }
 
-async function settlePrompt(deps: ApprovalAnswerDependencies, record: ApprovalRecord, text: string): Promise<void> {
-  if (!record.promptMessageId) return;
+/** A prompt not posted yet when the decision was stored is settled by the turn that posts it (approval-gate.ts). */
+async function settlePrompt(deps: ApprovalAnswerDependencies, record: ApprovalRecord, promptMessageId: string | undefined, text: string): Promise<void> {
+  if (!promptMessageId) return;
   const conversation = JSON.parse(record.conversation) as ConversationRef;
   await deps.channels
     .for(conversation)
-    .settleApprovalPrompt?.(conversation, record.promptMessageId, promptOf(record), text)
+    .settleApprovalPrompt?.(conversation, promptMessageId, promptOf(record), text)
     .catch((error: unknown) => deps.logger.warn({ err: error, approvalId: record.id }, 'could not show the decision on the approval request'));
 }
 

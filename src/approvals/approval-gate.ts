@@ -61,9 +61,9 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
   };
 
   const settleTimedOut = async (record: ApprovalRecord): Promise<ApprovalVerdict> => {
-    const decided = await records.decide(record.id, 'timed-out', 'timeout', clock());
-    if (decided.kind === 'ok' && record.promptMessageId) {
-      await channel.settleApprovalPrompt?.(latest.conversation, record.promptMessageId, promptOf(record), decisionText('timed-out')).catch((error: unknown) =>
+    const decided = await records.decide(record.id, 'timed-out', 'timeout', decisionText('timed-out'), clock());
+    if (decided.kind === 'ok' && decided.promptMessageId) {
+      await channel.settleApprovalPrompt?.(latest.conversation, decided.promptMessageId, promptOf(record), decisionText('timed-out')).catch((error: unknown) =>
         logger.warn({ err: error, approvalId: record.id }, 'could not mark the approval request as timed out'),
       );
     }
@@ -98,8 +98,14 @@ export function createApprovalGate(options: ApprovalGateOptions): ApprovalGate {
       if (now >= record.deadlineMs) return settleTimedOut(record);
       if (!record.promptMessageId) {
         const messageId = await channel.sendApprovalPrompt(latest.conversation, promptOf(record), await options.promptProgress(id));
-        await records.setPromptMessage(id, messageId);
+        const stored = await records.setPromptMessage(id, messageId);
         logger.info({ runId: turnId, sessionKey, tool: tool.name, approvalId: id }, 'tool call waits for approval');
+        // answered between the post and now: its decider had no prompt to settle (approval-decide.lua)
+        if (stored.outcome) {
+          await channel.settleApprovalPrompt?.(latest.conversation, messageId, promptOf(record), stored.outcome).catch((error: unknown) =>
+            logger.warn({ err: error, approvalId: id }, 'could not show the decision on the approval request'),
+          );
+        }
       }
       return verdictOf(record);
     },

@@ -24,7 +24,12 @@ export interface ApprovalRecord {
   /** The platform message carrying the buttons, once posted. */
   promptMessageId?: string;
   decidedBy?: string;
+  /** The line the prompt shows once settled ("Denied by Ana."), stored with the decision. */
+  outcome?: string;
 }
+
+/** What deciding a request did: `promptMessageId` is the prompt to settle, when it was posted before the decision. */
+export type Decided = { kind: 'ok'; promptMessageId?: string } | { kind: 'settled'; status: ApprovalStatus } | { kind: 'missing' };
 
 /** Kept a day past the deadline, so a late click is told it is over, not that it is unknown. */
 const KEEP_AFTER_DEADLINE_SECONDS = 24 * 60 * 60;
@@ -33,7 +38,7 @@ const PENDING_INDEX_LIMIT = 10_000;
 /** "Allow for this session" lasts until /new, at most this long. */
 const SESSION_ALLOW_TTL_SECONDS = 30 * 24 * 60 * 60;
 
-const SCRIPTS = { 'approval-open': 1, 'approval-decide': 1 } as const;
+const SCRIPTS = { 'approval-open': 1, 'approval-decide': 1, 'approval-prompt-set': 1 } as const;
 
 /** The id a button carries: short (Telegram allows 64 bytes of callback data), derived from the turn and the call. */
 export function approvalIdOf(turnId: string, toolCallId: string): string {
@@ -148,21 +153,30 @@ export class ApprovalRecords {
       ...(raw.decidedAtMs ? { decidedAtMs: Number(raw.decidedAtMs) } : {}),
       ...(raw.promptMessageId ? { promptMessageId: raw.promptMessageId } : {}),
       ...(raw.decidedBy ? { decidedBy: raw.decidedBy } : {}),
+      ...(raw.outcome ? { outcome: raw.outcome } : {}),
     };
   }
 
-  async setPromptMessage(id: string, messageId: string): Promise<void> {
-    await this.redis.hset(this.key(id), 'promptMessageId', messageId);
+  /**
+   * Stores the prompt's message id. A request decided while its prompt was being posted (the click came before
+   * this) is returned with its outcome: its decider found no prompt to settle, so the poster settles it.
+   */
+  async setPromptMessage(id: string, messageId: string): Promise<{ status: ApprovalStatus | 'missing'; outcome?: string }> {
+    const [status, outcome] = await this.#scripts.run<[ApprovalStatus | 'missing', string]>('approval-prompt-set', [this.key(id)], [messageId]);
+    return outcome ? { status, outcome } : { status };
   }
 
-  /** Settles a pending request; a second answer learns the first one's status. */
-  async decide(id: string, status: Exclude<ApprovalStatus, 'pending'>, decidedBy: string, nowMs = Date.now()): Promise<{ kind: 'ok' } | { kind: 'settled'; status: ApprovalStatus } | { kind: 'missing' }> {
-    const [kind, current] = await this.#scripts.run<[string, string?]>('approval-decide', [this.key(id)], [status, decidedBy, nowMs]);
+  /**
+   * Settles a pending request, storing `outcome` (the line its prompt shows); a second answer learns the first
+   * one's status. The prompt to settle comes back read in the same step as the decision (see approval-decide.lua).
+   */
+  async decide(id: string, status: Exclude<ApprovalStatus, 'pending'>, decidedBy: string, outcome: string, nowMs = Date.now()): Promise<Decided> {
+    const [kind, detail] = await this.#scripts.run<[string, string?]>('approval-decide', [this.key(id)], [status, decidedBy, nowMs, outcome]);
     if (kind === 'ok') {
       await this.redis.zrem(this.pendingKey(), id);
-      return { kind: 'ok' };
+      return detail ? { kind: 'ok', promptMessageId: detail } : { kind: 'ok' };
     }
-    if (kind === 'settled') return { kind: 'settled', status: current as ApprovalStatus };
+    if (kind === 'settled') return { kind: 'settled', status: detail as ApprovalStatus };
     return { kind: 'missing' };
   }
 

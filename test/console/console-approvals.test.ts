@@ -162,7 +162,7 @@ describe('the Approvals section', () => {
   });
 
   it('keeps the pending index small: settled requests leave it, and it holds the newest few at most', async () => {
-    await records.decide('group-bash', 'timed-out', 'timeout', NOW);
+    await records.decide('group-bash', 'timed-out', 'timeout', 'No answer in time: denied.', NOW);
     expect(await records.pendingCount()).toBe(0);
     for (let index = 0; index < 6; index += 1) {
       await request(`extra-${index}`, { sessionKey: fixture.group.key, turnId: `turn-${index}`, conversation: groupConversation, requesterId: 'U1', toolName: 'bash', argumentsPreview: 'ls', createdAtMs: NOW + index, deadlineMs: NOW + 600_000 });
