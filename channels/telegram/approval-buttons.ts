@@ -49,8 +49,7 @@ export async function sendApprovalPrompt(
       }
     },
     async settle(_text, _index, doubt) {
-      const found = await probe.find(to, doubt.hint, (message) => sameText(message.text, text), keyboard);
-      return found !== undefined ? { id: String(found), resolution: 'found' } : { resolution: 'not_sent' };
+      return probe.settle(to, doubt.hint, (message) => sameText(message.text, text), keyboard);
     },
   });
   return messageId!;

@@ -58,10 +58,9 @@ export function createTelegramFiles(apis: TelegramApis, apiRoot: string, token: 
         },
         async settle(_file, _index, doubt) {
           // the same kind of message, with the same caption (and file name for a document)
-          const found = await probe.find(to, doubt.hint, (message) =>
+          return probe.settle(to, doubt.hint, (message) =>
             (file.kind === 'photo' ? message.photo !== undefined : message.document?.file_name === file.fileName) && (caption === undefined ? message.caption === undefined : sameText(message.caption, caption)),
           );
-          return found !== undefined ? { id: String(found), resolution: 'found' } : { resolution: 'not_sent' };
         },
       });
       return { messageIds };

@@ -99,8 +99,7 @@ export function createOutbound(apis: TelegramApis, logger: Logger, watermark: Me
           return { id: String(doubt.hint.edit), resolution: 'found' };
         }
         const readable = html ? [htmlToPlainText(chunk), plainFallback(chunk)] : [chunk];
-        const found = await probe.find(to, doubt.hint, (message) => readable.some((text) => sameText(message.text, text)));
-        return found !== undefined ? { id: String(found), resolution: 'found' } : { resolution: 'not_sent' };
+        return probe.settle(to, doubt.hint, (message) => readable.some((text) => sameText(message.text, text)));
       },
     };
   }

@@ -1,6 +1,6 @@
 import { GrammyError, type Api } from 'grammy';
 import type { InlineKeyboardMarkup, Message } from 'grammy/types';
-import type { ConversationRef, SendHint } from '../../src/core/index.js';
+import type { ConversationRef, SendHint, SettledPart } from '../../src/core/index.js';
 import { targetOf } from './conversation-target.js';
 import { toPlatformError } from './errors.js';
 
@@ -9,7 +9,11 @@ import { toPlatformError } from './errors.js';
  * bot's private chats share one counter, so under load many ids are taken between an intent and its send.
  */
 export const PROBE_WINDOW = 20;
-/** The most ids one search probes: past them, the part counts as not sent. */
+/**
+ * The most ids one search probes. A range longer than that (a busy bot whose part took an id more than this
+ * past its intent's bound) is searched only that far: a part not found there is sent again as an unverified
+ * resend, a possible duplicate, not as one known not to have been sent.
+ */
 const MAX_PROBES = 1_000;
 /** Probes in flight at once (in id order; the first match wins). */
 const PROBE_PARALLEL = 8;
@@ -42,16 +46,21 @@ export function createSentProbe(api: Api, highest?: (to: ConversationRef) => num
   }
 
   return {
-    /** The id of the bot's message after the hint's bound that `matches`; `keep`: the markup it carries when sent. */
-    async find(to: ConversationRef, hint: SendHint, matches: (message: Message) => boolean, keep?: InlineKeyboardMarkup): Promise<number | undefined> {
+    /**
+     * How a part in doubt stands: `found` (its id) when a message of the bot after the hint's bound `matches`
+     * (`keep`: the markup it carries when sent); `not_sent` when every id it could have has been looked at;
+     * `unverified_resend` when the search stopped short of the highest id it could have.
+     */
+    async settle(to: ConversationRef, hint: SendHint, matches: (message: Message) => boolean, keep?: InlineKeyboardMarkup): Promise<SettledPart> {
       const chatId = targetOf(to).chat_id;
       // both bounds are ids the bot's counter gave out before the intent (this chat's, and any private chat's):
       // the part's id is past the higher one, and searching from the lower one may spend every probe short of it
       const bounds = [hint.after, hint.afterAny].filter((bound): bound is number => typeof bound === 'number');
-      if (bounds.length === 0) return undefined;
+      if (bounds.length === 0) return { resolution: 'unverified_resend' };
       const start = Math.max(...bounds);
       const known = (await highest?.(to)) ?? 0;
-      const end = Math.min(start + MAX_PROBES, Math.max(start, known) + PROBE_WINDOW);
+      const reach = Math.max(start, known) + PROBE_WINDOW;
+      const end = Math.min(start + MAX_PROBES, reach);
       const ids = Array.from({ length: end - start }, (_, index) => start + 1 + index);
       for (let batch = 0; batch < ids.length; batch += PROBE_PARALLEL) {
         const candidates = ids.slice(batch, batch + PROBE_PARALLEL);
@@ -66,9 +75,9 @@ export function createSentProbe(api: Api, highest?: (to: ConversationRef) => num
             await api.editMessageReplyMarkup(chatId, id, match && keep ? { reply_markup: keep } : {}).catch(() => undefined);
           }),
         );
-        if (found !== undefined) return found;
+        if (found !== undefined) return { id: String(found), resolution: 'found' };
       }
-      return undefined;
+      return { resolution: end < reach ? 'unverified_resend' : 'not_sent' };
     },
   };
 }

@@ -15,11 +15,11 @@ export function sanitizeUserId(userId: string): string {
   return `${readable}-${hash}`;
 }
 
-/** `<dataDir>/workspaces/<sanitized user id>`, absolute, created on first use. */
 /** Workspaces this process already created (bounded; forgetting one only costs a harmless mkdir). */
 const created = new Set<string>();
 const CREATED_LIMIT = 10_000;
 
+/** `<dataDir>/workspaces/<sanitized user id>`, absolute, created on first use. */
 export async function workspaceFor(dataDir: string, userId: string): Promise<string> {
   const directory = join(resolve(dataDir), 'workspaces', sanitizeUserId(userId));
   if (created.has(directory)) return directory;

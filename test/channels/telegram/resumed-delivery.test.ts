@@ -87,6 +87,18 @@ describe('telegram resumable delivery', () => {
     expect(double.visibleMessages(4271).map((message) => message.text)).toEqual(['The late answer.']);
   });
 
+  it("a part that took an id beyond the search's reach is sent again, counted as a possible duplicate (unverified), not as never sent", async () => {
+    const dm = dmAfterQuestion(4281);
+    const bound = Number(dm.messageId);
+    // between the intent and its send, the bot's other private chats took more ids than one search probes
+    for (let other = 0; other < 1_100; other += 1) double.makeUpdate.privateText(8100 + (other % 50), 'meanwhile');
+    await channel.send(dm, 'The slow answer.', recordingProgress());
+    const retry = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: bound, afterAny: bound }, at: Date.now() } });
+    await channel.send(dm, 'The slow answer.', retry);
+    expect(retry.resolutions).toEqual(['unverified_resend']);
+    expect(double.visibleMessages(4281).map((message) => message.text)).toEqual(['The slow answer.', 'The slow answer.']);
+  });
+
   it('a part in doubt that never reached Telegram is sent, once', async () => {
     const dm = dmAfterQuestion(4301);
     const progress = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: Number(dm.messageId) }, at: Date.now() } });
