@@ -10,11 +10,13 @@ import { toPlatformError } from './errors.js';
  */
 export const PROBE_WINDOW = 20;
 /**
- * The most ids one search probes. A range longer than that (a busy bot whose part took an id more than this
- * past its intent's bound) is searched only that far: a part not found there is sent again as an unverified
- * resend, a possible duplicate, not as one known not to have been sent.
+ * How long one search goes on, and the most ids it probes (against an API that answers faster than the bound):
+ * a range longer than that (a busy bot whose part took an id far past its intent's bound) is searched only so
+ * far, and a part not found there is sent again as an unverified resend, a possible duplicate, not as one known
+ * not to have been sent. Bounded by time, the search reaches as far as the API lets it: Telegram answers about
+ * 30 calls a second before it asks to wait, a local double hundreds.
  */
-const MAX_PROBES = 1_000;
+export const PROBE_LIMITS = { budgetMs: 30_000, maxIds: 5_000 };
 /** Probes in flight at once (in id order; the first match wins). */
 const PROBE_PARALLEL = 8;
 /** Put on a candidate for a moment: the edit's answer is the message itself, which the Bot API has no other way to read. */
@@ -29,7 +31,7 @@ export type SentProbe = ReturnType<typeof createSentProbe>;
  * "message can't be edited", and a message of the bot comes back whole (text, caption, file): when it is the
  * part, the part was sent. The keyboard is taken off again at once (or put back: an approval request's own).
  */
-export function createSentProbe(api: Api, highest?: (to: ConversationRef) => number | Promise<number>) {
+export function createSentProbe(api: Api, highest?: (to: ConversationRef) => number | Promise<number>, limits = PROBE_LIMITS) {
   async function read(chatId: number | string, messageId: number): Promise<Message | undefined> {
     for (let attempt = 1; attempt <= 2; attempt += 1) {
       try {
@@ -60,10 +62,11 @@ export function createSentProbe(api: Api, highest?: (to: ConversationRef) => num
       const start = Math.max(...bounds);
       const known = (await highest?.(to)) ?? 0;
       const reach = Math.max(start, known) + PROBE_WINDOW;
-      const end = Math.min(start + MAX_PROBES, reach);
-      const ids = Array.from({ length: end - start }, (_, index) => start + 1 + index);
-      for (let batch = 0; batch < ids.length; batch += PROBE_PARALLEL) {
-        const candidates = ids.slice(batch, batch + PROBE_PARALLEL);
+      const end = Math.min(start + limits.maxIds, reach);
+      const deadline = Date.now() + limits.budgetMs;
+      let searched = start;
+      for (let first = start + 1; first <= end && Date.now() < deadline; first += PROBE_PARALLEL) {
+        const candidates = Array.from({ length: Math.min(PROBE_PARALLEL, end - first + 1) }, (_, index) => first + index);
         const messages = await Promise.all(candidates.map((id) => read(chatId, id)));
         let found: number | undefined;
         await Promise.all(
@@ -76,8 +79,9 @@ export function createSentProbe(api: Api, highest?: (to: ConversationRef) => num
           }),
         );
         if (found !== undefined) return { id: String(found), resolution: 'found' };
+        searched = candidates.at(-1)!;
       }
-      return { resolution: end < reach ? 'unverified_resend' : 'not_sent' };
+      return { resolution: searched < reach ? 'unverified_resend' : 'not_sent' };
     },
   };
 }

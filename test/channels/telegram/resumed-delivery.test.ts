@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderAnswerChunks } from '../../../channels/telegram/outbound.js';
-import { PROBE_WINDOW } from '../../../channels/telegram/sent-probe.js';
+import { PROBE_LIMITS, PROBE_WINDOW } from '../../../channels/telegram/sent-probe.js';
 import type { Channel, ConversationRef } from '../../../src/core/index.js';
 import { startTelegramDouble, type TelegramDouble } from '../../doubles/telegram-double.js';
 import { dyingAt, recordingProgress } from '../../support/recording-progress.js';
@@ -87,16 +87,40 @@ describe('telegram resumable delivery', () => {
     expect(double.visibleMessages(4271).map((message) => message.text)).toEqual(['The late answer.']);
   });
 
-  it("a part that took an id beyond the search's reach is sent again, counted as a possible duplicate (unverified), not as never sent", async () => {
-    const dm = dmAfterQuestion(4281);
+  /** A DM whose answer took its id after `busy` ids of other private chats; the retry's intent bound is before them. */
+  async function answeredAfterBusyCounter(userId: number, busy: number, text: string) {
+    const dm = dmAfterQuestion(userId);
     const bound = Number(dm.messageId);
-    // between the intent and its send, the bot's other private chats took more ids than one search probes
-    for (let other = 0; other < 1_100; other += 1) double.makeUpdate.privateText(8100 + (other % 50), 'meanwhile');
-    await channel.send(dm, 'The slow answer.', recordingProgress());
+    for (let other = 0; other < busy; other += 1) double.makeUpdate.privateText(8100 + (other % 50), 'meanwhile');
+    await channel.send(dm, text, recordingProgress());
     const retry = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: bound, afterAny: bound }, at: Date.now() } });
-    await channel.send(dm, 'The slow answer.', retry);
-    expect(retry.resolutions).toEqual(['unverified_resend']);
-    expect(double.visibleMessages(4281).map((message) => message.text)).toEqual(['The slow answer.', 'The slow answer.']);
+    await channel.send(dm, text, retry);
+    return { retry, texts: double.visibleMessages(userId).map((message) => message.text) };
+  }
+
+  it('searches as far as the API answers within its time: a part 1,100 ids past its bound is found', async () => {
+    const { retry, texts } = await answeredAfterBusyCounter(4281, 1_100, 'The slow answer.');
+    expect(retry.resolutions).toEqual(['found']);
+    expect(texts).toEqual(['The slow answer.']);
+  });
+
+  describe('a part beyond the search is sent again, counted as a possible duplicate (unverified), not as never sent', () => {
+    const limits = { ...PROBE_LIMITS };
+    afterEach(() => Object.assign(PROBE_LIMITS, limits));
+
+    it('past the most ids one search probes', async () => {
+      PROBE_LIMITS.maxIds = 200;
+      const { retry, texts } = await answeredAfterBusyCounter(4282, 300, 'The slower answer.');
+      expect(retry.resolutions).toEqual(['unverified_resend']);
+      expect(texts).toEqual(['The slower answer.', 'The slower answer.']);
+    });
+
+    it('past the time one search may take', async () => {
+      PROBE_LIMITS.budgetMs = 0;
+      const { retry, texts } = await answeredAfterBusyCounter(4283, 10, 'The late answer.');
+      expect(retry.resolutions).toEqual(['unverified_resend']);
+      expect(texts).toEqual(['The late answer.', 'The late answer.']);
+    });
   });
 
   it('a part in doubt that never reached Telegram is sent, once', async () => {
