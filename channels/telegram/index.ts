@@ -65,7 +65,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const accountId = String(identity.botId);
   const watermark = createMessageIdWatermark();
   const shared = options.marks ? shareWatermark(watermark, options.marks, bot.botInfo.id, logger) : undefined;
-  const probe = createSentProbe(bot.api, shared ? (to) => shared.highest(to) : (to) => watermark.highest(to));
+  const probe = createSentProbe(bot.api, shared ?? { highest: (to) => watermark.highest(to) });
   // recorded parts are created without the network and 5xx retries (see installRateLimitRetries)
   const createApi = new Api(config.token, apiClientOptions(apiRoot));
   installApiLogging(createApi, logger, options.onApiCall);
@@ -82,7 +82,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const onMembership: ChatMembershipSink = async (change) => (membershipSink ? membershipSink(change) : { kind: 'recorded' });
   // users' messages take ids from the same counters as the bot's: seeing them keeps the published high mark close
   // to the counter even when every worker that sent the latest parts has died (the gateway publishes too)
-  const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger, onCallbackQuery, onMembership, watermark.saw);
+  const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger, onCallbackQuery, onMembership, watermark.sawInbound);
   logger.info({ accountId, username: identity.botUsername, mode: config.mode }, 'telegram channel ready');
 
   return {

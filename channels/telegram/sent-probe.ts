@@ -31,7 +31,15 @@ export type SentProbe = ReturnType<typeof createSentProbe>;
  * "message can't be edited", and a message of the bot comes back whole (text, caption, file): when it is the
  * part, the part was sent. The keyboard is taken off again at once (or put back: an approval request's own).
  */
-export function createSentProbe(api: Api, highest?: (to: ConversationRef) => number | Promise<number>, limits = PROBE_LIMITS) {
+/** What a search knows of the bot's message ids, from this process and (shared-watermark.ts) the others. */
+export interface MessageIdView {
+  /** The highest id a message in `to` may have now. */
+  highest(to: ConversationRef): number | Promise<number>;
+  /** Ids from `from` to `through` known to be no part of `to` (other chats', users' messages): not tried. */
+  othersIds?(to: ConversationRef, from: number, through: number): Promise<Set<number>>;
+}
+
+export function createSentProbe(api: Api, view: MessageIdView, limits = PROBE_LIMITS) {
   async function read(chatId: number | string, messageId: number): Promise<Message | undefined> {
     for (let attempt = 1; attempt <= 2; attempt += 1) {
       try {
@@ -60,13 +68,17 @@ export function createSentProbe(api: Api, highest?: (to: ConversationRef) => num
       const bounds = [hint.after, hint.afterAny].filter((bound): bound is number => typeof bound === 'number');
       if (bounds.length === 0) return { resolution: 'unverified_resend' };
       const start = Math.max(...bounds);
-      const known = (await highest?.(to)) ?? 0;
-      const reach = Math.max(start, known) + PROBE_WINDOW;
-      const end = Math.min(start + limits.maxIds, reach);
+      const reach = Math.max(start, await view.highest(to)) + PROBE_WINDOW;
+      const others = (await view.othersIds?.(to, start + 1, reach)) ?? new Set<number>();
       const deadline = Date.now() + limits.budgetMs;
-      let searched = start;
-      for (let first = start + 1; first <= end && Date.now() < deadline; first += PROBE_PARALLEL) {
-        const candidates = Array.from({ length: Math.min(PROBE_PARALLEL, end - first + 1) }, (_, index) => first + index);
+      let next = start + 1;
+      let probed = 0;
+      while (next <= reach && probed < limits.maxIds && Date.now() < deadline) {
+        const candidates: number[] = [];
+        for (; next <= reach && candidates.length < Math.min(PROBE_PARALLEL, limits.maxIds - probed); next += 1) {
+          if (!others.has(next)) candidates.push(next);
+        }
+        probed += candidates.length;
         const messages = await Promise.all(candidates.map((id) => read(chatId, id)));
         let found: number | undefined;
         await Promise.all(
@@ -79,9 +91,8 @@ export function createSentProbe(api: Api, highest?: (to: ConversationRef) => num
           }),
         );
         if (found !== undefined) return { id: String(found), resolution: 'found' };
-        searched = candidates.at(-1)!;
       }
-      return { resolution: searched < reach ? 'unverified_resend' : 'not_sent' };
+      return { resolution: next <= reach ? 'unverified_resend' : 'not_sent' };
     },
   };
 }

@@ -20,7 +20,7 @@ export function createUpdateHandler(
   logger: Logger,
   onCallbackQuery?: (query: CallbackQuery) => Promise<void>,
   onMembership?: (change: ChatMembershipChange) => Promise<ChatMembershipOutcome>,
-  /** Every message's id, the bot's or not: the ids a takeover's probe must reach (shared-watermark.ts). */
+  /** Every user's message id: the ids a takeover's probe must reach, and need not try (shared-watermark.ts). */
   sawMessage?: (chatId: number | string, messageId: number) => void,
 ): UpdateHandler {
   const sanitized = sanitizingSink(sink);

@@ -90,7 +90,7 @@ export async function runDoctor({ config, problems }: ConfigInspection): Promise
     {
       name: 'channels',
       run: async () => {
-        const noMemory = { has: async () => false, remember: async () => undefined, raise: async () => undefined, read: async () => 0 };
+        const noMemory = { has: async () => false, remember: async () => undefined, raise: async () => undefined, read: async () => 0, note: async () => undefined, noted: async () => [] };
         const channels = await createChannels(config, createLogger({ level: 'silent' }), noMemory);
         if (channels.length === 0) return new Warning(`none configured — ${NO_CHANNEL_HINT}`);
         return channels.map((channel) => `${channel.name} account ${channel.accountId} ok`).join(', ');

@@ -13,4 +13,17 @@ export interface SharedHighMarks {
   raise(key: string, value: number, ttlSeconds: number): Promise<void>;
   /** The number under `key`; 0 when there is none. */
   read(key: string): Promise<number>;
+  /**
+   * Adds numbered sightings to the log under `key` (e.g. the Telegram message ids a process saw, each tagged with
+   * its chat): numbers more than `keepLast` below the highest one added go, the log is kept `ttlSeconds` from now.
+   */
+  note(key: string, sightings: readonly Sighting[], keepLast: number, ttlSeconds: number): Promise<void>;
+  /** The sightings under `key` numbered `from` to `through`, lowest first, at most `limit`. */
+  noted(key: string, from: number, through: number, limit: number): Promise<Sighting[]>;
+}
+
+/** A number some process saw, and what it belongs to. */
+export interface Sighting {
+  value: number;
+  tag: string;
 }

@@ -1,7 +1,7 @@
 import type { KeySpace } from './key-space.js';
 import { LuaScripts } from './lua-scripts.js';
 import type { RedisClient } from './redis-client.js';
-import type { ChannelState, SharedHighMarks } from '../core/channel-state.js';
+import type { ChannelState, SharedHighMarks, Sighting } from '../core/channel-state.js';
 
 const SCRIPTS = { 'raise-mark': 1 } as const;
 
@@ -22,6 +22,27 @@ export class RedisChannelState implements ChannelState, SharedHighMarks {
 
   async read(key: string): Promise<number> {
     return Number((await this.redis.get(this.keys.channelState(key))) ?? 0) || 0;
+  }
+
+  /** A sorted set: the number is the score, `<number>|<tag>` the member (one per sighting, however often noted). */
+  async note(key: string, sightings: readonly Sighting[], keepLast: number, ttlSeconds: number): Promise<void> {
+    if (sightings.length === 0) return;
+    const redisKey = this.keys.channelState(key);
+    const highest = Math.max(...sightings.map((sighting) => sighting.value));
+    await this.redis
+      .multi()
+      .zadd(redisKey, ...sightings.flatMap((sighting) => [sighting.value, `${sighting.value}|${sighting.tag}`]))
+      .zremrangebyscore(redisKey, '-inf', `(${highest - keepLast}`)
+      .expire(redisKey, ttlSeconds)
+      .exec();
+  }
+
+  async noted(key: string, from: number, through: number, limit: number): Promise<Sighting[]> {
+    const members = await this.redis.zrangebyscore(this.keys.channelState(key), from, through, 'LIMIT', 0, limit);
+    return members.map((member) => {
+      const bar = member.indexOf('|');
+      return { value: Number(member.slice(0, bar)), tag: member.slice(bar + 1) };
+    });
   }
 
   async has(key: string): Promise<boolean> {

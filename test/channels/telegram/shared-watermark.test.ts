@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PROBE_WINDOW } from '../../../channels/telegram/sent-probe.js';
+import { PROBE_LIMITS, PROBE_WINDOW } from '../../../channels/telegram/sent-probe.js';
 import type { Channel, ConversationRef, WebhookRoute } from '../../../src/core/index.js';
 import { KeySpace, RedisChannelState } from '../../../src/redis/index.js';
 import { createRedisClient } from '../../../src/redis/redis-client.js';
@@ -32,6 +32,39 @@ describe('telegram: the highest message id shared between processes', () => {
   });
   afterAll(async () => {
     await redis.quit();
+  });
+  const limits = { ...PROBE_LIMITS };
+  afterEach(() => Object.assign(PROBE_LIMITS, limits));
+
+  const probesOf = () => double.callsOf('editMessageReplyMarkup').filter((call) => call.params.reply_markup !== undefined && JSON.stringify(call.params.reply_markup).includes('delivery-probe')).length;
+
+  it("skips the ids any process saw taken by other chats and by users, but tries those of the part's own chat: a part 300 ids past its bound is found in a few probes", async () => {
+    const secret = 'webhook-secret-0123456789';
+    const gateway = await startChannel(double, { mode: 'webhook', webhookSecret: secret, marks: new RedisChannelState(redis, new KeySpace(prefix, 1, target.cluster)) });
+    const route = gateway.webhookRoutes(recordingSink().sink)[0] as WebhookRoute;
+    const question = double.makeUpdate.privateText(4801, 'tell me');
+    const dm: ConversationRef = { channel: 'telegram', accountId: String(double.botId), chatId: '4801', chatType: 'dm', messageId: String(question.message!.message_id) };
+    const bound = Number(dm.messageId);
+    // between the intent's bound and the part: other chats' answers (the busy process saw them) and users'
+    // messages (the gateway saw them), and an earlier answer in the part's own chat
+    for (let other = 0; other < 150; other += 1) {
+      await busy.send({ ...dm, chatId: String(7100 + other), messageId: '0' }, `busy ${other}`);
+      const update = double.makeUpdate.privateText(8300 + other, `meanwhile ${other}`);
+      expect((await route.handle({ headers: { 'x-telegram-bot-api-secret-token': secret }, rawBody: JSON.stringify(update) })).status).toBe(200);
+    }
+    await busy.send(dm, 'An earlier answer.', recordingProgress());
+    await busy.send(dm, 'The short answer.', recordingProgress());
+    // published at most once a second (the busy sender saw its part too, tagged with the part's chat)
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+
+    PROBE_LIMITS.maxIds = 20;
+    const before = probesOf();
+    const retry = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: bound, afterAny: bound }, at: Date.now() } });
+    await fresh.send(dm, 'The short answer.', retry);
+    expect(retry.resolutions).toEqual(['found']);
+    // the earlier answer, then the part: the 300 ids of other chats and users are not tried
+    expect(probesOf() - before).toBeLessThanOrEqual(PROBE_WINDOW);
+    expect(double.visibleMessages(4801).map((message) => message.text)).toEqual(['An earlier answer.', 'The short answer.']);
   });
 
   it('a process that has seen nothing of the counter finds a part sent far past its intent, from what the others published', async () => {
