@@ -106,7 +106,7 @@ export class KeySpace {
     return `{${this.prefix}:lease:${name}}`;
   }
 
-  /** A marker kept by a channel (e.g. an event already handled). */
+  /** What a channel keeps: a marker (an event already handled), a high mark, a log of sightings (shared-watermark.ts). */
   channelState(key: string): string {
     return `{${this.prefix}:state:${key}}`;
   }
