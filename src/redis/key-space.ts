@@ -106,7 +106,7 @@ export class KeySpace {
     return `{${this.prefix}:lease:${name}}`;
   }
 
-  /** What a channel keeps: a marker (an event already handled), a high mark, a log of sightings (shared-watermark.ts). */
+  /** What a channel keeps: a marker (an event already handled), a high mark, a log of the ids its processes saw. */
   channelState(key: string): string {
     return `{${this.prefix}:state:${key}}`;
   }
