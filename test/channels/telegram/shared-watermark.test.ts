@@ -38,28 +38,45 @@ describe('telegram: the highest message id shared between processes', () => {
 
   const probesOf = () => double.callsOf('editMessageReplyMarkup').filter((call) => call.params.reply_markup !== undefined && JSON.stringify(call.params.reply_markup).includes('delivery-probe')).length;
 
-  it("skips the ids any process saw taken by other chats and by users, but tries those of the part's own chat: a part 300 ids past its bound is found in a few probes", async () => {
+  /** A webhook gateway of the same bot: it sees users' messages and publishes their ids. Returns how it takes one. */
+  async function startGateway() {
     const secret = 'webhook-secret-0123456789';
     const gateway = await startChannel(double, { mode: 'webhook', webhookSecret: secret, marks: new RedisChannelState(redis, new KeySpace(prefix, 1, target.cluster)) });
     const route = gateway.webhookRoutes(recordingSink().sink)[0] as WebhookRoute;
-    const question = double.makeUpdate.privateText(4801, 'tell me');
-    const dm: ConversationRef = { channel: 'telegram', accountId: String(double.botId), chatId: '4801', chatType: 'dm', messageId: String(question.message!.message_id) };
+    return async (userId: number, text: string) => {
+      const update = double.makeUpdate.privateText(userId, text);
+      expect((await route.handle({ headers: { 'x-telegram-bot-api-secret-token': secret }, rawBody: JSON.stringify(update) })).status).toBe(200);
+    };
+  }
+
+  /** A DM whose question the double numbered, and the intent bound a dead sender recorded right after it. */
+  function dmAfterQuestion(userId: number) {
+    const question = double.makeUpdate.privateText(userId, 'tell me');
+    const dm: ConversationRef = { channel: 'telegram', accountId: String(double.botId), chatId: String(userId), chatType: 'dm', messageId: String(question.message!.message_id) };
     const bound = Number(dm.messageId);
+    return { dm, inDoubt: () => recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: bound, afterAny: bound }, at: Date.now() } }) };
+  }
+
+  /** Ids are published at most once a second. */
+  const published = () => new Promise((resolve) => setTimeout(resolve, 1_300));
+
+  it("skips the ids any process saw taken by other chats and by users, but tries those of the part's own chat: a part 300 ids past its bound is found in a few probes", async () => {
+    const receive = await startGateway();
+    const { dm, inDoubt } = dmAfterQuestion(4801);
     // between the intent's bound and the part: other chats' answers (the busy process saw them) and users'
     // messages (the gateway saw them), and an earlier answer in the part's own chat
     for (let other = 0; other < 150; other += 1) {
       await busy.send({ ...dm, chatId: String(7100 + other), messageId: '0' }, `busy ${other}`);
-      const update = double.makeUpdate.privateText(8300 + other, `meanwhile ${other}`);
-      expect((await route.handle({ headers: { 'x-telegram-bot-api-secret-token': secret }, rawBody: JSON.stringify(update) })).status).toBe(200);
+      await receive(8300 + other, `meanwhile ${other}`);
     }
     await busy.send(dm, 'An earlier answer.', recordingProgress());
     await busy.send(dm, 'The short answer.', recordingProgress());
-    // published at most once a second (the busy sender saw its part too, tagged with the part's chat)
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    // the busy sender saw its part too, tagged with the part's chat
+    await published();
 
     PROBE_LIMITS.maxIds = 20;
     const before = probesOf();
-    const retry = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: bound, afterAny: bound }, at: Date.now() } });
+    const retry = inDoubt();
     await fresh.send(dm, 'The short answer.', retry);
     expect(retry.resolutions).toEqual(['found']);
     // the earlier answer, then the part: the 300 ids of other chats and users are not tried
@@ -68,40 +85,29 @@ describe('telegram: the highest message id shared between processes', () => {
   });
 
   it('a process that has seen nothing of the counter finds a part sent far past its intent, from what the others published', async () => {
-    const question = double.makeUpdate.privateText(4601, 'tell me');
-    const dm: ConversationRef = { channel: 'telegram', accountId: String(double.botId), chatId: '4601', chatType: 'dm', messageId: String(question.message!.message_id) };
-    const bound = Number(dm.messageId);
+    const { dm, inDoubt } = dmAfterQuestion(4601);
     for (let other = 0; other < PROBE_WINDOW * 3; other += 1) await busy.send({ ...dm, chatId: String(7000 + other), messageId: '0' }, `busy ${other}`);
     await busy.send(dm, 'The short answer.', recordingProgress());
-    // published at most once a second
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    await published();
 
-    const retry = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: bound, afterAny: bound }, at: Date.now() } });
+    const retry = inDoubt();
     await fresh.send(dm, 'The short answer.', retry);
     expect(retry.resolutions).toEqual(['found']);
     expect(double.visibleMessages(4601).map((message) => message.text)).toEqual(['The short answer.']);
   });
 
   it('a part whose sender died before publishing anything is still reached: the gateway publishes the ids of users\' messages', async () => {
-    const secret = 'webhook-secret-0123456789';
-    const gateway = await startChannel(double, { mode: 'webhook', webhookSecret: secret, marks: new RedisChannelState(redis, new KeySpace(prefix, 1, target.cluster)) });
-    const route = gateway.webhookRoutes(recordingSink().sink)[0] as WebhookRoute;
-    const question = double.makeUpdate.privateText(4701, 'tell me');
-    const dm: ConversationRef = { channel: 'telegram', accountId: String(double.botId), chatId: '4701', chatType: 'dm', messageId: String(question.message!.message_id) };
-    const bound = Number(dm.messageId);
+    const receive = await startGateway();
+    const { dm, inDoubt } = dmAfterQuestion(4701);
     // the sender's part took an id far past its intent's bound, and the sender died before publishing any id
     // (it has no shared marks here); meanwhile the gateway took users' messages, which share the counter
     for (let other = 0; other < PROBE_WINDOW * 3; other += 1) double.makeUpdate.privateText(8100 + other, `meanwhile ${other}`);
     const sender = await startChannel(double);
     await sender.send(dm, 'The late answer.', recordingProgress());
-    for (let other = 0; other < 5; other += 1) {
-      const update = double.makeUpdate.privateText(8200 + other, `after ${other}`);
-      expect((await route.handle({ headers: { 'x-telegram-bot-api-secret-token': secret }, rawBody: JSON.stringify(update) })).status).toBe(200);
-    }
-    // published at most once a second
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    for (let other = 0; other < 5; other += 1) await receive(8200 + other, `after ${other}`);
+    await published();
 
-    const retry = recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: bound, afterAny: bound }, at: Date.now() } });
+    const retry = inDoubt();
     await fresh.send(dm, 'The late answer.', retry);
     expect(retry.resolutions).toEqual(['found']);
     expect(double.visibleMessages(4701).map((message) => message.text)).toEqual(['The late answer.']);
