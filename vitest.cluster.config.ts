@@ -14,6 +14,7 @@ export default defineConfig({
       // the Redis layer and the turn path against the cluster
       'test/redis/session-queue.test.ts',
       'test/redis/group-context.test.ts',
+      'test/redis/redis-client.test.ts',
       'test/queue/queue-worker.test.ts',
       'test/turn/delivery-once.test.ts',
       // sessions: the group limit (3 at once) and /stop

@@ -1,0 +1,48 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { KeySpace } from '../../src/redis/key-space.js';
+import { createRedisClient, waitUntilReady, type ConnectionPurpose, type RedisClient } from '../../src/redis/redis-client.js';
+import { deleteTestKeys, testRedisTarget, uniqueName } from '../support/services.js';
+
+const target = testRedisTarget();
+const prefix = uniqueName('client');
+const keys = new KeySpace(prefix, 4, target.cluster);
+const clients: RedisClient[] = [];
+
+function client(purpose: ConnectionPurpose): RedisClient {
+  const redis = createRedisClient(target, purpose);
+  clients.push(redis);
+  return redis;
+}
+
+afterAll(async () => {
+  const [first] = clients;
+  if (first) await deleteTestKeys(first, `{${prefix}*`);
+  await Promise.all(clients.map((redis) => redis.quit()));
+});
+
+/** Sixty writes of one tick, over several sessions' keys (several slots, on a cluster several masters). */
+function writeInOneTick(redis: RedisClient, tag: string): { queuedAtOnce: number; done: Promise<unknown[]> } {
+  const writes: Array<Promise<unknown>> = [];
+  for (let i = 0; i < 60; i++) writes.push(redis.set(`${keys.session(`main:telegram:1:dm:${i % 6}`).meta}:${tag}:${i}`, String(i)));
+  return { queuedAtOnce: redis.autoPipelineQueueSize, done: Promise.all(writes) };
+}
+
+describe('the service’s Redis connections', () => {
+  it.each<ConnectionPurpose>(['worker', 'producer'])('a %s connection sends the commands of one tick together, each still answered', async (purpose) => {
+    const redis = client(purpose);
+    await waitUntilReady(redis);
+    const { queuedAtOnce, done } = writeInOneTick(redis, purpose);
+    expect(queuedAtOnce).toBe(60);
+    expect(await done).toEqual(Array.from({ length: 60 }, () => 'OK'));
+    const stored = await Promise.all(Array.from({ length: 60 }, (_, i) => redis.get(`${keys.session(`main:telegram:1:dm:${i % 6}`).meta}:${purpose}:${i}`)));
+    expect(stored).toEqual(Array.from({ length: 60 }, (_, i) => String(i)));
+  });
+
+  it('a blocking connection sends each command as it comes (its BZPOPMIN must not hold others back)', async () => {
+    const redis = client('blocking');
+    await waitUntilReady(redis);
+    const { queuedAtOnce, done } = writeInOneTick(redis, 'blocking');
+    expect(queuedAtOnce).toBe(0);
+    expect((await done).length).toBe(60);
+  });
+});
