@@ -23,7 +23,8 @@ function optionsFor(purpose: ConnectionPurpose, shouldReconnect: () => boolean):
     retryStrategy: (attempt) => (shouldReconnect() ? Math.min(attempt * 200, 2_000) : null),
     ...(purpose === 'producer' ? { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 5_000 } : { maxRetriesPerRequest: null }),
     // many turns at once each send a script call per step: the calls of one tick go out in one write (and Redis
-    // reads them in one read) instead of one system call each; blocking and subscriber connections stay as they are
+    // reads them in one read) instead of one system call each. Our blocking and subscriber connections send one
+    // command at a time (BullMQ's blocking copy of a worker connection pipelines too: it only ever sends its pop)
     ...(purpose === 'producer' || purpose === 'worker' ? { enableAutoPipelining: true } : {}),
   };
 }

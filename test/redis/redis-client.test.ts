@@ -20,10 +20,13 @@ afterAll(async () => {
   await Promise.all(clients.map((redis) => redis.quit()));
 });
 
-/** Sixty writes of one tick, over several sessions' keys (several slots, on a cluster several masters). */
+/** The i-th test key: six sessions' keys, so several slots (on a cluster, several masters). */
+const keyOf = (tag: string, i: number) => `${keys.session(`main:telegram:1:dm:${i % 6}`).meta}:${tag}:${i}`;
+
+/** Sixty writes of one tick. */
 function writeInOneTick(redis: RedisClient, tag: string): { queuedAtOnce: number; done: Promise<unknown[]> } {
   const writes: Array<Promise<unknown>> = [];
-  for (let i = 0; i < 60; i++) writes.push(redis.set(`${keys.session(`main:telegram:1:dm:${i % 6}`).meta}:${tag}:${i}`, String(i)));
+  for (let i = 0; i < 60; i++) writes.push(redis.set(keyOf(tag, i), String(i)));
   return { queuedAtOnce: redis.autoPipelineQueueSize, done: Promise.all(writes) };
 }
 
@@ -34,7 +37,7 @@ describe('the service’s Redis connections', () => {
     const { queuedAtOnce, done } = writeInOneTick(redis, purpose);
     expect(queuedAtOnce).toBe(60);
     expect(await done).toEqual(Array.from({ length: 60 }, () => 'OK'));
-    const stored = await Promise.all(Array.from({ length: 60 }, (_, i) => redis.get(`${keys.session(`main:telegram:1:dm:${i % 6}`).meta}:${purpose}:${i}`)));
+    const stored = await Promise.all(Array.from({ length: 60 }, (_, i) => redis.get(keyOf(purpose, i))));
     expect(stored).toEqual(Array.from({ length: 60 }, (_, i) => String(i)));
   });
 
