@@ -71,7 +71,7 @@ describe('Feishu attachments, end to end', () => {
     for (const words of ['Renovation', 'kitchen before', 'and after', 'what changed?']) expect(text).toContain(words);
     expect(text.match(/\[image: /g)).toHaveLength(2);
     await answerTo('om_post_2');
-    const rows = await environment.sql`SELECT m.parts, m.attachments FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE '%oc_post_group%' AND m.role = 'user'`;
+    const rows = await environment.storedUserMessages('%oc_post_group%');
     expect(rows).toHaveLength(1);
     const stored = rows[0]!.parts[0].text as string;
     expect(stored).toContain('what changed?');
@@ -93,7 +93,7 @@ describe('Feishu attachments, end to end', () => {
     await post(feishu.events.message('p2p', 'audio', { file_key: 'file_v3_voice_1', duration: 2000 }, { messageId: 'om_audio_1', userOpenId: 'ou_voice' }));
     await modelCallWith(DEFAULT_TRANSCRIPT);
     expect(await answerTo('om_audio_1')).toContain(DEFAULT_TRANSCRIPT);
-    const [row] = await environment.sql`SELECT m.attachments FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE '%:dm:ou_voice' AND m.role = 'user'`;
+    const [row] = await environment.storedUserMessages('%:dm:ou_voice');
     expect(row!.attachments[0]).toMatchObject({ kind: 'audio', platformFileId: 'file_v3_voice_1', transcript: DEFAULT_TRANSCRIPT });
   });
 

@@ -52,7 +52,7 @@ describe('Slack attachments, end to end', () => {
     expect(text).toContain('[image: after.png (image/png');
     expect(text).toContain('the wall was painted blue');
     await answerIn('C0MULTI01');
-    const rows = await environment.sql`SELECT m.parts, m.attachments FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE '%C0MULTI01%' AND m.role = 'user'`;
+    const rows = await environment.storedUserMessages('%C0MULTI01%');
     expect(rows).toHaveLength(1);
     const stored = rows[0]!.parts[0].text as string;
     expect(stored).toContain('compare the photos with my notes');
@@ -68,12 +68,8 @@ describe('Slack attachments, end to end', () => {
     await modelCallWith('Meeting moved to Thursday');
     await answerIn('D0PDF001');
     expect(readFileSync(join(environment.dataDir, 'workspaces', 'U0PDF001', 'uploads', 'agenda.pdf')).equals(pdf)).toBe(true);
-    // the turn is stored right after its answer is sent: wait for the flush rather than race it
-    const row = await waitFor(
-      async () => (await environment.sql`SELECT m.attachments FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE '%:dm:U0PDF001' AND m.role = 'user'`)[0],
-      { what: 'the stored PDF message' },
-    );
-    expect(row.attachments[0]).toMatchObject({ kind: 'document', fileName: 'agenda.pdf', platformFileId: file.id, mimeType: 'application/pdf', outcome: 'used' });
+    const [row] = await environment.storedUserMessages('%:dm:U0PDF001');
+    expect(row!.attachments[0]).toMatchObject({ kind: 'document', fileName: 'agenda.pdf', platformFileId: file.id, mimeType: 'application/pdf', outcome: 'used' });
   });
 
   it('transcribes an audio clip', async () => {

@@ -24,11 +24,7 @@ afterAll(async () => {
 const sentTo = (chatId: number) => environment.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === chatId && !call.failed);
 const answerTo = (chatId: number) => waitFor(() => sentTo(chatId)[0]?.params.text as string | undefined, { what: `the answer to ${chatId}` });
 const modelCallWith = (needle: string) => waitFor(() => environment.openai.modelCalls.find((call) => JSON.stringify(call.body.messages.at(-1)).includes(needle)), { what: `a model call with ${needle}` });
-const storedUser = (chatId: number) =>
-  waitFor(async () => {
-    const rows = await environment.sql`SELECT m.parts, m.attachments FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE ${`%:dm:${chatId}`} AND m.role = 'user' ORDER BY m.seq`;
-    return rows.length > 0 ? rows : undefined;
-  });
+const storedUser = (chatId: number) => environment.storedUserMessages(`%:dm:${chatId}`);
 const document = (fileId: string, fileName: string, mimeType: string, size: number) => ({ file_id: fileId, file_unique_id: `u${fileId}`, file_name: fileName, mime_type: mimeType, file_size: size });
 const workspaceFile = (userId: number, path: string) => join(environment.dataDir, 'workspaces', String(userId), path);
 

@@ -269,10 +269,16 @@ describe('Slack Events API, end to end', () => {
     await postEvent(mention);
     await environment.openai.waitFor(() => callsMentioning('a long channel task').length > 0 && environment.openai.inFlight > 0, 10_000);
     try {
+      const stopAt = Date.now();
       expect((await postCommand(events().slashCommand('/stop', { channel, user: 'U0USER010' }))).status).toBe(200);
       await waitFor(() => posted(channel).length > 0, { what: 'the stop notice' });
       expect(posted(channel)[0]!.params.text).toBe('Stopped.');
-      expect(callsMentioning('a long channel task')[0]!.aborted).toBe(true);
+      // the notice answers the command once the abort is published; the model call ends when the worker that
+      // runs the turn has received it, a moment later: wait for that end, as the DM case does
+      await environment.openai.waitFor(() => environment.openai.inFlight === 0, 5_000);
+      const aborted = callsMentioning('a long channel task')[0]!;
+      expect(aborted.aborted).toBe(true);
+      expect(aborted.endedAt! - stopAt).toBeLessThan(1_000);
     } finally {
       // leave no hanging turn behind for the next test
       await postEvent(events().mention(channel, 'U0USER010', 'stop', { thread_ts: mention.event.ts }));

@@ -9,6 +9,7 @@ import { startOpenAiDouble, type OpenAiDouble } from '../doubles/openai-double.j
 import { startSlackDouble, type SignedRequest, type SlackDouble, type SlackDoubleOptions } from '../doubles/slack-double.js';
 import { startTelegramDouble, type TelegramDouble } from '../doubles/telegram-double.js';
 import { createRedisClient, KeySpace, scanKeys, type RedisClient, type RedisTarget } from '../../src/redis/index.js';
+import { waitFor } from './service-process.js';
 import { createTestDatabase, deleteTestKeys, testRedisTarget, uniqueName } from './services.js';
 
 export const WEBHOOK_SECRET = 'e2e-webhook-secret';
@@ -54,6 +55,12 @@ export interface E2eEnvironment {
   jobCount(): Promise<number>;
   /** Stored messages of all sessions, in session/seq order. */
   storedMessages(): Promise<Array<{ session_key: string; seq: number; role: string; parts: any; inbound_key: string | null }>>;
+  /**
+   * The stored user messages (parts, attachments; seq order) of the sessions whose key is LIKE the pattern, once
+   * there is one: a turn is stored right after its answer is sent, so a test that saw the answer waits for the
+   * flush rather than racing it.
+   */
+  storedUserMessages(sessionKeyPattern: string): Promise<Array<{ parts: any; attachments: any }>>;
   close(): Promise<void>;
 }
 
@@ -131,6 +138,15 @@ export async function createE2eEnvironment(options: E2eEnvironmentOptions = {}):
     storedMessages: async () =>
       sql`SELECT s.key AS session_key, m.seq::int AS seq, m.role, m.parts, m.inbound_key
           FROM messages m JOIN sessions s ON s.id = m.session_id ORDER BY s.key, m.seq`,
+    storedUserMessages: (sessionKeyPattern) =>
+      waitFor(
+        async () => {
+          const rows = await sql<Array<{ parts: any; attachments: any }>>`SELECT m.parts, m.attachments FROM messages m JOIN sessions s ON s.id = m.session_id
+                                                                        WHERE s.key LIKE ${sessionKeyPattern} AND m.role = 'user' ORDER BY m.seq`;
+          return rows.length > 0 ? rows : undefined;
+        },
+        { what: `a stored user message of ${sessionKeyPattern}` },
+      ),
     close: async () => {
       await queue.close();
       // every key carries the prefix inside its hash tag (`{<prefix>:…}`); BullMQ's too on a cluster
