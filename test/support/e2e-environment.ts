@@ -141,8 +141,8 @@ export async function createE2eEnvironment(options: E2eEnvironmentOptions = {}):
     storedUserMessages: (sessionKeyPattern) =>
       waitFor(
         async () => {
-          const rows = await sql<Array<{ parts: any; attachments: any }>>`SELECT m.parts, m.attachments FROM messages m JOIN sessions s ON s.id = m.session_id
-                                                                        WHERE s.key LIKE ${sessionKeyPattern} AND m.role = 'user' ORDER BY m.seq`;
+          const rows = await sql<Array<{ parts: any; attachments: any }>>`SELECT m.parts, m.attachments
+            FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE ${sessionKeyPattern} AND m.role = 'user' ORDER BY m.seq`;
           return rows.length > 0 ? rows : undefined;
         },
         { what: `a stored user message of ${sessionKeyPattern}` },
