@@ -24,13 +24,6 @@ const PROBE_MARKUP: InlineKeyboardMarkup = { inline_keyboard: [[{ text: '…', c
 
 export type SentProbe = ReturnType<typeof createSentProbe>;
 
-/**
- * Telegram has no idempotency key and no way to read a message back, so a part a dead worker may have sent is
- * looked for: each id after the intent's lower bounds gets `editMessageReplyMarkup` with a one-button keyboard.
- * A message of another chat or one that does not exist answers "message to edit not found", a user's message
- * "message can't be edited", and a message of the bot comes back whole (text, caption, file): when it is the
- * part, the part was sent. The keyboard is taken off again at once (or put back: an approval request's own).
- */
 /** What a search knows of the bot's message ids, from this process and (shared-watermark.ts) the others. */
 export interface MessageIdView {
   /** The highest id a message in `to` may have now. */
@@ -39,6 +32,13 @@ export interface MessageIdView {
   othersIds?(to: ConversationRef, from: number, through: number): Promise<Set<number>>;
 }
 
+/**
+ * Telegram has no idempotency key and no way to read a message back, so a part a dead worker may have sent is
+ * looked for: each id after the intent's lower bounds gets `editMessageReplyMarkup` with a one-button keyboard.
+ * A message of another chat or one that does not exist answers "message to edit not found", a user's message
+ * "message can't be edited", and a message of the bot comes back whole (text, caption, file): when it is the
+ * part, the part was sent. The keyboard is taken off again at once (or put back: an approval request's own).
+ */
 export function createSentProbe(api: Api, view: MessageIdView, limits = PROBE_LIMITS) {
   async function read(chatId: number | string, messageId: number): Promise<Message | undefined> {
     for (let attempt = 1; attempt <= 2; attempt += 1) {
