@@ -5,7 +5,8 @@ import type { Database, OpenDatabaseOptions, StoreDatabase } from './database-ty
 import * as schema from './schema/index.js';
 import { probeSessionPinning } from './session-pinning.js';
 
-const POOL_SIZE = 10;
+/** Connections to PostgreSQL per process; each asks once for the array types when it opens (postgres.js). */
+export const POOL_SIZE = 10;
 const ignoreNotice = () => {};
 
 /**

@@ -21,7 +21,16 @@ export interface EnsureSessionInput {
 export async function ensureSession(db: StoreDatabase, input: EnsureSessionInput): Promise<SessionRow> {
   const existing = await findSession(db, input.key);
   if (existing) return input.title === undefined || input.title === existing.title ? existing : retitle(db, existing, input.title);
+  const inserted = await createSession(db, input);
+  if (inserted) return inserted;
+  // Another process created it between our SELECT and INSERT.
+  const created = await findSession(db, input.key);
+  if (!created) throw new Error(`session ${input.key} vanished while being created`);
+  return created;
+}
 
+/** A new session row; undefined when one with this key exists already (another process was first). */
+export async function createSession(db: StoreDatabase, input: EnsureSessionInput): Promise<SessionRow | undefined> {
   const [inserted] = await db
     .insert(sessions)
     .values({
@@ -36,11 +45,7 @@ export async function ensureSession(db: StoreDatabase, input: EnsureSessionInput
     })
     .onConflictDoNothing({ target: sessions.key })
     .returning();
-  if (inserted) return inserted;
-  // Another process created it between our SELECT and INSERT.
-  const created = await findSession(db, input.key);
-  if (!created) throw new Error(`session ${input.key} vanished while being created`);
-  return created;
+  return inserted;
 }
 
 async function retitle(db: StoreDatabase, session: SessionRow, title: string): Promise<SessionRow> {

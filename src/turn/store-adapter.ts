@@ -1,6 +1,6 @@
 import { withOmittedAsNotes } from '../agent/history/index.js';
-import { ensureSession, findRun, flushTurn, type StoreDatabase, type TurnMessage } from '../store/index.js';
-import { loadSessionSnapshot } from '../store/session-snapshot.js';
+import { createSession, findRun, flushTurn, type StoreDatabase, type TurnMessage } from '../store/index.js';
+import { loadSessionSnapshot, type SessionSnapshot } from '../store/session-snapshot.js';
 import { NamesWritten } from './names-written.js';
 import { SessionCache, type HistoryMessage } from './session-cache.js';
 import type { OpenedSession, SessionInfo, TurnStore } from './turn-dependencies.js';
@@ -12,8 +12,8 @@ export const SESSION_CACHE_DEFAULT_BYTES = 32 * 1024 * 1024;
 
 /**
  * The store as a turn needs it. A returning session reads nothing when this process holds its history at the
- * version the queue reports; otherwise one read (a new session: one insert). The senders' names are left out of
- * a flush when this process wrote the same ones lately.
+ * version the queue reports; otherwise one read (a new session: that read, then its insert). The senders' names
+ * are left out of a flush when this process wrote the same ones lately.
  */
 export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritten; cache?: SessionCache } = {}): TurnStore {
   const names = options.names ?? new NamesWritten();
@@ -21,13 +21,13 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
 
   async function read(session: SessionInfo): Promise<OpenedSession> {
     const snapshot = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT);
-    if (snapshot) {
-      // a turn refused as too long stays stored but is never replayed: it would fail every later turn the same way
-      const history = withOmittedAsNotes(snapshot.history).map(({ role, parts, createdAt }) => ({ role, parts, createdAt }));
-      return { id: snapshot.sessionId, summary: snapshot.summary, history };
-    }
-    const row = await ensureSession(db, session);
-    return { id: row.id, summary: undefined, history: [] };
+    if (snapshot) return opened(snapshot);
+    // the snapshot already said there is no such row: insert it without looking again
+    const row = await createSession(db, session);
+    if (row) return { id: row.id, summary: undefined, history: [] };
+    const created = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT);
+    if (!created) throw new Error(`session ${session.key} vanished while being created`);
+    return opened(created);
   }
 
   return {
@@ -55,6 +55,12 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
     },
     settle: (released) => cache.settle(released.turnId, released.sessionKey, released.previous, released.next),
   };
+}
+
+function opened(snapshot: SessionSnapshot): OpenedSession {
+  // a turn refused as too long stays stored but is never replayed: it would fail every later turn the same way
+  const history = withOmittedAsNotes(snapshot.history).map(({ role, parts, createdAt }) => ({ role, parts, createdAt }));
+  return { id: snapshot.sessionId, summary: snapshot.summary, history };
 }
 
 /** A turn's stored messages as a later read gives them back (a message left out of context as its note). */
