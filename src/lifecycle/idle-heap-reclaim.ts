@@ -7,11 +7,6 @@ export interface IdleHeapReclaimOptions {
   everyMs: number;
   /** Below this share of the last interval's event loop time spent working, the process counts as quiet. */
   quietUtilization: number;
-  /**
-   * Quiet intervals in a row before a burst's heap is given back (the first one after start-up is enough). The
-   * collection stops the loop for 100–250 ms, so a short lull between two bursts must not trigger it.
-   */
-  quietIntervals: number;
   /** Heap V8 holds beyond what is live, in bytes, worth a collection to give back. */
   slackBytes: number;
   /** The same for the first quiet interval after start-up: what loading the code and connecting left behind. */
@@ -19,17 +14,15 @@ export interface IdleHeapReclaimOptions {
   onReclaim?: (reclaim: { beforeBytes: number; afterBytes: number; pauseMs: number }) => void;
 }
 
-export const IDLE_HEAP_RECLAIM: IdleHeapReclaimOptions = { everyMs: 500, quietUtilization: 0.05, quietIntervals: 10, slackBytes: 48 * 2 ** 20, startupSlackBytes: 4 * 2 ** 20 };
+export const IDLE_HEAP_RECLAIM: IdleHeapReclaimOptions = { everyMs: 500, quietUtilization: 0.05, slackBytes: 48 * 2 ** 20, startupSlackBytes: 4 * 2 ** 20 };
 
 /**
  * After a burst, V8 keeps the old space it grew for the turns in flight (some 400 MB for 60 MB live after the
- * bench's 10,000 new sessions when turns held more; 150–165 MB of RSS now, with or without this) and gives it back to the system only when its memory reducer gets round to it,
+ * bench's 10,000 new sessions) and gives it back to the system only when its memory reducer gets round to it,
  * 8 s after the last full collection at the earliest, and not under a trickle of messages. When the event loop has
- * been quiet for `quietIntervals` intervals in a row (5 s) and the heap holds more than `slackBytes` it does not use,
- * V8's memory-reducing collection runs once (the one a low-memory notification runs: full collections, then the
- * emptied pages go back to the system). It stops the loop for 100–250 ms with 40–60 MB live, so it waits for a
- * lull that is more than a pause between two bursts: after 500 ms, the bench's next burst met it (an event-loop
- * delay of 331 ms). Under load it never runs: the memory is in use then.
+ * been quiet for a whole interval and the heap holds more than `slackBytes` it does not use, V8's memory-reducing
+ * collection runs once (the one a low-memory notification runs: full collections, then the emptied pages go back
+ * to the system; tens of ms, with nothing waiting on the loop). Under load it never runs: the memory is in use then.
  * Start-up is a burst too (some 12 MB of garbage and pooled pages at idle): the first quiet interval collects it.
  */
 export function startIdleHeapReclaim(options: IdleHeapReclaimOptions = IDLE_HEAP_RECLAIM): { stop(): void } {
@@ -37,25 +30,20 @@ export function startIdleHeapReclaim(options: IdleHeapReclaimOptions = IDLE_HEAP
   if (collect === undefined) return { stop() {} };
   let last = performance.eventLoopUtilization();
   let slackBytes = options.startupSlackBytes;
-  let quietNeeded = 1;
-  let quietInARow = 0;
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const quiet = performance.eventLoopUtilization(now, last).utilization < options.quietUtilization;
     last = now;
-    quietInARow = quiet ? quietInARow + 1 : 0;
-    if (quietInARow < quietNeeded) return;
+    if (!quiet) return;
     const heap = getHeapStatistics();
     const enough = heap.total_heap_size - heap.used_heap_size >= slackBytes;
     slackBytes = options.slackBytes;
-    quietNeeded = options.quietIntervals;
     if (!enough) return;
     const startedAt = performance.now();
     collect();
     options.onReclaim?.({ beforeBytes: heap.total_heap_size, afterBytes: getHeapStatistics().total_heap_size, pauseMs: performance.now() - startedAt });
     // the collection itself counts as work: the next interval starts after it
     last = performance.eventLoopUtilization();
-    quietInARow = 0;
   }, options.everyMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
