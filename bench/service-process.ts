@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { freePort } from '../test/support/service-process.js';
 
@@ -41,13 +41,17 @@ export async function startNodeChild(script: string, args: string[], env: Record
   const { readyPath = '/healthz', pollMs = 100, timeoutMs = 60_000 } = options;
   const port = await freePort();
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [script, ...args], {
+  // BENCH_NODE_ARGS: Node flags for every child that NODE_OPTIONS refuses (e.g. --trace-gc)
+  const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : [];
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const outputFile = process.env.BENCH_CHILD_OUTPUT_DIR ? join(process.env.BENCH_CHILD_OUTPUT_DIR, `${child.pid}.log`) : undefined;
   const keep = (chunk: Buffer) => {
+    if (outputFile) appendFileSync(outputFile, chunk);
     output += chunk.toString();
     if (output.length > 200_000) output = output.slice(-100_000);
   };
