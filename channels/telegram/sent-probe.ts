@@ -30,6 +30,8 @@ export interface MessageIdView {
   highest(to: ConversationRef): number | Promise<number>;
   /** Ids from `from` to `through` known to be no part of `to` (other chats', users' messages): not tried. */
   othersIds?(to: ConversationRef, from: number, through: number): Promise<Set<number>>;
+  /** How long until every process has published what it had seen at a given moment (0: nothing is published). */
+  publishedWithinMs?: number;
 }
 
 /**
@@ -55,6 +57,22 @@ export function createSentProbe(api: Api, view: MessageIdView, limits = PROBE_LI
     return undefined;
   }
 
+  /** Reads each candidate (in parallel) and takes the probe button off again; the first that `matches`, if any. */
+  async function probeAll(chatId: number | string, candidates: number[], matches: (message: Message) => boolean, keep?: InlineKeyboardMarkup): Promise<number | undefined> {
+    const messages = await Promise.all(candidates.map((id) => read(chatId, id)));
+    let found: number | undefined;
+    await Promise.all(
+      candidates.map(async (id, index) => {
+        const message = messages[index];
+        if (message === undefined) return;
+        const match = found === undefined && matches(message);
+        if (match) found = id;
+        await api.editMessageReplyMarkup(chatId, id, match && keep ? { reply_markup: keep } : {}).catch(() => undefined);
+      }),
+    );
+    return found;
+  }
+
   return {
     /**
      * How a part in doubt stands: `found` (its id) when a message of the bot after the hint's bound `matches`
@@ -68,31 +86,36 @@ export function createSentProbe(api: Api, view: MessageIdView, limits = PROBE_LI
       const bounds = [hint.after, hint.afterAny].filter((bound): bound is number => typeof bound === 'number');
       if (bounds.length === 0) return { resolution: 'unverified_resend' };
       const start = Math.max(...bounds);
-      const reach = Math.max(start, await view.highest(to)) + PROBE_WINDOW;
+      const began = Date.now();
+      const deadline = began + limits.budgetMs;
+      const reachNow = async () => Math.max(start, await view.highest(to)) + PROBE_WINDOW;
+      let reach = await reachNow();
       const others = (await view.othersIds?.(to, start + 1, reach)) ?? new Set<number>();
-      const deadline = Date.now() + limits.budgetMs;
       let next = start + 1;
       let probed = 0;
-      while (next <= reach && probed < limits.maxIds && Date.now() < deadline) {
-        const candidates: number[] = [];
-        for (; next <= reach && candidates.length < Math.min(PROBE_PARALLEL, limits.maxIds - probed); next += 1) {
-          if (!others.has(next)) candidates.push(next);
+      for (let looked = 1; ; looked += 1) {
+        while (next <= reach && probed < limits.maxIds && Date.now() < deadline) {
+          const candidates: number[] = [];
+          for (; next <= reach && candidates.length < Math.min(PROBE_PARALLEL, limits.maxIds - probed); next += 1) {
+            if (!others.has(next)) candidates.push(next);
+          }
+          probed += candidates.length;
+          const found = await probeAll(chatId, candidates, matches, keep);
+          if (found !== undefined) return { id: String(found), resolution: 'found' };
         }
-        probed += candidates.length;
-        const messages = await Promise.all(candidates.map((id) => read(chatId, id)));
-        let found: number | undefined;
-        await Promise.all(
-          candidates.map(async (id, index) => {
-            const message = messages[index];
-            if (message === undefined) return;
-            const match = found === undefined && matches(message);
-            if (match) found = id;
-            await api.editMessageReplyMarkup(chatId, id, match && keep ? { reply_markup: keep } : {}).catch(() => undefined);
-          }),
-        );
-        if (found !== undefined) return { id: String(found), resolution: 'found' };
+        if (next <= reach) return { resolution: 'unverified_resend' };
+        if (looked > 1) return { resolution: 'not_sent' };
+        // Every id it could have had is looked at, as far as the processes had published when the search began. One
+        // that saw the part's id (or one past it) may not have published it yet: wait until all have, and look once
+        // more up to what they published (the ids taken since the search began are searched too, but skipped once
+        // seen in other chats; looking again after that would chase a counter that never stops).
+        const wait = began + (view.publishedWithinMs ?? 0) - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const further = await reachNow();
+        if (further <= reach) return { resolution: 'not_sent' };
+        for (const id of (await view.othersIds?.(to, reach + 1, further)) ?? []) others.add(id);
+        reach = further;
       }
-      return { resolution: next <= reach ? 'unverified_resend' : 'not_sent' };
     },
   };
 }

@@ -39,11 +39,18 @@ export function shareWatermark(watermark: MessageIdWatermark, marks: SharedHighM
   }, PUBLISH_EVERY_MS);
   timer.unref();
   return {
-    /** The highest id a message in `to` may have now, as far as any process of this bot knows. */
+    /**
+     * The highest id a message in `to` may have now, as far as any process of this bot knows. When Redis cannot be
+     * read this fails: taking 0 would end a search at this process's own ids and answer "not sent" for a part a
+     * dead process sent past them (a duplicate); the turn waits and tries again instead.
+     */
     async highest(to: ConversationRef): Promise<number> {
-      const shared = await marks.read(key).catch(() => 0);
+      const shared = await marks.read(key).catch((error: unknown) => {
+        throw new Error('telegram: the message ids other processes saw could not be read from Redis, so a part in doubt cannot be looked for yet', { cause: error });
+      });
       return watermark.highest(to, shared);
     },
+    publishedWithinMs: PUBLISH_EVERY_MS + 500,
     /**
      * Ids from `from` to `through` that are not a part of `to` (a private chat), as far as any process (this one
      * included, up to now) saw: another chat's, or a user's message.
@@ -52,6 +59,7 @@ export function shareWatermark(watermark: MessageIdWatermark, marks: SharedHighM
       const chat = String(targetOf(to).chat_id);
       if (!isPrivate(chat) || through < from) return new Set();
       await publish().catch(() => undefined);
+      // unread sightings only make the search try more ids
       const sightings = await marks.noted(sightingsKey, from, through, SIGHTINGS_READ).catch(() => []);
       return new Set(sightings.filter((sighting) => sighting.tag !== chat).map((sighting) => sighting.value));
     },

@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROBE_LIMITS, PROBE_WINDOW } from '../../../channels/telegram/sent-probe.js';
-import type { Channel, ConversationRef, WebhookRoute } from '../../../src/core/index.js';
+import type { Channel, ConversationRef, SharedHighMarks, WebhookRoute } from '../../../src/core/index.js';
 import { KeySpace, RedisChannelState } from '../../../src/redis/index.js';
 import { createRedisClient } from '../../../src/redis/redis-client.js';
 import { startTelegramDouble, type TelegramDouble } from '../../doubles/telegram-double.js';
 import { deleteTestKeys, testRedisTarget, uniqueName } from '../../support/services.js';
 import { recordingProgress } from '../../support/recording-progress.js';
-import { recordingSink, startChannel } from './channel-fixture.js';
+import { recordingSink, startChannel, waitFor } from './channel-fixture.js';
 
 const target = testRedisTarget();
 const redis = createRedisClient(target, 'worker');
@@ -111,5 +111,59 @@ describe('telegram: the highest message id shared between processes', () => {
     await fresh.send(dm, 'The late answer.', retry);
     expect(retry.resolutions).toEqual(['found']);
     expect(double.visibleMessages(4701).map((message) => message.text)).toEqual(['The late answer.']);
+  });
+
+  it('a search that cannot read what the other processes saw fails, and the retry finds the part: it never answers "not sent" from its own ids alone', async () => {
+    const { dm, inDoubt } = dmAfterQuestion(4901);
+    for (let other = 0; other < PROBE_WINDOW * 3; other += 1) await busy.send({ ...dm, chatId: String(7200 + other), messageId: '0' }, `busy ${other}`);
+    await busy.send(dm, 'The short answer.', recordingProgress());
+    await published();
+
+    // a process whose Redis connection is down (a producer connection fails at once)
+    const shared = new RedisChannelState(redis, new KeySpace(prefix, 1, target.cluster));
+    const unreadable: SharedHighMarks = {
+      raise: (key, value, ttl) => shared.raise(key, value, ttl),
+      note: (key, sightings, keep, ttl) => shared.note(key, sightings, keep, ttl),
+      noted: (key, from, through, limit) => shared.noted(key, from, through, limit),
+      read: () => Promise.reject(new Error("Stream isn't writeable and enableOfflineQueue options is false")),
+    };
+    const cutOff = await startChannel(double, { marks: unreadable });
+    const first = inDoubt();
+    await expect(cutOff.send(dm, 'The short answer.', first)).rejects.toThrow(/could not be read from Redis/);
+    expect(first.resolutions).toEqual([]);
+
+    const retry = inDoubt();
+    await fresh.send(dm, 'The short answer.', retry);
+    expect(retry.resolutions).toEqual(['found']);
+    expect(double.visibleMessages(4901).map((message) => message.text)).toEqual(['The short answer.']);
+  });
+
+  it('a part whose sender had not published its id when the search began is found: the search waits for the others to publish and looks once more', async () => {
+    // the busy process's publishing is held back until the search has looked as far as the old mark lets it
+    const shared = new RedisChannelState(redis, new KeySpace(prefix, 1, target.cluster));
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const held: SharedHighMarks = {
+      raise: async (key, value, ttl) => gate.then(() => shared.raise(key, value, ttl)),
+      note: async (key, sightings, keep, ttl) => gate.then(() => shared.note(key, sightings, keep, ttl)),
+      noted: (key, from, through, limit) => shared.noted(key, from, through, limit),
+      read: (key) => shared.read(key),
+    };
+    const slow = await startChannel(double, { marks: held });
+    const { dm, inDoubt } = dmAfterQuestion(5001);
+    for (let other = 0; other < PROBE_WINDOW * 3; other += 1) await slow.send({ ...dm, chatId: String(7300 + other), messageId: '0' }, `slow ${other}`);
+    await slow.send(dm, 'The late answer.', recordingProgress());
+
+    const before = probesOf();
+    const retry = inDoubt();
+    const settling = fresh.send(dm, 'The late answer.', retry);
+    // the first look ends at the bound plus the window, well short of the part
+    await waitFor(() => probesOf() - before >= PROBE_WINDOW);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(retry.resolutions).toEqual([]);
+    open();
+    await settling;
+    expect(retry.resolutions).toEqual(['found']);
+    expect(double.visibleMessages(5001).map((message) => message.text)).toEqual(['The late answer.']);
   });
 });
