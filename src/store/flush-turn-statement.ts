@@ -2,49 +2,62 @@ import type { LlmCallPurpose, TraceSpan } from '../core/trace-span.js';
 import type { TurnMessage, TurnPerson, TurnRecord } from './turn-record.js';
 
 /**
- * The whole turn as ONE statement (one round trip, atomic by itself):
- * - the run row goes in first with ON CONFLICT DO NOTHING; when it already exists every later
- *   step is empty, so a retried turn writes nothing;
- * - the session UPDATE both locks the row and claims `next_seq … next_seq + n - 1`. Under READ
- *   COMMITTED a concurrent flush of the same session waits on the row lock and then sees the
- *   bumped `next_seq`, so turns get consecutive, non-interleaved ranges;
- * - messages and spans arrive as one JSON array each, turned into rows by
- *   jsonb_populate_recordset (JSON keys are the column names);
- * - the group's title rides on the session UPDATE, and senders whose name changed (`record.people`, usually
- *   none: see turn/store-adapter.ts) are upserted in one more step, which writes nothing when the stored
- *   names are already these.
+ * Finished turns as ONE statement (one round trip, one commit, atomic by itself), for one turn or several of
+ * different sessions (store/turn-flushes.ts gathers the turns that finish while a flush is on its way):
+ * - the runs go in first with ON CONFLICT DO NOTHING; a run that already exists is left out of every later
+ *   step, so a retried turn writes nothing;
+ * - the sessions UPDATE both locks each written run's session row and claims `next_seq … next_seq + n - 1`.
+ *   Under READ COMMITTED a concurrent flush of the same session waits on the row lock and then sees the bumped
+ *   `next_seq`, so turns get consecutive, non-interleaved ranges. Two runs of one session never share a
+ *   statement (the UPDATE would apply only one of them);
+ * - runs, messages and spans arrive as one JSON array each (messages and spans name their run; a message's
+ *   `seq` is its place in its turn), turned into rows by jsonb_to_recordset / jsonb_populate_recordset;
+ * - a group's title rides on its session's UPDATE, and senders whose name changed (`record.people`, usually
+ *   none: see turn/store-adapter.ts) are upserted in one more step when a run was written, which writes
+ *   nothing when the stored names are already these.
+ * It returns the ids of the runs it wrote.
  */
-const RUN_AND_MESSAGES = `
-with inserted_run as (
+const RUNS_AND_MESSAGES = `
+with batch as (
+  select *
+    from jsonb_to_recordset($1::text::jsonb) as run(
+           id text, session_id uuid, status text, silent boolean, provider text, model text, iterations integer,
+           input_tokens bigint, output_tokens bigint, cache_read_tokens bigint, cache_write_tokens bigint,
+           cost_usd double precision, error text, started_at timestamptz, finished_at timestamptz, duration_ms integer,
+           delivered_message_ids jsonb, message_count bigint, title text)
+),
+inserted_run as (
   insert into runs (id, session_id, status, silent, provider, model, iterations, input_tokens, output_tokens,
                     cache_read_tokens, cache_write_tokens, cost_usd, error, started_at, finished_at, duration_ms,
                     delivered_message_ids)
-  values ($1::text, $2::uuid, $3::text, $4::boolean, $5::text, $6::text, $7::integer, $8::bigint, $9::bigint,
-          $10::bigint, $11::bigint, $12::double precision, $13::text, $14::timestamptz, $15::timestamptz,
-          $16::integer, $17::text::jsonb)
+  select id, session_id, status, silent, provider, model, iterations, input_tokens, output_tokens,
+         cache_read_tokens, cache_write_tokens, cost_usd, error, started_at, finished_at, duration_ms,
+         delivered_message_ids
+    from batch
   on conflict (id) do nothing
   returning id
 ),
 claimed as (
   update sessions
-     set next_seq = next_seq + $18::bigint,
-         input_tokens = input_tokens + $8::bigint,
-         output_tokens = output_tokens + $9::bigint,
-         cache_read_tokens = cache_read_tokens + $10::bigint,
-         cache_write_tokens = cache_write_tokens + $11::bigint,
-         cost_usd = cost_usd + $12::double precision,
-         last_model = $6::text,
-         title = coalesce($19::text, title),
+     set next_seq = sessions.next_seq + batch.message_count,
+         input_tokens = sessions.input_tokens + batch.input_tokens,
+         output_tokens = sessions.output_tokens + batch.output_tokens,
+         cache_read_tokens = sessions.cache_read_tokens + batch.cache_read_tokens,
+         cache_write_tokens = sessions.cache_write_tokens + batch.cache_write_tokens,
+         cost_usd = sessions.cost_usd + batch.cost_usd,
+         last_model = batch.model,
+         title = coalesce(batch.title, sessions.title),
          updated_at = now()
-   where id = $2::uuid and exists (select from inserted_run)
-  returning next_seq - $18::bigint as first_seq
+    from batch
+   where sessions.id = batch.session_id and batch.id in (select id from inserted_run)
+  returning batch.id as run_id, sessions.id as session_id, sessions.next_seq - batch.message_count as first_seq
 ),
 inserted_messages as (
   insert into messages (session_id, seq, run_id, role, parts, inbound_key, created_at, attachments, omitted_from_context)
-  select $2::uuid, claimed.first_seq + message.ordinality - 1, $1::text,
+  select claimed.session_id, claimed.first_seq + message.seq, claimed.run_id,
          message.role, message.parts, message.inbound_key, message.created_at, message.attachments, message.omitted_from_context
-    from claimed,
-         jsonb_populate_recordset(null::messages, $20::text::jsonb) with ordinality as message
+    from claimed
+    join jsonb_populate_recordset(null::messages, $2::text::jsonb) as message on message.run_id = claimed.run_id
 ),
 inserted_spans as (
   insert into run_spans (run_id, position, kind, name, iteration, tool_call_id, started_at, duration_ms,
@@ -53,8 +66,8 @@ inserted_spans as (
   select inserted_run.id, span.position, span.kind, span.name, span.iteration, span.tool_call_id, span.started_at,
          span.duration_ms, span.input_tokens, span.output_tokens, span.cache_read_tokens, span.cache_write_tokens,
          span.cost_usd, span.is_error, span.error, span.output_preview, span.input, span.parent_tool_call_id
-    from inserted_run,
-         jsonb_populate_recordset(null::run_spans, $21::text::jsonb) as span
+    from inserted_run
+    join jsonb_populate_recordset(null::run_spans, $3::text::jsonb) as span on span.run_id = inserted_run.id
 )`;
 
 /**
@@ -65,8 +78,8 @@ const PEOPLE = `,
 upserted_people as (
   insert into people (channel, user_id, name, username, updated_at)
   select person.channel, person.user_id, person.name, person.username, now()
-    from inserted_run,
-         jsonb_populate_recordset(null::people, $22::text::jsonb) as person
+    from jsonb_populate_recordset(null::people, $4::text::jsonb) as person
+   where exists (select from inserted_run)
   on conflict (channel, user_id) do update
      set name = coalesce(excluded.name, people.name),
          username = coalesce(excluded.username, people.username),
@@ -76,47 +89,54 @@ upserted_people as (
 )`;
 
 const WRITTEN = `
-select (select count(*) from inserted_run)::integer as written`;
+select id from inserted_run`;
 
 /** The two texts the statement ever has (with and without a change of names): each is prepared once per connection. */
-const WITHOUT_PEOPLE = RUN_AND_MESSAGES + WRITTEN;
-const WITH_PEOPLE = RUN_AND_MESSAGES + PEOPLE + WRITTEN;
+const WITHOUT_PEOPLE = RUNS_AND_MESSAGES + WRITTEN;
+const WITH_PEOPLE = RUNS_AND_MESSAGES + PEOPLE + WRITTEN;
 
 export interface Statement {
   text: string;
   params: unknown[];
 }
 
-export function flushTurnStatement(record: TurnRecord): Statement {
-  const { run, runId, sessionId } = record;
-  const durationMs = Math.max(0, whole(run.finishedAt.getTime() - run.startedAt.getTime()));
-  const chatTitle = record.chatTitle === undefined || record.chatTitle === '' ? null : withoutNul(record.chatTitle);
-  const people = uniquePeople(record.people ?? []);
-  const params: unknown[] = [
-    runId,
-    sessionId,
-    run.status,
-    run.silent,
-    run.provider,
-    run.model,
-    whole(run.iterations),
-    whole(run.inputTokens),
-    whole(run.outputTokens),
-    whole(run.cacheReadTokens ?? 0),
-    whole(run.cacheWriteTokens ?? 0),
-    amount(run.costUsd),
-    run.error === undefined ? null : withoutNul(run.error),
-    timestamp(run.startedAt),
-    timestamp(run.finishedAt),
-    durationMs,
-    toJson(run.deliveredMessageIds),
-    record.messages.length,
-    chatTitle,
-    toJson(record.messages.map(messageRow)),
-    toJson(record.spans.map(spanRow)),
-  ];
-  if (people.length === 0) return { text: WITHOUT_PEOPLE, params };
-  params.push(toJson(people.map(personRow)));
+/** The statement flushing `records`: at most one per session (see above). */
+export function flushTurnsStatement(records: readonly TurnRecord[]): Statement {
+  const runs: unknown[] = [];
+  const messages: unknown[] = [];
+  const spans: unknown[] = [];
+  const people: TurnPerson[] = [];
+  for (const record of records) {
+    const { run, runId, sessionId } = record;
+    runs.push({
+      id: runId,
+      session_id: sessionId,
+      status: run.status,
+      silent: run.silent,
+      provider: run.provider,
+      model: run.model,
+      iterations: whole(run.iterations),
+      input_tokens: whole(run.inputTokens),
+      output_tokens: whole(run.outputTokens),
+      cache_read_tokens: whole(run.cacheReadTokens ?? 0),
+      cache_write_tokens: whole(run.cacheWriteTokens ?? 0),
+      cost_usd: amount(run.costUsd),
+      error: run.error ?? null,
+      started_at: timestamp(run.startedAt),
+      finished_at: timestamp(run.finishedAt),
+      duration_ms: Math.max(0, whole(run.finishedAt.getTime() - run.startedAt.getTime())),
+      delivered_message_ids: run.deliveredMessageIds,
+      message_count: record.messages.length,
+      title: record.chatTitle === undefined || record.chatTitle === '' ? null : record.chatTitle,
+    });
+    record.messages.forEach((message, seq) => messages.push(messageRow(message, runId, seq)));
+    record.spans.forEach((span, position) => spans.push({ ...spanRow(span, position), run_id: runId }));
+    if (record.people) people.push(...record.people);
+  }
+  const params: unknown[] = [toJson(runs), toJson(messages), toJson(spans)];
+  const unique = uniquePeople(people);
+  if (unique.length === 0) return { text: WITHOUT_PEOPLE, params };
+  params.push(toJson(unique.map(personRow)));
   return { text: WITH_PEOPLE, params };
 }
 
@@ -163,8 +183,10 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value, (_key, member: unknown) => (typeof member === 'string' ? withoutNul(member) : member));
 }
 
-function messageRow(message: TurnMessage) {
+function messageRow(message: TurnMessage, runId: string, seq: number) {
   return {
+    run_id: runId,
+    seq,
     role: message.role,
     parts: message.parts,
     inbound_key: message.inboundKey ?? null,

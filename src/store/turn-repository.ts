@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import { runStatement, type StoreDatabase } from './database.js';
-import { flushTurnStatement } from './flush-turn-statement.js';
+import { flushTurnsStatement } from './flush-turn-statement.js';
 import { runs, runSpans, type RunRow, type RunSpanRow } from './schema/index.js';
 import type { TurnRecord } from './turn-record.js';
 
@@ -10,9 +10,14 @@ import type { TurnRecord } from './turn-record.js';
  * stored writes nothing and returns `{ written: false }`.
  */
 export async function flushTurn(db: StoreDatabase, record: TurnRecord): Promise<{ written: boolean }> {
-  const { text, params } = flushTurnStatement(record);
-  const [result] = await runStatement<{ written: number }>(db, text, params);
-  return { written: (result?.written ?? 0) > 0 };
+  return { written: (await flushTurns(db, [record])).has(record.runId) };
+}
+
+/** Several turns of different sessions as `flushTurn` stores one, in one statement: the ids of the runs written. */
+export async function flushTurns(db: StoreDatabase, records: readonly TurnRecord[]): Promise<Set<string>> {
+  const { text, params } = flushTurnsStatement(records);
+  const rows = await runStatement<{ id: string }>(db, text, params);
+  return new Set(rows.map((row) => row.id));
 }
 
 export async function findRun(db: StoreDatabase, runId: string): Promise<RunRow | undefined> {

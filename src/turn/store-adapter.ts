@@ -1,5 +1,5 @@
 import { withOmittedAsNotes } from '../agent/history/index.js';
-import { createSession, findRun, flushTurn, type StoreDatabase, type TurnMessage } from '../store/index.js';
+import { createSession, findRun, TurnFlushes, type StoreDatabase, type TurnMessage } from '../store/index.js';
 import { loadSessionSnapshot, type SessionSnapshot } from '../store/session-snapshot.js';
 import { NamesWritten } from './names-written.js';
 import { SessionCache, type HistoryMessage } from './session-cache.js';
@@ -12,11 +12,13 @@ export const SESSION_CACHE_DEFAULT_BYTES = 32 * 1024 * 1024;
 
 /**
  * The store as a turn needs it. A returning session reads nothing when this process holds its history at the
- * version the queue reports; otherwise one read (a new session: that read, then its insert). The senders' names
- * are left out of a flush when this process wrote the same ones lately.
+ * version the queue reports; otherwise one read (a new session: that read, then its insert). Flushes that finish
+ * together share a statement (TurnFlushes). The senders' names are left out of a flush when this process wrote the
+ * same ones lately.
  */
-export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritten; cache?: SessionCache } = {}): TurnStore {
+export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritten; cache?: SessionCache; flushes?: TurnFlushes } = {}): TurnStore {
   const names = options.names ?? new NamesWritten();
+  const flushes = options.flushes ?? new TurnFlushes(db);
   const cache = options.cache ?? new SessionCache(SESSION_CACHE_DEFAULT_BYTES, HISTORY_LOAD_LIMIT);
 
   async function read(session: SessionInfo): Promise<OpenedSession> {
@@ -46,7 +48,7 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
     },
     flushTurn: async (record, flush = {}) => {
       const people = names.changed(record.people ?? []);
-      const result = await flushTurn(db, { ...record, people });
+      const result = await flushes.flush({ ...record, people });
       if (result.written) {
         names.remember(people);
         if (flush.historyVersion !== undefined) cache.stage(record.runId, record.sessionKey, flush.historyVersion, historyOf(record.messages));
