@@ -1,4 +1,4 @@
-import type { ConversationRef, SharedHighMarks } from '../../src/core/index.js';
+import { BotError, type ConversationRef, type SharedHighMarks } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { targetOf } from './conversation-target.js';
 import { isPrivate, type MessageIdWatermark } from './message-ids.js';
@@ -46,7 +46,7 @@ export function shareWatermark(watermark: MessageIdWatermark, marks: SharedHighM
      */
     async highest(to: ConversationRef): Promise<number> {
       const shared = await marks.read(key).catch((error: unknown) => {
-        throw new Error('telegram: the message ids other processes saw could not be read from Redis, so a part in doubt cannot be looked for yet', { cause: error });
+        throw new BotError('storage', 'telegram: the message ids other processes saw could not be read from Redis, so a part in doubt cannot be looked for yet', { cause: error, isRetryable: true });
       });
       return watermark.highest(to, shared);
     },

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROBE_LIMITS, PROBE_WINDOW } from '../../../channels/telegram/sent-probe.js';
-import type { Channel, ConversationRef, SharedHighMarks, WebhookRoute } from '../../../src/core/index.js';
+import { BotError, type Channel, type ConversationRef, type SharedHighMarks, type WebhookRoute } from '../../../src/core/index.js';
 import { KeySpace, RedisChannelState } from '../../../src/redis/index.js';
 import { createRedisClient } from '../../../src/redis/redis-client.js';
 import { startTelegramDouble, type TelegramDouble } from '../../doubles/telegram-double.js';
@@ -129,7 +129,10 @@ describe('telegram: the highest message id shared between processes', () => {
     };
     const cutOff = await startChannel(double, { marks: unreadable });
     const first = inDoubt();
-    await expect(cutOff.send(dm, 'The short answer.', first)).rejects.toThrow(/could not be read from Redis/);
+    // retryable, so the turn is tried again rather than stored as undeliverable
+    const failure = await cutOff.send(dm, 'The short answer.', first).then(() => undefined, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(BotError);
+    expect(failure).toMatchObject({ isRetryable: true, message: expect.stringMatching(/could not be read from Redis/) });
     expect(first.resolutions).toEqual([]);
 
     const retry = inDoubt();
