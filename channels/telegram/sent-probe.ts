@@ -93,7 +93,8 @@ export function createSentProbe(api: Api, view: MessageIdView, limits = PROBE_LI
       const others = (await view.othersIds?.(to, start + 1, reach)) ?? new Set<number>();
       let next = start + 1;
       let probed = 0;
-      for (let looked = 1; ; looked += 1) {
+      /** Looks on up to `reach`: the part when found, `unverified_resend` when stopped short, undefined when every id was looked at. */
+      const lookOn = async (): Promise<SettledPart | undefined> => {
         while (next <= reach && probed < limits.maxIds && Date.now() < deadline) {
           const candidates: number[] = [];
           for (; next <= reach && candidates.length < Math.min(PROBE_PARALLEL, limits.maxIds - probed); next += 1) {
@@ -103,19 +104,24 @@ export function createSentProbe(api: Api, view: MessageIdView, limits = PROBE_LI
           const found = await probeAll(chatId, candidates, matches, keep);
           if (found !== undefined) return { id: String(found), resolution: 'found' };
         }
-        if (next <= reach) return { resolution: 'unverified_resend' };
-        if (looked > 1) return { resolution: 'not_sent' };
-        // Every id it could have had is looked at, as far as the processes had published when the search began. One
-        // that saw the part's id (or one past it) may not have published it yet: wait until all have, and look once
-        // more up to what they published (the ids taken since the search began are searched too, but skipped once
-        // seen in other chats; looking again after that would chase a counter that never stops).
-        const wait = began + (view.publishedWithinMs ?? 0) - Date.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        const further = await reachNow();
-        if (further <= reach) return { resolution: 'not_sent' };
+        return next <= reach ? { resolution: 'unverified_resend' } : undefined;
+      };
+      const first = await lookOn();
+      if (first) return first;
+      // Every id it could have had is looked at, as far as the processes had published when the search began. One
+      // that saw the part's id (or one past it) may not have published it yet: wait until all have, and look once
+      // more up to what they published (the ids taken since the search began are searched too, but skipped once
+      // seen in other chats; looking again after that would chase a counter that never stops).
+      const wait = began + (view.publishedWithinMs ?? 0) - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const further = await reachNow();
+      if (further > reach) {
         for (const id of (await view.othersIds?.(to, reach + 1, further)) ?? []) others.add(id);
         reach = further;
+        const second = await lookOn();
+        if (second) return second;
       }
+      return { resolution: 'not_sent' };
     },
   };
 }

@@ -57,6 +57,18 @@ describe('telegram: the highest message id shared between processes', () => {
     return { dm, inDoubt: () => recordingProgress({ delivered: [], inDoubt: { part: 0, hint: { after: bound, afterAny: bound }, at: Date.now() } }) };
   }
 
+  /** The test's shared marks in Redis, with some of their calls replaced (a connection that fails, publishing held back). */
+  function sharedMarks(replaced: Partial<SharedHighMarks> = {}): SharedHighMarks {
+    const marks = new RedisChannelState(redis, new KeySpace(prefix, 1, target.cluster));
+    return {
+      raise: (key, value, ttl) => marks.raise(key, value, ttl),
+      read: (key) => marks.read(key),
+      note: (key, sightings, keep, ttl) => marks.note(key, sightings, keep, ttl),
+      noted: (key, from, through, limit) => marks.noted(key, from, through, limit),
+      ...replaced,
+    };
+  }
+
   /** Ids are published at most once a second. */
   const published = () => new Promise((resolve) => setTimeout(resolve, 1_300));
 
@@ -120,13 +132,7 @@ describe('telegram: the highest message id shared between processes', () => {
     await published();
 
     // a process whose Redis connection is down (a producer connection fails at once)
-    const shared = new RedisChannelState(redis, new KeySpace(prefix, 1, target.cluster));
-    const unreadable: SharedHighMarks = {
-      raise: (key, value, ttl) => shared.raise(key, value, ttl),
-      note: (key, sightings, keep, ttl) => shared.note(key, sightings, keep, ttl),
-      noted: (key, from, through, limit) => shared.noted(key, from, through, limit),
-      read: () => Promise.reject(new Error("Stream isn't writeable and enableOfflineQueue options is false")),
-    };
+    const unreadable = sharedMarks({ read: () => Promise.reject(new Error("Stream isn't writeable and enableOfflineQueue options is false")) });
     const cutOff = await startChannel(double, { marks: unreadable });
     const first = inDoubt();
     // retryable, so the turn is tried again rather than stored as undeliverable
@@ -143,15 +149,13 @@ describe('telegram: the highest message id shared between processes', () => {
 
   it('a part whose sender had not published its id when the search began is found: the search waits for the others to publish and looks once more', async () => {
     // the busy process's publishing is held back until the search has looked as far as the old mark lets it
-    const shared = new RedisChannelState(redis, new KeySpace(prefix, 1, target.cluster));
+    const shared = sharedMarks();
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const held: SharedHighMarks = {
-      raise: async (key, value, ttl) => gate.then(() => shared.raise(key, value, ttl)),
-      note: async (key, sightings, keep, ttl) => gate.then(() => shared.note(key, sightings, keep, ttl)),
-      noted: (key, from, through, limit) => shared.noted(key, from, through, limit),
-      read: (key) => shared.read(key),
-    };
+    const held = sharedMarks({
+      raise: (key, value, ttl) => gate.then(() => shared.raise(key, value, ttl)),
+      note: (key, sightings, keep, ttl) => gate.then(() => shared.note(key, sightings, keep, ttl)),
+    });
     const slow = await startChannel(double, { marks: held });
     const { dm, inDoubt } = dmAfterQuestion(5001);
     for (let other = 0; other < PROBE_WINDOW * 3; other += 1) await slow.send({ ...dm, chatId: String(7300 + other), messageId: '0' }, `slow ${other}`);
