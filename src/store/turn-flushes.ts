@@ -1,5 +1,5 @@
 import type { StoreDatabase } from './database.js';
-import { flushTurns } from './turn-repository.js';
+import { flushTurn, flushTurns } from './turn-repository.js';
 import type { TurnRecord } from './turn-record.js';
 
 export interface TurnFlushesOptions {
@@ -83,7 +83,7 @@ export class TurnFlushes {
       await Promise.all(
         batch.map(async (waiting) => {
           try {
-            waiting.settle({ written: (await flushTurns(this.db, [waiting.record])).has(waiting.record.runId) });
+            waiting.settle(await flushTurn(this.db, waiting.record));
           } catch (alone) {
             waiting.settle({ error: alone });
           }
