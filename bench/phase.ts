@@ -7,6 +7,7 @@ import { cpuWindow, type CpuProbe } from './process-stats.js';
 import { progress, sleep } from './progress.js';
 import { counterDelta, pipelineCounters, type EventLoopDelay, type PipelineCounters } from './prometheus.js';
 import { commandDelta, commandStats, type CommandDelta } from './redis-stats.js';
+import type { TrackedMessage } from './tracker.js';
 
 export interface PhaseResult {
   label: string;
@@ -36,6 +37,23 @@ export interface PhaseResult {
   /** Wall-clock ms of the CPU window (the phase plus waiting for its answers). */
   cpuWallMs: number;
   redis: CommandDelta;
+}
+
+/**
+ * `BENCH_SLOWEST=N`: the phase's N messages with the most overhead, each with its session, its POST's ack and the
+ * overhead's two halves: whether the slow ones share something (new sessions, the end of a step) shows at a glance.
+ */
+function printSlowest(label: string, withModel: TrackedMessage[]): void {
+  const count = Number(process.env.BENCH_SLOWEST ?? 0);
+  if (!(count > 0)) return;
+  const overheadOf = (message: TrackedMessage) => message.answeredAt! - message.postAt - message.modelMs;
+  const slowest = [...withModel].sort((a, b) => overheadOf(b) - overheadOf(a)).slice(0, count);
+  for (const message of slowest) {
+    progress(
+      `${label}: slow #${message.seq} (${message.session}): overhead ${overheadOf(message)} ms, ack ${message.ackMs?.toFixed(1) ?? '-'} ms, ` +
+        `before the model ${message.modelFirstReceivedAt! - message.postAt} ms, after it ${message.answeredAt! - message.modelLastEndedAt!} ms`,
+    );
+  }
 }
 
 /**
@@ -120,6 +138,7 @@ export async function measurePhase(options: {
   const cores = (ms: number | undefined) => ((ms ?? 0) / cpuWallMs).toFixed(2);
   const ours = Object.entries(cpuMs).filter(([label]) => label !== 'machine' && !label.endsWith('Kernel'));
   const others = (cpuMs.machine ?? 0) - ours.reduce((sum, [, ms]) => sum + ms, 0);
+  printSlowest(label, withModel);
   progress(
     `${label}: CPU in cores: ${ours.map(([name, ms]) => `${name} ${cores(ms)}`).join(', ')}, ` +
       `other processes ${cores(Math.max(0, others))}, whole machine ${cores(cpuMs.machine)} of ${availableParallelism()}`,
