@@ -92,7 +92,7 @@ export function buildGateway(infra: Infrastructure, shared: SharedServices): Gat
   const activity = new ChannelActivity(redis, keys, moduleLogger('channels'));
   const sink: InboundSink = (message) => {
     activity.received(message.conversation.channel, message.conversation.accountId);
-    return handleInbound(message);
+    return infra.activity.during(() => handleInbound(message));
   };
   return { sink, activity, approvalAnswers };
 }

@@ -7,6 +7,7 @@ import { Metrics, statementKind } from '../observability/metrics.js';
 import { startEmbeddedRedis } from '../queue/embedded-redis.js';
 import { KeySpace, RedisConnections, waitUntilReady, type ConnectionPurpose, type RedisClient } from '../redis/index.js';
 import { databaseOptionsOf, migrateDatabase, openDatabase, type Database } from '../store/index.js';
+import { ProcessActivity } from '../lifecycle/process-activity.js';
 
 /**
  * What every role stands on: the data folder's lock, the embedded redis-server (REDIS_URL unset), PostgreSQL
@@ -27,6 +28,8 @@ export interface Infrastructure {
   /** A connection of its own for a part that needs one (a worker's, a subscriber, a blocking wait), closed on stop. */
   connection(name: string, purpose: ConnectionPurpose): RedisClient;
   lock: DataDirLock | undefined;
+  /** Inbound messages being handled and turns running (for the idle heap reclaim, see lifecycle/). */
+  activity: ProcessActivity;
   onStop(name: string, stop: (budget: StopBudget) => Promise<unknown>): void;
   /** A stop step that needs Redis: not waited for once Redis is found away during the stop. */
   onStopWithRedis(name: string, stop: (budget: StopBudget) => Promise<unknown>): void;
@@ -86,6 +89,7 @@ export async function buildInfrastructure(config: AppConfig, logger = moduleLogg
       redis,
       connection,
       lock,
+      activity: new ProcessActivity(),
       onStop,
       onStopWithRedis: (name, stop) => onStop(name, (budget) => unlessRedisLost(stop(budget), () => logger.warn({ step: name }, 'Redis is away: not waiting for this part to stop'))),
       unlessRedisLost,

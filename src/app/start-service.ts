@@ -10,12 +10,15 @@ import { buildGateway } from './gateway-role.js';
 import { buildInfrastructure } from './infrastructure.js';
 import { buildSharedServices } from './shared-services.js';
 import { startWorkerRole } from './worker-role.js';
+import type { ProcessActivity } from '../lifecycle/process-activity.js';
 
 export interface RunningService {
   /** The HTTP port actually bound (PORT=0 picks a free one). */
   port: number;
   /** Stops everything within SHUTDOWN_GRACE_MS (see `stopBudget`); rejects when some part did not stop in time. */
   stop(): Promise<void>;
+  /** Inbound messages being handled and turns running. */
+  activity: ProcessActivity;
 }
 
 /**
@@ -76,7 +79,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       },
       'service started',
     );
-    return { port, stop: () => infra.stopAll() };
+    return { port, stop: () => infra.stopAll(), activity: infra.activity };
   } catch (error) {
     await infra.stopAll().catch((stopError: unknown) => logger.warn({ err: stopError }, 'could not undo the start completely'));
     throw error;

@@ -25,6 +25,7 @@ import { SessionCache } from '../turn/session-cache.js';
 import { createTurnStore, HISTORY_LOAD_LIMIT } from '../turn/store-adapter.js';
 import type { TurnDependencies } from '../turn/turn-dependencies.js';
 import type { Infrastructure } from './infrastructure.js';
+import type { TurnRunner } from '../core/turn-contract.js';
 import { type SharedServices } from './shared-services.js';
 
 /**
@@ -141,7 +142,7 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     workerId,
     concurrency: config.workerConcurrency,
     abortBus,
-    runTurn: createTurnRunner(turnDependencies),
+    runTurn: activityOf(infra, createTurnRunner(turnDependencies)),
     abandonTurn: createTurnAbandoner(turnDependencies),
     isPaused: () => paused,
     onReleased: (released) => store.settle?.(released),
@@ -193,4 +194,9 @@ function failoverOptions(cooldowns: FailoverOptions['cooldowns'], cooldownMs: nu
     },
     onCooldownError: (error) => logger.warn({ err: error }, 'model cool-downs could not be read or written in Redis; trying the chain in order'),
   };
+}
+
+/** Each turn counts as work under way for the whole of its run (see lifecycle/process-activity.ts). */
+function activityOf(infra: Infrastructure, runTurn: TurnRunner): TurnRunner {
+  return (request) => infra.activity.during(() => runTurn(request));
 }

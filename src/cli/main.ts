@@ -34,6 +34,7 @@ async function start(config: AppConfig): Promise<void> {
   const heapLogger = moduleLogger('memory');
   startIdleHeapReclaim({
     ...IDLE_HEAP_RECLAIM,
+    isBusy: service.activity.busyProbe(),
     onReclaim: ({ beforeBytes, afterBytes, pauseMs }) =>
       heapLogger.debug({ beforeMb: Math.round(beforeBytes / 2 ** 20), afterMb: Math.round(afterBytes / 2 ** 20), pauseMs: Math.round(pauseMs) }, 'quiet after a burst: heap given back'),
   });
