@@ -102,7 +102,8 @@ try {
       throughput = await harness.closedPhase(all, '(a) throughput, ROLE=all, model 0 ms', sessions, settings.throughputMessages, settings.throughputTimeLimitMs);
     }
     if (phases.has('rss')) {
-      await sleep(1_000);
+      // as long as after the phase: the idle heap reclaim waits for 1.5 s without work before it gives memory back
+      await sleep(2_000);
       const beforeMb = rssMb(servicePid);
       const fresh = new FreshSessions(updateFactory(all.telegram), 5_000_000);
       const phase = await harness.closedPhase(all, `(d) ${settings.rssSessions} new sessions, ROLE=all, model 0 ms`, fresh, settings.rssSessions, settings.rssTimeLimitMs);
