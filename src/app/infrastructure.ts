@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import type { AppConfig } from '../config/app-config.js';
 import { acquireDataDirLock, type DataDirLock } from '../lifecycle/data-dir-lock.js';
+import { ProcessActivity } from '../lifecycle/process-activity.js';
 import { stopBudget, StopSteps, type StopBudget } from '../lifecycle/stop-steps.js';
 import { moduleLogger, type Logger } from '../observability/logger.js';
 import { Metrics, statementKind } from '../observability/metrics.js';
 import { startEmbeddedRedis } from '../queue/embedded-redis.js';
 import { KeySpace, RedisConnections, waitUntilReady, type ConnectionPurpose, type RedisClient } from '../redis/index.js';
 import { databaseOptionsOf, migrateDatabase, openDatabase, type Database } from '../store/index.js';
-import { ProcessActivity } from '../lifecycle/process-activity.js';
 
 /**
  * What every role stands on: the data folder's lock, the embedded redis-server (REDIS_URL unset), PostgreSQL

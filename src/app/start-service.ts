@@ -3,6 +3,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { holdConnection } from '../gateway/connection-leader.js';
 import { createHttpServer } from '../gateway/index.js';
 import { connectionName } from '../gateway/service-status.js';
+import type { ProcessActivity } from '../lifecycle/process-activity.js';
 import { moduleLogger } from '../observability/logger.js';
 import { LeaderLease } from '../redis/index.js';
 import { mountAdmin } from './admin-setup.js';
@@ -10,7 +11,6 @@ import { buildGateway } from './gateway-role.js';
 import { buildInfrastructure } from './infrastructure.js';
 import { buildSharedServices } from './shared-services.js';
 import { startWorkerRole } from './worker-role.js';
-import type { ProcessActivity } from '../lifecycle/process-activity.js';
 
 export interface RunningService {
   /** The HTTP port actually bound (PORT=0 picks a free one). */

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import type { TurnRunner } from '../core/turn-contract.js';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { AgentRuntimes } from '../agent-runtimes.js';
@@ -25,7 +26,6 @@ import { SessionCache } from '../turn/session-cache.js';
 import { createTurnStore, HISTORY_LOAD_LIMIT } from '../turn/store-adapter.js';
 import type { TurnDependencies } from '../turn/turn-dependencies.js';
 import type { Infrastructure } from './infrastructure.js';
-import type { TurnRunner } from '../core/turn-contract.js';
 import { type SharedServices } from './shared-services.js';
 
 /**

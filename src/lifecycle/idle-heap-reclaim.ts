@@ -14,7 +14,7 @@ export interface IdleHeapReclaimOptions {
   quietIntervals: number;
   /** Heap V8 holds beyond what is live, in bytes, worth a collection to give back. */
   slackBytes: number;
-  /** The same for the first quiet interval after start-up: what loading the code and connecting left behind. */
+  /** The same for the first quiet stretch after start-up: what loading the code and connecting left behind. */
   startupSlackBytes: number;
   /**
    * Whether the process had work under way during the interval (ProcessActivity.busyProbe): a quiet event loop is not
@@ -30,11 +30,12 @@ export const IDLE_HEAP_RECLAIM: IdleHeapReclaimOptions = { everyMs: 500, quietUt
  * After a burst, V8 keeps the old space it grew for the turns in flight (some 400 MB for 60 MB live after the
  * bench's 10,000 new sessions) and gives it back to the system only when its memory reducer gets round to it,
  * 8 s after the last full collection at the earliest, and not under a trickle of messages. When the event loop has
- * been quiet for `quietIntervals` whole intervals and the heap holds more than `slackBytes` it does not use, V8's memory-reducing
- * collection runs once (the one a low-memory notification runs: full collections, then the emptied pages go back
- * to the system; tens of ms, with nothing waiting on the loop). Under load it never runs: the memory is in use then;
- * nor while a message is being handled or a turn runs (`isBusy`), so under a trickle it waits for a pause.
- * Start-up is a burst too (some 12 MB of garbage and pooled pages at idle): the first quiet interval collects it.
+ * been quiet for `quietIntervals` whole intervals in a row and the heap holds more than `slackBytes` it does not use,
+ * V8's memory-reducing collection runs once (the one a low-memory notification runs: full collections, then the
+ * emptied pages go back to the system; tens of ms, with nothing waiting on the loop). Under load it never runs: the
+ * memory is in use then; nor while a message is being handled or a turn runs (`isBusy`), so under a trickle it waits
+ * for a pause. Start-up is a burst too (some 12 MB of garbage and pooled pages at idle): the first quiet stretch
+ * collects it.
  */
 export function startIdleHeapReclaim(options: IdleHeapReclaimOptions = IDLE_HEAP_RECLAIM): { stop(): void } {
   const collect = memoryReducingGc();
