@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
-import type { TurnRunner } from '../core/turn-contract.js';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { AgentRuntimes } from '../agent-runtimes.js';
 import { TokenCalibration } from '../agent/index.js';
+import type { TurnRunner } from '../core/turn-contract.js';
 import { createTranscriber, modelKey, type FailoverOptions } from '../llm/index.js';
 import { priceTableOf } from '../llm/pricing.js';
 import type { McpToolSource } from '../mcp/index.js';
