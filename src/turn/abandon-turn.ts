@@ -23,7 +23,7 @@ export function createTurnAbandoner(deps: TurnDependencies): TurnAbandoner {
       const record: TurnRecord = {
         runId: turnId,
         sessionKey,
-        sessionId: session.id,
+        sessionId: await session.id,
         messages: messages.map((message) => ({ role: 'user', parts: [{ type: 'text', text: message.text }], inboundKey: message.dedupeKey, createdAt: now })),
         run: {
           status: 'failed',

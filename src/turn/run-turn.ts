@@ -55,10 +55,11 @@ export function createTurnRunner(deps: TurnDependencies) {
     const user = buildTurnInput(messages, groupLines, deps.settings.inputGuard, log, media);
     const charges = mediaCharges(user.spans);
     if (charges.costUsd > 0) await deps.budgets?.charge?.(latest, charges.costUsd);
-    const record = (run: Partial<TurnRecord['run']> & Pick<TurnRecord['run'], 'status'>, terminal?: TerminalEvent): TurnRecord => ({
+    // a new session's row is being inserted meanwhile: the turn waits for its id only here (see OpenedSession.id)
+    const record = async (run: Partial<TurnRecord['run']> & Pick<TurnRecord['run'], 'status'>, terminal?: TerminalEvent): Promise<TurnRecord> => ({
       runId: turnId,
       sessionKey,
-      sessionId: session.id,
+      sessionId: await session.id,
       messages: [...user.forStore, ...(terminal?.messages ?? []).map((message) => ({ ...message, createdAt: new Date(clock()) }))],
       run: {
         silent: false,
@@ -79,7 +80,7 @@ export function createTurnRunner(deps: TurnDependencies) {
     });
 
     if (user.blockedReply) {
-      return await finishTurn(deps, request, newDelivery(record({ status: 'completed', error: 'input blocked by the input guard' }), user.blockedReply, true));
+      return await finishTurn(deps, request, newDelivery(await record({ status: 'completed', error: 'input blocked by the input guard' }), user.blockedReply, true));
     }
 
     const working = channel.startWorking(latest.conversation);
@@ -111,19 +112,19 @@ export function createTurnRunner(deps: TurnDependencies) {
         const stoppedWhileWaiting = terminal.type === 'run-cancel' && terminal.by === 'user';
         if (reason === 'leaseLost' || (!request.signal.aborted && !stoppedWhileWaiting)) return { kind: 'skipped' };
         log.info('turn cancelled');
-        return await finishTurn(deps, request, newDelivery(record({ status: 'cancelled' }, terminal), '', false));
+        return await finishTurn(deps, request, newDelivery(await record({ status: 'cancelled' }, terminal), '', false));
       }
       if (terminal.type === 'run-error' && terminal.error instanceof BudgetExceededError) {
         const refusal = terminal.error;
         log.info({ scope: refusal.scope, limitUsd: refusal.limitUsd, notify: refusal.notify }, 'daily budget used up: the model was not called');
         // one notice per chat per day (decided in the same Redis round trip as the refusal); later refusals are silent
         const notice = refusal.notify ? budgetNotice(refusal) : '';
-        return await finishTurn(deps, request, newDelivery(record({ status: 'budget_exceeded', error: refusal.message }, terminal), notice, true));
+        return await finishTurn(deps, request, newDelivery(await record({ status: 'budget_exceeded', error: refusal.message }, terminal), notice, true));
       }
       if (terminal.type === 'run-error' && isTooLongForModel(terminal.error)) {
         // not retried: the same request would be refused again; kept out of later turns so the chat goes on
         log.warn({ err: terminal.error }, 'the model refused the turn as too long even after compaction and trimming');
-        const stored = leftOutOfContext(record({ status: 'failed', error: errorMessage(terminal.error) }, terminal));
+        const stored = leftOutOfContext(await record({ status: 'failed', error: errorMessage(terminal.error) }, terminal));
         return await finishTurn(deps, request, newDelivery(stored, TOO_LONG_REPLY, true));
       }
       if (terminal.type === 'run-error') {
@@ -132,11 +133,11 @@ export function createTurnRunner(deps: TurnDependencies) {
         const giveUp = request.finalAttempt || request.attempt >= MODEL_ATTEMPTS;
         log.warn({ err: error, retryable, attempt: request.attempt, giveUp }, 'agent run failed');
         if (retryable && !giveUp) return { kind: 'retry', error };
-        return await finishTurn(deps, request, newDelivery(record({ status: 'failed', error: errorMessage(error) }, terminal), APOLOGY, true));
+        return await finishTurn(deps, request, newDelivery(await record({ status: 'failed', error: errorMessage(error) }, terminal), APOLOGY, true));
       }
       // The loop already sanitized the answer and detected NO_REPLY; an empty answer sends nothing either.
       const reply = withMediaNotices(terminal.reply.text, user.notices);
-      const pending = { ...newDelivery(record({ status: 'completed', silent: reply.length === 0 }, terminal), reply, false), summarizeDue };
+      const pending = { ...newDelivery(await record({ status: 'completed', silent: reply.length === 0 }, terminal), reply, false), summarizeDue };
       return await finishTurn(deps, request, pending, live?.reply);
     } catch (error) {
       if (abortReasonOf(request.signal) === 'shutdown') return { kind: 'retry', error };

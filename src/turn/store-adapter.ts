@@ -1,5 +1,5 @@
 import { withOmittedAsNotes } from '../agent/history/index.js';
-import { createSession, findRun, TurnFlushes, type StoreDatabase, type TurnMessage } from '../store/index.js';
+import { createSession, findRun, findSession, TurnFlushes, type StoreDatabase, type TurnMessage } from '../store/index.js';
 import { loadSessionSnapshot, type SessionSnapshot } from '../store/session-snapshot.js';
 import { NamesWritten } from './names-written.js';
 import { SessionCache, type HistoryMessage } from './session-cache.js';
@@ -12,7 +12,8 @@ export const SESSION_CACHE_DEFAULT_BYTES = 32 * 1024 * 1024;
 
 /**
  * The store as a turn needs it. A returning session reads nothing when this process holds its history at the
- * version the queue reports; otherwise one read (a new session: that read, then its insert). Flushes that finish
+ * version the queue reports; otherwise one read (a new session: that read, then its insert, which the turn does not
+ * wait for until it records itself: see OpenedSession.id). Flushes that finish
  * together share a statement (TurnFlushes). The senders' names are left out of a flush when this process wrote the
  * same ones lately.
  */
@@ -25,20 +26,34 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
     const snapshot = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT);
     if (snapshot) return opened(snapshot);
     // the snapshot already said there is no such row: insert it without looking again
-    const row = await createSession(db, session);
-    if (row) return { id: row.id, summary: undefined, history: [] };
-    const created = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT);
-    if (!created) throw new Error(`session ${session.key} vanished while being created`);
-    return opened(created);
+    return { id: created(session), summary: undefined, history: [] };
+  }
+
+  /**
+   * The id of the row inserted for a new session. Another process inserting it first (a group's turns may run at
+   * once) wrote nothing of its history yet when it inserted, so only its id is taken; its turn, stored first, will
+   * be history that a later turn of ours reads.
+   */
+  function created(session: SessionInfo): Promise<string> {
+    const id = createSession(db, session).then(async (row) => {
+      if (row) return row.id;
+      const existing = await findSession(db, session.key);
+      if (!existing) throw new Error(`session ${session.key} vanished while being created`);
+      return existing.id;
+    });
+    // awaited by the turn when it records itself; one that ends before (a lost lease) must not leave it unhandled
+    id.catch(() => {});
+    return id;
   }
 
   return {
     runExists: async (runId) => (await findRun(db, runId)) !== undefined,
     openSession: async (session, version) => {
       const cached = cache.get(session.key, version);
-      if (cached) return { id: cached.sessionId, summary: cached.summary, history: cached.history };
+      if (cached) return { id: Promise.resolve(cached.sessionId), summary: cached.summary, history: cached.history };
       const opened = await read(session);
-      cache.put(session.key, { sessionId: opened.id, summary: opened.summary, history: opened.history, version: version ?? '' });
+      // a new session's entry waits for its id; the turn records itself (and so stages its messages) only after that
+      void opened.id.then((sessionId) => cache.put(session.key, { sessionId, summary: opened.summary, history: opened.history, version: version ?? '' }), () => {});
       return opened;
     },
     reloadContext: async (session) => {
@@ -62,7 +77,7 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
 function opened(snapshot: SessionSnapshot): OpenedSession {
   // a turn refused as too long stays stored but is never replayed: it would fail every later turn the same way
   const history = withOmittedAsNotes(snapshot.history).map(({ role, parts, createdAt }) => ({ role, parts, createdAt }));
-  return { id: snapshot.sessionId, summary: snapshot.summary, history };
+  return { id: Promise.resolve(snapshot.sessionId), summary: snapshot.summary, history };
 }
 
 /** A turn's stored messages as a later read gives them back (a message left out of context as its note). */

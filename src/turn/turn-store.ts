@@ -6,7 +6,12 @@ import type { EnsureSessionInput as SessionInfo } from '../store/index.js';
 
 /** A session as a turn starts from it. */
 export interface OpenedSession {
-  id: string;
+  /**
+   * The session row's id: known at once for a stored session; for a new one, once its row is written. The turn runs
+   * meanwhile and waits for it only to record itself: the insert is a commit of its own, which under load waits
+   * for the WAL flush behind other commits (10–100 ms at 128 msg/s), and needs not hold up the model call.
+   */
+  id: Promise<string>;
   summary: string | undefined;
   /** Since `/new`, after the latest summary, oldest first; a message left out of context is a note. Never mutated. */
   history: ReadonlyArray<ChatMessage & { createdAt?: Date }>;

@@ -12,6 +12,8 @@ export const BACKEND_KINDS: BackendKind[] = ['postgres', 'pglite', 'pooled'];
 
 export interface Backend {
   kind: BackendKind;
+  /** The database's own URL, for a second client of a test's own (`postgres` only). */
+  url?: string;
   /** Opens another handle on the same database (PGlite: the same handle; it is one connection in this process). */
   open(): Promise<Database>;
   dispose(): Promise<void>;
@@ -41,6 +43,7 @@ export async function createBackend(kind: BackendKind): Promise<Backend> {
     const opened: Database[] = [];
     return {
       kind,
+      url: testDatabase.url,
       open: async () => {
         const database = await openDatabase({ databaseUrl: testDatabase.url, dataDir: tmpdir() });
         opened.push(database);
