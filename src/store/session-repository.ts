@@ -21,9 +21,13 @@ export interface EnsureSessionInput {
 export async function ensureSession(db: StoreDatabase, input: EnsureSessionInput): Promise<SessionRow> {
   const existing = await findSession(db, input.key);
   if (existing) return input.title === undefined || input.title === existing.title ? existing : retitle(db, existing, input.title);
+  return createOrFindSession(db, input);
+}
+
+/** A session found missing: the row inserted for it, or the one another process inserted since. */
+export async function createOrFindSession(db: StoreDatabase, input: EnsureSessionInput): Promise<SessionRow> {
   const inserted = await createSession(db, input);
   if (inserted) return inserted;
-  // Another process created it between our SELECT and INSERT.
   const created = await findSession(db, input.key);
   if (!created) throw new Error(`session ${input.key} vanished while being created`);
   return created;

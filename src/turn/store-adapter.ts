@@ -1,9 +1,9 @@
 import { withOmittedAsNotes } from '../agent/history/index.js';
-import { createSession, findRun, findSession, TurnFlushes, type StoreDatabase, type TurnMessage } from '../store/index.js';
+import { createOrFindSession, findRun, TurnFlushes, type StoreDatabase, type TurnMessage } from '../store/index.js';
 import { loadSessionSnapshot, type SessionSnapshot } from '../store/session-snapshot.js';
 import { NamesWritten } from './names-written.js';
 import { SessionCache, type HistoryMessage } from './session-cache.js';
-import type { OpenedSession, SessionInfo, TurnStore } from './turn-dependencies.js';
+import type { OpenedSession, TurnStore } from './turn-dependencies.js';
 
 /** Messages loaded per turn at most; the history pipeline keeps the last HISTORY_TURNS user turns of them. */
 export const HISTORY_LOAD_LIMIT = 500;
@@ -22,43 +22,25 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
   const flushes = options.flushes ?? new TurnFlushes(db);
   const cache = options.cache ?? new SessionCache(SESSION_CACHE_DEFAULT_BYTES, HISTORY_LOAD_LIMIT);
 
-  async function read(session: SessionInfo): Promise<OpenedSession> {
-    const snapshot = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT);
-    if (snapshot) return opened(snapshot);
-    // the snapshot already said there is no such row: insert it without looking again
-    return { id: created(session), summary: undefined, history: [] };
-  }
-
-  /**
-   * The id of the row inserted for a new session. Another process inserting it first (a group's turns may run at
-   * once) wrote nothing of its history yet when it inserted, so only its id is taken; its turn, stored first, will
-   * be history that a later turn of ours reads.
-   */
-  function created(session: SessionInfo): Promise<string> {
-    const id = createSession(db, session).then(async (row) => {
-      if (row) return row.id;
-      const existing = await findSession(db, session.key);
-      if (!existing) throw new Error(`session ${session.key} vanished while being created`);
-      return existing.id;
-    });
-    // awaited by the turn when it records itself; one that ends before (a lost lease) must not leave it unhandled
-    id.catch(() => {});
-    return id;
-  }
-
   return {
     runExists: async (runId) => (await findRun(db, runId)) !== undefined,
     openSession: async (session, version) => {
       const cached = cache.get(session.key, version);
       if (cached) return { id: Promise.resolve(cached.sessionId), summary: cached.summary, history: cached.history };
-      const opened = await read(session);
-      // a new session's entry waits for its id; the turn records itself (and so stages its messages) only after that
+      const snapshot = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT);
+      // No row yet: its insert runs while the turn goes on (see OpenedSession.id). Another process inserting it first
+      // (a group's turns may run at once) had stored nothing of its history then, so only its id is taken.
+      const opened = snapshot ? openedFrom(snapshot) : { id: createOrFindSession(db, session).then((row) => row.id), summary: undefined, history: [] };
+      // The entry waits for the id; the turn records itself (and so stages its messages) only after that. The handler
+      // also keeps a failed insert from going unhandled when the turn ends before it looks (a lost lease).
       void opened.id.then((sessionId) => cache.put(session.key, { sessionId, summary: opened.summary, history: opened.history, version: version ?? '' }), () => {});
       return opened;
     },
     reloadContext: async (session) => {
       cache.forget(session.key);
-      const { summary, history } = await read(session);
+      const snapshot = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT);
+      if (!snapshot) return { summary: undefined, history: [] };
+      const { summary, history } = openedFrom(snapshot);
       return { summary, history };
     },
     flushTurn: async (record, flush = {}) => {
@@ -74,7 +56,7 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
   };
 }
 
-function opened(snapshot: SessionSnapshot): OpenedSession {
+function openedFrom(snapshot: SessionSnapshot): OpenedSession {
   // a turn refused as too long stays stored but is never replayed: it would fail every later turn the same way
   const history = withOmittedAsNotes(snapshot.history).map(({ role, parts, createdAt }) => ({ role, parts, createdAt }));
   return { id: Promise.resolve(snapshot.sessionId), summary: snapshot.summary, history };

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { startIdleHeapReclaim } from '../../src/lifecycle/idle-heap-reclaim.js';
 
+/** Every interval is quiet by the loop's measure (utilization is at most 1) and any slack is enough: only `isBusy` decides. */
+const ONLY_WORK_DECIDES = { everyMs: 20, quietUtilization: 1.01, slackBytes: 1, startupSlackBytes: 1 };
+
 describe('idle heap reclaim', () => {
   it('gives back the heap a burst left behind once the loop is quiet', async () => {
     // a burst: 200 MB of short-lived objects grows the heap past what stays live
@@ -29,12 +32,8 @@ describe('idle heap reclaim', () => {
     let reclaimedAfterIdle!: () => void;
     const idleReclaim = new Promise<void>((resolve) => (reclaimedAfterIdle = resolve));
     const reclaim = startIdleHeapReclaim({
-      everyMs: 20,
-      // every interval is quiet by the loop's measure (utilization is at most 1): only isBusy decides
-      quietUtilization: 1.01,
+      ...ONLY_WORK_DECIDES,
       quietIntervals: 1,
-      slackBytes: 1,
-      startupSlackBytes: 1,
       isBusy: () => busy,
       onReclaim: () => {
         reclaims += 1;
@@ -50,22 +49,17 @@ describe('idle heap reclaim', () => {
   });
 
   it('waits for several quiet intervals in a row, and starts counting again after one with work', async () => {
-    let busy = false;
     let looks = 0;
     const looksAtReclaim: number[] = [];
     let reclaimed!: () => void;
     const done = new Promise<void>((resolve) => (reclaimed = resolve));
     const reclaim = startIdleHeapReclaim({
-      everyMs: 20,
-      quietUtilization: 1.01,
+      ...ONLY_WORK_DECIDES,
       quietIntervals: 4,
-      slackBytes: 1,
-      startupSlackBytes: 1,
       // one interval with work after the second look: the count starts again from there
       isBusy: () => {
         looks += 1;
-        busy = looks === 3;
-        return busy;
+        return looks === 3;
       },
       onReclaim: () => {
         looksAtReclaim.push(looks);
