@@ -36,10 +36,8 @@ function send(url: string, init: RequestInit, body: SimpleBody): Promise<Respons
   const signal = init.signal ?? undefined;
   if (signal?.aborted) return Promise.reject(signal.reason);
   const method = (init.method ?? 'GET').toUpperCase();
+  // no content-length of our own: `request.end(body)` counts a string or byte body's length and sends it
   const headers = plainHeaders(init.headers);
-  if ((typeof body === 'string' || body instanceof Uint8Array) && headers['content-length'] === undefined) {
-    headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-  }
   return new Promise<Response>((resolve, reject) => {
     const request = (url.startsWith('https:') ? httpsRequest : httpRequest)(url, { method, headers });
     let response: IncomingMessage | undefined;

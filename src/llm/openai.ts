@@ -6,6 +6,7 @@ import { boundedRetryFetch } from './bounded-retry-fetch.js';
 import { outputCapOf, type ChatModel, type ChatRequest, type ModelStreamEvent } from './chat-model.js';
 import { convertOpenAiMessages } from './convert-openai-messages.js';
 import { convertOpenAiTools } from './convert-tools.js';
+import { openAiRequestBody } from './openai-request-body.js';
 import { finishFromCompletion, OpenAiStreamAssembler } from './openai-stream-assembler.js';
 import { toBotError, type SdkErrorClasses } from './provider-errors.js';
 import { readModelStream } from './read-model-stream.js';
@@ -39,11 +40,10 @@ function streamCompletion(client: OpenAI, config: LlmConfig, request: ChatReques
   return readModelStream({
     provider: 'openai',
     sdk: OPENAI_ERRORS,
-    open: (signal) =>
-      client.chat.completions.create(
-        { ...buildParams(config, request), stream: true, stream_options: { include_usage: true } },
-        { signal },
-      ),
+    open: (signal) => {
+      const params = { ...buildParams(config, request), stream: true as const, stream_options: { include_usage: true } };
+      return client.chat.completions.create(params, { signal, ...encoded(params) });
+    },
     assembler: new OpenAiStreamAssembler(),
     signal: request.signal,
     idleTimeoutMs: config.timeoutMs,
@@ -54,11 +54,17 @@ async function* completeOnce(client: OpenAI, config: LlmConfig, request: ChatReq
   if (request.signal?.aborted) throw new BotError('aborted', 'openai request aborted', { cause: request.signal.reason });
   let completion;
   try {
-    completion = await client.chat.completions.create({ ...buildParams(config, request), stream: false }, { signal: request.signal });
+    const params = { ...buildParams(config, request), stream: false as const };
+    completion = await client.chat.completions.create(params, { signal: request.signal, ...encoded(params) });
   } catch (error) {
     throw toBotError(error, { provider: 'openai', sdk: OPENAI_ERRORS, signal: request.signal });
   }
   yield finishFromCompletion(completion);
+}
+
+/** The request options that send `params` as JSON we encoded (see openai-request-body.ts). */
+function encoded(params: ChatCompletionCreateParamsBase): { body: string; headers: { 'content-type': string } } {
+  return { body: openAiRequestBody(params), headers: { 'content-type': 'application/json' } };
 }
 
 export function buildParams(config: LlmConfig, request: ChatRequest): ChatCompletionCreateParamsBase {

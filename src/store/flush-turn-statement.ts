@@ -165,13 +165,6 @@ export function amount(value: number): number {
   return Number.isFinite(value) ? value : 0;
 }
 
-/**
- * PostgreSQL text and jsonb cannot hold U+0000 or a lone surrogate, and a tool or a platform may well send
- * one: a single such character must not cost the whole turn, so it becomes U+FFFD.
- */
-function withoutNul(text: string): string {
-  return text.toWellFormed().replaceAll('\u0000', '\uFFFD');
-}
 
 /** A timestamp PostgreSQL accepts: an invalid or absurd date (a platform's 1e15 "seconds") becomes now. */
 function timestamp(date: Date): string {
@@ -179,8 +172,21 @@ function timestamp(date: Date): string {
   return Number.isFinite(time) && time >= 0 && time < 253_402_300_800_000 ? date.toISOString() : new Date().toISOString();
 }
 
+/**
+ * An escaped backslash, or the escape JSON.stringify writes for U+0000 or a lone surrogate (a paired one it writes
+ * as is). Backslash pairs are matched so that the text `\u0000` (escaped as `\\u0000`) is left alone.
+ */
+const UNSTORABLE_ESCAPE = /\\(?:\\|u0000|ud[89a-f][0-9a-f]{2})/g;
+
+/**
+ * The JSON of rows for PostgreSQL. Its text and jsonb cannot hold U+0000 or a lone surrogate, and a tool or a
+ * platform may well send one: a single such character must not cost the whole turn, so it becomes U+FFFD. That
+ * is done on the JSON rather than through a replacer, which would keep V8 off its fast path (1.5× the time).
+ */
 export function toJson(value: unknown): string {
-  return JSON.stringify(value, (_key, member: unknown) => (typeof member === 'string' ? withoutNul(member) : member));
+  const json = JSON.stringify(value);
+  if (!json.includes('\\u')) return json;
+  return json.replace(UNSTORABLE_ESCAPE, (escape) => (escape === '\\\\' ? escape : '\\ufffd'));
 }
 
 function messageRow(message: TurnMessage, runId: string, seq: number) {

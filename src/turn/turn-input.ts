@@ -30,9 +30,22 @@ export interface TurnInput {
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
+const MINUTE_MS = 60_000;
+/** The minute `envelopeTime` formatted last: messages arriving together share it. */
+let lastMinute = { index: Number.NaN, text: '' };
+
 /** `Mon 2026-11-23 14:05 UTC`: when the message was sent, to the minute. */
 export function envelopeTime(sentAt: number): string {
-  const date = new Date(Number.isFinite(sentAt) ? sentAt : 0);
+  const time = Number.isFinite(sentAt) ? sentAt : 0;
+  const index = Math.floor(time / MINUTE_MS);
+  if (index === lastMinute.index) return lastMinute.text;
+  const date = new Date(time);
+  const text = Number.isNaN(date.getTime()) ? formatted(new Date(0)) : formatted(date);
+  lastMinute = { index, text };
+  return text;
+}
+
+function formatted(date: Date): string {
   return `${WEEKDAYS[date.getUTCDay()]} ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 

@@ -113,6 +113,20 @@ describe('OpenAI model against the double', () => {
     expect(finish.usage).toEqual({ inputTokens: 100, outputTokens: 7, cacheReadTokens: 60 });
   });
 
+  it('puts on the wire exactly the request buildParams builds, streamed or not', async () => {
+    double.script.push('first', 'second');
+    const request = { system: 'Be brief.', messages: [userText('weather?')], tools: [weatherTool] };
+    await collect(createOpenAiModel(testConfig('openai', double.baseUrl)).stream(request));
+    const plainConfig = testConfig('openai', double.baseUrl, { stream: false });
+    await collect(createOpenAiModel(plainConfig).stream(request));
+    const params = buildParams(plainConfig, request);
+    expect(double.modelCalls.map((call) => call.body)).toEqual([
+      { ...params, stream: true, stream_options: { include_usage: true } },
+      { ...params, stream: false },
+    ]);
+    expect(double.modelCalls.map((call) => call.headers['content-type'])).toEqual(['application/json', 'application/json']);
+  });
+
   it("sends no tools at all when toolChoice is 'none'", async () => {
     const model = createOpenAiModel(testConfig('openai', double.baseUrl));
     await collect(model.stream({ system: '', messages: [userText('sum up')], tools: [weatherTool], toolChoice: 'none', maxTokens: 50 }));

@@ -232,6 +232,22 @@ describeEachBackend('flushTurn', (database) => {
     expect((await findRun(db, record.runId))!.error).toBe('bad\uFFFDbyte');
   });
 
+  it('stores lone surrogates as U+FFFD, and leaves backslashes, escapes as text and paired surrogates as they are', async () => {
+    const { db } = database();
+    const session = await newSession(db);
+    const record = turnRecord(session);
+    const texts = ['lone \uD800 high', 'lone \uDFFF low', 'pair \uD83D\uDE00', 'text \\u0000 and \\uD800', 'slashes \\\\\u0000', 'quote " tab \t ctl \u001f'];
+    const odd = {
+      ...record,
+      messages: texts.map((text) => ({ role: 'user' as const, parts: [{ type: 'text' as const, text }], createdAt: new Date() })),
+    };
+
+    expect(await flushTurn(db, odd)).toEqual({ written: true });
+
+    const stored = (await loadHistory(db, session.id)).map((message) => (message.parts[0] as { text: string }).text);
+    expect(stored).toEqual(['lone \uFFFD high', 'lone \uFFFD low', 'pair \uD83D\uDE00', 'text \\u0000 and \\uD800', 'slashes \\\\\uFFFD', 'quote " tab \t ctl \u001f']);
+  });
+
   it('fails for a session that does not exist', async () => {
     const { db } = database();
     const session = await newSession(db);

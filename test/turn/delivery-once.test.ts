@@ -67,7 +67,9 @@ describe('a turn is delivered once and stored once', () => {
   it('does not send again when the flush failed after delivery; the retry only stores', async () => {
     const message = fixture.dmFrom(7001, 'deliver me once', fixture.telegram.botId);
     const turnId = randomUUID();
+    const began = Date.now();
     await expect(fixture.runTurnWith(storeFailingFlushes(1))(await fixture.request(turnId, [message]))).rejects.toThrow(/PostgreSQL/);
+    const computed = Date.now();
     expect(sentTo(7001)).toHaveLength(1);
 
     const outcome = await fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message]));
@@ -75,6 +77,15 @@ describe('a turn is delivered once and stored once', () => {
     expect(sentTo(7001)).toHaveLength(1);
     expect(fixture.openai.modelCalls.filter((call) => JSON.stringify(call.body).includes('deliver me once'))).toHaveLength(1);
     expect((await storedRows(7001)).map((row) => row.role)).toEqual(['user', 'assistant']);
+    // the times stored are those of the first attempt, read back from its delivery record
+    const times = await fixture.database.db.execute(
+      `SELECT r.started_at, r.finished_at, m.created_at FROM runs r JOIN messages m ON m.run_id = r.id WHERE r.id = '${turnId}' AND m.role = 'assistant'`,
+    );
+    const [stored] = (Array.isArray(times) ? times : (times as { rows: unknown[] }).rows) as Array<Record<string, Date>>;
+    for (const time of [stored!.started_at, stored!.finished_at, stored!.created_at]) {
+      expect(new Date(time!).getTime()).toBeGreaterThanOrEqual(began - 1000);
+      expect(new Date(time!).getTime()).toBeLessThanOrEqual(computed);
+    }
 
     // a third attempt (a duplicate takeover) finds the run stored and does nothing
     expect((await fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message]))).kind).toBe('skipped');

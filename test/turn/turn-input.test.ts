@@ -25,6 +25,18 @@ describe('the user side of a turn', () => {
     expect(envelopeTime(Number.NaN)).toBe('Thu 1970-01-01 00:00 UTC');
   });
 
+  it('formats each minute apart, also when moments of the same minute come in a row', () => {
+    const minute = Date.UTC(2026, 10, 23, 14, 5);
+    expect([minute, minute + 59_999, minute + 60_000, minute - 1, 1e20, minute + 1].map(envelopeTime)).toEqual([
+      'Mon 2026-11-23 14:05 UTC',
+      'Mon 2026-11-23 14:05 UTC',
+      'Mon 2026-11-23 14:06 UTC',
+      'Mon 2026-11-23 14:04 UTC',
+      'Thu 1970-01-01 00:00 UTC',
+      'Mon 2026-11-23 14:05 UTC',
+    ]);
+  });
+
   it('marks a scheduled firing as the task\u2019s prompt, not the user\u2019s words, in a DM and in a group', () => {
     const scheduled = { taskId: 'ab12cd34', firingId: 'repeat.ab12cd34.1795900000000' };
     const dm = buildTurnInput([inboundMessage({ text: 'check the weather', sentAt, scheduled })], [], 'warn', logger);
