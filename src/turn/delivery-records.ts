@@ -36,11 +36,13 @@ export interface SavedDelivery {
   streams: Partial<Record<StreamName, StreamState>>;
 }
 
-/** A stream's progress, and the ids it recorded last (a failed delivery stores what went out). */
+/** A stream's progress, and the ids known to be out (a failed delivery stores what went out). */
 export interface RecordedProgress extends DeliveryProgress {
   readonly recorded: string[];
   /** Parts this progress announced (sent, or about to be): 0 when everything came from an earlier holder. */
   readonly announced: number;
+  /** Writes the ids out that a `deferDelivered` progress held back (nothing when there are none). */
+  saveDeferred(): Promise<void>;
 }
 
 const RESULT = 'result';
@@ -80,11 +82,24 @@ export class DeliveryRecords {
    * The progress of one stream, starting from `state`. `pending` (the computed answer) is written with the
    * stream's first write, so recording the answer costs no round trip of its own.
    */
-  progress(options: { lease: TurnLease; stream: StreamName; channel: ChannelName; state?: StreamState | undefined; pending?: PendingDelivery }): RecordedProgress {
+  progress(options: {
+    lease: TurnLease;
+    stream: StreamName;
+    channel: ChannelName;
+    state?: StreamState | undefined;
+    pending?: PendingDelivery;
+    /**
+     * The stream's last write (every part out, none in flight) is held back until `saveDeferred`: for the answer,
+     * whose turn is stored right after and then needs no record. A worker dying in between leaves the last part
+     * in doubt, which a takeover settles by asking the platform, as for a death mid-send.
+     */
+    deferDelivered?: boolean;
+  }): RecordedProgress {
     const { lease, stream, channel } = options;
     let result = options.pending ? pendingJson(options.pending) : undefined;
     let recorded = [...(options.state?.sent ?? [])];
     let announced = 0;
+    let deferred: string[] | undefined;
     const write = async (state: StreamState): Promise<void> => {
       const fields: Record<string, string> = { [`${STREAM}${stream}`]: JSON.stringify(state), ...(result ? { [RESULT]: result } : {}) };
       let saved: 'ok' | 'lost';
@@ -97,6 +112,7 @@ export class DeliveryRecords {
       if (saved === 'lost') throw new TurnAbortError('leaseLost');
       result = undefined;
       recorded = state.sent;
+      deferred = undefined;
     };
     const key = `${lease.turnId}.${stream}`;
     return {
@@ -113,7 +129,14 @@ export class DeliveryRecords {
         announced += 1;
         await write({ sent: delivered, doubt: { part: delivered.length, hint, at: Date.now() } });
       },
-      onDelivered: (delivered) => write({ sent: delivered }),
+      onDelivered: async (delivered) => {
+        if (!options.deferDelivered) return write({ sent: delivered });
+        deferred = delivered;
+        recorded = delivered;
+      },
+      saveDeferred: async () => {
+        if (deferred) await write({ sent: deferred });
+      },
       resolved: (resolution) => this.onDoubt(channel, resolution, key),
     };
   }

@@ -6,7 +6,7 @@ import type { TurnRecord } from '../store/turn-record.js';
 import type { Channel, LiveReply } from '../core/channel.js';
 import type { ConversationRef } from '../core/inbound-message.js';
 import { TurnAbortError } from '../core/turn-abort.js';
-import type { PendingDelivery, SavedDelivery, TurnLease } from './delivery-records.js';
+import type { PendingDelivery, RecordedProgress, SavedDelivery, TurnLease } from './delivery-records.js';
 import { flushWithRetry } from './flush-with-retry.js';
 import type { SettlingLiveReply } from './live-draft.js';
 import type { TurnDependencies } from './turn-dependencies.js';
@@ -29,8 +29,9 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
   const channel = deps.channels.for(conversation);
   // a preview the earlier holder showed: the answer is edited into it, or it is removed
   const orphan = live === undefined ? adoptPreview(channel, conversation, lease, saved) : undefined;
+  let progress: RecordedProgress | undefined;
   if (reply) {
-    const progress = deps.deliveries.progress({ lease, stream: 'answer', channel: conversation.channel, state: saved?.streams.answer, ...(saved?.pending ? {} : { pending }) });
+    progress = deps.deliveries.progress({ lease, stream: 'answer', channel: conversation.channel, state: saved?.streams.answer, deferDelivered: true, ...(saved?.pending ? {} : { pending }) });
     const preview = live?.started ? live : !pending.plain ? orphan : undefined;
     try {
       const receipt = pending.plain ? await channel.sendNotice(conversation, reply, progress) : preview ? await preview.finish(reply, progress) : await channel.send(conversation, reply, progress);
@@ -46,7 +47,14 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
     }
   }
   if (orphan && (!reply || pending.plain)) await orphan.discard().catch(() => undefined);
-  const stored = await storeTurn(deps, record, request.signal, request.historyVersion);
+  let stored: TurnRecord;
+  try {
+    stored = await storeTurn(deps, record, request.signal, request.historyVersion);
+  } catch (error) {
+    // the turn is tried again: it should find every part recorded as out rather than ask the platform about the last
+    await progress?.saveDeferred().catch(() => undefined);
+    throw error;
+  }
   // caused by this turn: charged to its message's budgets, its calls added to its run
   if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey, { runId: turnId, message: request.messages.at(-1)! });
   if (request.messages[0]!.conversation.chatType === 'group') await deps.groupContext.release(contextKeyOf(request.messages[0]!), turnId);

@@ -28,6 +28,8 @@ function storeFailingFlushes(failures: number): TurnStore {
   };
 }
 
+/** Telegram's delivery probe: how a takeover asks whether a part in doubt is in the chat. */
+const probesOf = (chatId: number) => fixture.telegram.callsOf('editMessageReplyMarkup').filter((call) => call.params.chat_id === chatId);
 const sentTo = (chatId: number) => fixture.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === chatId && !call.failed);
 
 async function storedRows(userId: number) {
@@ -87,9 +89,32 @@ describe('a turn is delivered once and stored once', () => {
       expect(new Date(time!).getTime()).toBeLessThanOrEqual(computed);
     }
 
+    // the failed store had the answer recorded as out: the retry did not have to ask Telegram about it
+    expect(probesOf(7001)).toHaveLength(0);
+
     // a third attempt (a duplicate takeover) finds the run stored and does nothing
     expect((await fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message]))).kind).toBe('skipped');
     expect(sentTo(7001)).toHaveLength(1);
+  });
+
+  it('a worker that dies after the last send, before the turn is stored, leaves the part in doubt: the takeover finds it in the chat', async () => {
+    const message = fixture.dmFrom(7009, 'die before storing', fixture.telegram.botId);
+    const turnId = randomUUID();
+    let reachedStore: () => void = () => {};
+    const storing = new Promise<void>((resolve) => (reachedStore = resolve));
+    // the worker "dies" in the store: its flush never comes back, and nothing after it runs
+    const dying: TurnStore = { ...fixture.store, flushTurn: () => (reachedStore(), new Promise(() => {})) };
+    void fixture.runTurnWith(dying)(await fixture.request(turnId, [message]));
+    await storing;
+    expect(sentTo(7009)).toHaveLength(1);
+
+    const takeover = await fixture.runTurnWith(fixture.store)(await fixture.request(turnId, [message]));
+    expect(takeover.kind).toBe('completed');
+    expect(probesOf(7009).length).toBeGreaterThan(0);
+    expect(fixture.telegram.visibleMessages(7009).map((sent) => sent.text)).toEqual(['You said: die before storing']);
+    expect(sentTo(7009)).toHaveLength(1);
+    expect(fixture.openai.modelCalls.filter((call) => JSON.stringify(call.body).includes('die before storing'))).toHaveLength(1);
+    expect((await storedRows(7009)).map((row) => row.role)).toEqual(['user', 'assistant']);
   });
 
   it('resumes a reply after the chunks already delivered when a send fails midway', async () => {
@@ -165,7 +190,9 @@ describe('a turn is delivered once and stored once', () => {
   });
 
   it('a holder whose turn was taken over sends nothing more: its next intent is refused before the platform call', async () => {
-    const paragraphs = Array.from({ length: 30 }, (_, index) => `Part ${index}: ${'words and more words '.repeat(12)}`);
+    // three parts: the fence is checked where a part's intent is recorded (the answer's last write, "all out", is
+    // left to the store that follows, which is idempotent by run id)
+    const paragraphs = Array.from({ length: 45 }, (_, index) => `Part ${index}: ${'words and more words '.repeat(12)}`);
     fixture.openai.script.push(paragraphs.join('\n\n'));
     // the first part goes out, the second waits out a 429 (its intent recorded); meanwhile another worker takes the
     // turn over (a new holder token): the second part still goes out, the third is never announced nor sent
