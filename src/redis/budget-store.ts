@@ -13,7 +13,7 @@ export interface BudgetSubjectIds {
 /** [0] reserved | [1, scope 1..3, notify 0|1] refused | [2, scope] busy (see reserve-budget.lua) */
 export type ReserveReply = [0] | [1, number, number] | [2, number];
 
-const SCRIPTS = { 'reserve-budget': 4, 'settle-budget': 3 } as const;
+const SCRIPTS = { 'reserve-budget': 4, 'settle-budget': 3, 'add-spends': 'any' } as const;
 
 /**
  * Today's spend per user, chat and agent (HASH spent, reserved in nano-USD), all of one UTC day under the day's
@@ -44,15 +44,16 @@ export class BudgetStore {
 
   /**
    * Adds spend that was never reserved (calls under no limit, batched by the ledger): HINCRBY spent on each key,
-   * EXPIRE on the keys named in `expire`. All keys of one day share its hash tag, so one pipeline a day is one slot.
+   * EXPIRE on the keys named in `expire`. All keys of one day share its hash tag: one script call a day (a batch
+   * holds two keys a message, and a command each cost the client more than the rest of the batch).
    */
   async addSpends(byDay: Map<string, { spends: Map<string, number>; expire: string[]; ttlSeconds: number }>): Promise<void> {
     await Promise.all(
       [...byDay.values()].map(async ({ spends, expire, ttlSeconds }) => {
-        const pipeline = this.redis.pipeline();
-        for (const [key, nanos] of spends) pipeline.hincrby(key, 'spent', nanos);
-        for (const key of expire) pipeline.expire(key, ttlSeconds);
-        for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+        const toExpire = new Set(expire);
+        const keys = [...new Set([...spends.keys(), ...expire])];
+        const args = keys.map((key) => `${spends.get(key) ?? 0}${toExpire.has(key) ? 'e' : ''}`);
+        await this.#scripts.run('add-spends', keys, [ttlSeconds, ...args]);
       }),
     );
   }
