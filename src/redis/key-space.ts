@@ -75,25 +75,9 @@ export class KeySpace {
   }
 
   session(sessionKey: string): SessionKeys {
-    const shard = this.shard(this.shardOf(sessionKey));
-    const base = `${this.tag(shard.shard)}:s:${sessionKey}`;
-    return {
-      ...shard,
-      pending: `${base}:q`,
-      meta: `${base}:m`,
-      turns: `${base}:t`,
-      steps: (turnId) => `${base}:c:${turnId}`,
-      delivery: (turnId) => `${base}:d:${turnId}`,
-      earlyAnswer: (turnId) => `${base}:r:${turnId}`,
-      fileSends: (turnId) => `${base}:f:${turnId}`,
-      seen: (dedupeKey) => `${this.tag(shard.shard)}:seen:${dedupeKey}`,
-      threads: `${base}:threads`,
-      groupContext: `${base}:ctx`,
-      groupContextClaim: (turnId) => `${base}:ctx:${turnId}`,
-      lock: (name) => `${base}:lock:${name}`,
-      approvals: (turnId) => `${base}:approvals:${turnId}`,
-      approvedTools: `${base}:approved-tools`,
-    };
+    const shard = this.shardOf(sessionKey);
+    const tag = this.tag(shard);
+    return new SessionKeySet(shard, tag, `${tag}:s:${sessionKey}`);
   }
 
   /** BullMQ's prefix: one hash tag for all of its queues on a cluster (its scripts touch several keys of a queue). */
@@ -176,5 +160,72 @@ export class KeySpace {
 
   private tag(shard: number): string {
     return `{${this.prefix}:${shard}}`;
+  }
+}
+
+/**
+ * A session's keys, each made when asked for: the scripts of one message ask for a few of them, several times
+ * (an object of every key and closure, made at each call, was a measurable share of a message's garbage).
+ */
+class SessionKeySet implements SessionKeys {
+  constructor(
+    readonly shard: number,
+    private readonly tag: string,
+    private readonly base: string,
+  ) {}
+
+  get pending(): string {
+    return `${this.base}:q`;
+  }
+  get meta(): string {
+    return `${this.base}:m`;
+  }
+  get turns(): string {
+    return `${this.base}:t`;
+  }
+  get sched(): string {
+    return `${this.tag}:sched`;
+  }
+  get wake(): string {
+    return `${this.tag}:wake`;
+  }
+  get alive(): string {
+    return `${this.tag}:alive`;
+  }
+  get threads(): string {
+    return `${this.base}:threads`;
+  }
+  get groupContext(): string {
+    return `${this.base}:ctx`;
+  }
+  get approvedTools(): string {
+    return `${this.base}:approved-tools`;
+  }
+  held(workerId: string): string {
+    return `${this.tag}:held:${workerId}`;
+  }
+  steps(turnId: string): string {
+    return `${this.base}:c:${turnId}`;
+  }
+  delivery(turnId: string): string {
+    return `${this.base}:d:${turnId}`;
+  }
+  earlyAnswer(turnId: string): string {
+    return `${this.base}:r:${turnId}`;
+  }
+  fileSends(turnId: string): string {
+    return `${this.base}:f:${turnId}`;
+  }
+  seen(dedupeKey: string): string {
+    return `${this.tag}:seen:${dedupeKey}`;
+  }
+  groupContextClaim(turnId: string): string {
+    return `${this.base}:ctx:${turnId}`;
+  }
+  lock(name: string): string {
+    return `${this.base}:lock:${name}`;
+  }
+  approvals(turnId: string): string {
+    return `${this.base}:approvals:${turnId}`;
   }
 }

@@ -32,7 +32,8 @@ export function createTurnRunner(deps: TurnDependencies) {
 
   return async function runTurn(request: TurnRequest): Promise<TurnOutcome> {
     const { turnId, sessionKey, messages } = request;
-    const log = deps.logger.child({ runId: turnId, sessionKey });
+    // the queue worker runs every turn inside its log context: each line carries runId and sessionKey already
+    const log = deps.logger;
     // Only a turn that ran before can be stored or half-delivered already; a fresh one skips both lookups.
     let saved: SavedDelivery | undefined;
     if (request.resumed) {
