@@ -64,6 +64,21 @@ describe('httpFetch: fetch over node:http for the SDKs', () => {
     expect(new Set(seen.map((request) => request.port)).size).toBe(1);
   });
 
+  it('sends the path and query of any URL as fetch would: kept as they are, escaped, fragments and dot segments resolved', async () => {
+    handler = (_request, response) => json(response, 200, {});
+    const urls = ['/bot1/getFile?file_id=a%20b&x=1', '/files/ü ber.txt?q=ä', '/v1/chat/completions#frag', '/a/b/../c', '/a\\b', ''];
+    for (const path of urls) {
+      const fetched = await fetch(`${base}${path}`);
+      await fetched.arrayBuffer();
+      const ours = await httpFetch(`${base}${path}`);
+      await ours.arrayBuffer();
+    }
+    const pairs = seen.map((request) => request.url);
+    // each URL reached the server as the platform's fetch sent it
+    expect(pairs.filter((_url, index) => index % 2 === 1)).toEqual(pairs.filter((_url, index) => index % 2 === 0));
+    expect(pairs.filter((_url, index) => index % 2 === 1)).toEqual(['/bot1/getFile?file_id=a%20b&x=1', '/files/%C3%BC%20ber.txt?q=%C3%A4', '/v1/chat/completions', '/a/c', '/a/b', '/']);
+  });
+
   it('streams a server-sent-events body as it arrives, and a reader that cancels before the end leaves the connection reusable', async () => {
     let finish: () => void = () => {};
     handler = (_request, response) => {
