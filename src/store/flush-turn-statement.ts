@@ -165,7 +165,6 @@ export function amount(value: number): number {
   return Number.isFinite(value) ? value : 0;
 }
 
-
 /** A timestamp PostgreSQL accepts: an invalid or absurd date (a platform's 1e15 "seconds") becomes now. */
 function timestamp(date: Date): string {
   const time = date.getTime();

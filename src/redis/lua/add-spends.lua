@@ -9,12 +9,13 @@
 
   Returns the number of keys.
 ]]
-local ttl = tonumber(ARGV[1])
+local ttl = ARGV[1]
 for index, key in ipairs(KEYS) do
   local arg = ARGV[index + 1]
   local expire = string.sub(arg, -1) == 'e'
-  local nanos = tonumber(expire and string.sub(arg, 1, -2) or arg)
-  if nanos ~= 0 then redis.call('HINCRBY', key, 'spent', nanos) end
+  -- passed on as text: a Lua number would go back to Redis through "%.17g"
+  local nanos = expire and string.sub(arg, 1, -2) or arg
+  if nanos ~= '0' then redis.call('HINCRBY', key, 'spent', nanos) end
   if expire then redis.call('EXPIRE', key, ttl) end
 end
 return #KEYS
