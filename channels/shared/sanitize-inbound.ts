@@ -33,11 +33,23 @@ export function sanitizingSink(sink: InboundSink, now: () => number = Date.now):
   return (message) => sink(sanitizeInbound(message, now()));
 }
 
+/** `value` itself when every string in it is well formed already (nearly every message), else a cleaned copy. */
 function wellFormedValues(value: unknown): unknown {
+  return needsCleaning(value) ? cleaned(value) : value;
+}
+
+function needsCleaning(value: unknown): boolean {
+  if (typeof value === 'string') return !(value as WellFormable & { isWellFormed(): boolean }).isWellFormed() || value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(needsCleaning);
+  if (typeof value === 'object' && value !== null) return Object.values(value).some(needsCleaning);
+  return false;
+}
+
+function cleaned(value: unknown): unknown {
   if (typeof value === 'string') return wellFormedText(value);
-  if (Array.isArray(value)) return value.map(wellFormedValues);
+  if (Array.isArray(value)) return value.map(cleaned);
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, wellFormedValues(entry)]));
+    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, cleaned(entry)]));
   }
   return value;
 }

@@ -53,8 +53,17 @@ describe('sanitizeInbound', () => {
     expect(json).not.toContain('\\u0000');
   });
 
-  it('leaves a clean message as it is', () => {
-    expect(sanitizeInbound(message(), RECEIVED_AT)).toEqual(message());
+  it('leaves a clean message as it is: the same object, not a copy', () => {
+    const clean = message();
+    expect(sanitizeInbound(clean, RECEIVED_AT)).toBe(clean);
+    expect(sanitizeInbound(clean, RECEIVED_AT)).toEqual(message());
+  });
+
+  it('cleans a message whose only bad string is deep in it (an attachment name)', () => {
+    const deep = message({ attachments: [{ kind: 'document', fileId: 'f1', fileName: 'report\uD800.pdf' }] } as unknown as Partial<InboundMessage>);
+    const clean = sanitizeInbound(deep, RECEIVED_AT) as unknown as { attachments: Array<{ fileName: string }> };
+    expect(clean).not.toBe(deep);
+    expect(clean.attachments[0]!.fileName).toBe('report\uFFFD.pdf');
   });
 
   it.each([
