@@ -5,8 +5,8 @@ const EARLIEST_SENT_AT_MS = Date.UTC(2000, 0, 1);
 /** Clocks drift; a day ahead of ours is no longer drift. */
 const MAX_FUTURE_MS = 24 * 60 * 60 * 1000;
 
-/** `String.prototype.toWellFormed` is ES2024 (Node 20+); the project's lib is ES2023. */
-type WellFormable = string & { toWellFormed(): string };
+/** `String.prototype.toWellFormed` and `isWellFormed` are ES2024 (Node 20+); the project's lib is ES2023. */
+type WellFormable = string & { toWellFormed(): string; isWellFormed(): boolean };
 
 /**
  * A string PostgreSQL and every JSON encoder accept: lone surrogates (`\uD800`, valid JSON, invalid
@@ -39,7 +39,7 @@ function wellFormedValues(value: unknown): unknown {
 }
 
 function needsCleaning(value: unknown): boolean {
-  if (typeof value === 'string') return !(value as WellFormable & { isWellFormed(): boolean }).isWellFormed() || value.includes('\u0000');
+  if (typeof value === 'string') return !(value as WellFormable).isWellFormed() || value.includes('\u0000');
   if (Array.isArray(value)) return value.some(needsCleaning);
   if (typeof value === 'object' && value !== null) return Object.values(value).some(needsCleaning);
   return false;
