@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { urlToHttpOptions } from 'node:url';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { BufferedResponse } from './buffered-response.js';
 
 /**
  * `fetch` over node:http(s) and their keep-alive agents, for the clients that take a `fetch` (the OpenAI and
@@ -58,18 +59,21 @@ function send(url: string, init: RequestInit, body: SimpleBody): Promise<Respons
       response = incoming;
       incoming.once('close', settle);
       const status = incoming.statusCode ?? 0;
-      const init = { status, statusText: incoming.statusMessage ?? '', headers: responseHeaders(incoming) };
+      const statusText = incoming.statusMessage ?? '';
       if (NULL_BODY_STATUSES.has(status) || method === 'HEAD') {
         incoming.resume();
-        resolve(new Response(null, init));
+        resolve(new Response(null, { status, statusText, headers: responseHeaders(incoming) }));
         return;
       }
       const content = decoded(incoming);
       if (/\bjson\b/i.test(incoming.headers['content-type'] ?? '')) {
         // consumed whole by every caller: bytes in one piece are cheaper than a stream of them
-        collect(content).then((bytes) => resolve(new Response(bytes, init)), (error: unknown) => reject(signal?.aborted ? signal.reason : error));
+        collect(content).then(
+          (bytes) => resolve(new BufferedResponse(bytes, { status, statusText, rawHeaders: incoming.rawHeaders, url })),
+          (error: unknown) => reject(signal?.aborted ? signal.reason : error),
+        );
       } else {
-        resolve(new Response(webStream(content, incoming, signal), init));
+        resolve(new Response(webStream(content, incoming, signal), { status, statusText, headers: responseHeaders(incoming) }));
       }
     });
     if (body instanceof Readable) {

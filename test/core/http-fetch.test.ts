@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BufferedResponse } from '../../src/core/buffered-response.js';
 import { httpFetch } from '../../src/core/http-fetch.js';
 
 interface Seen {
@@ -55,7 +56,11 @@ describe('httpFetch: fetch over node:http for the SDKs', () => {
       expect(response.status).toBe(201);
       expect(response.ok).toBe(true);
       expect(response.headers.get('x-request-id')).toBe('r1');
+      expect(response.url).toBe(`${base}/bot1/sendMessage`);
+      // read from the bytes in hand, not through a web stream (see BufferedResponse)
+      expect(response).toBeInstanceOf(BufferedResponse);
       expect(await response.json()).toEqual({ echoed: { text: 'héllo' } });
+      await expect(response.json()).rejects.toThrow(TypeError);
     }
     expect(seen.map((request) => [request.method, request.url, request.headers['x-extra'], request.headers['content-length']])).toEqual(
       Array.from({ length: 3 }, () => ['POST', '/bot1/sendMessage', 'a', String(Buffer.byteLength(JSON.stringify({ text: 'héllo' })))]),
