@@ -1,4 +1,5 @@
 import type { LlmCallPurpose, TraceSpan } from '../core/trace-span.js';
+import { isoTimestamp } from './iso-timestamp.js';
 import type { TurnMessage, TurnPerson, TurnRecord } from './turn-record.js';
 
 /**
@@ -168,7 +169,7 @@ export function amount(value: number): number {
 /** A timestamp PostgreSQL accepts: an invalid or absurd date (a platform's 1e15 "seconds") becomes now. */
 function timestamp(date: Date): string {
   const time = date.getTime();
-  return Number.isFinite(time) && time >= 0 && time < 253_402_300_800_000 ? date.toISOString() : new Date().toISOString();
+  return isoTimestamp(Number.isInteger(time) && time >= 0 && time < 253_402_300_800_000 ? time : Date.now());
 }
 
 /**
