@@ -36,6 +36,7 @@ export async function bundle(outdir = defaultOutdir) {
     platform: 'node',
     target: 'node22',
     external: EXTERNAL,
+    alias: { 'abort-controller': join(root, 'scripts/native-abort-controller.cjs') },
     sourcemap: 'linked',
     legalComments: 'none',
     // libraries compare constructor names (node-fetch's AbortSignal check); esbuild would rename colliding classes

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSocketModeServer } from '../channels/slack/websocket-server.js';
@@ -52,6 +52,14 @@ describe('the production bundle', () => {
       const offending = [...source.matchAll(/[^\x00-\x7f]/g)].slice(0, 3).map((match) => source.slice(Math.max(0, match.index - 40), match.index + 10));
       expect({ chunk, offending }).toEqual({ chunk, offending: [] });
     }
+  });
+
+  it('gives grammY Node’s own AbortController in place of the polyfill package it imports', () => {
+    const sources = readdirSync(OUTDIR).filter((file) => file.endsWith('.js')).map((file) => readFileSync(join(OUTDIR, file), 'utf8'));
+    const grammyShim = sources.filter((source) => source.includes('"node_modules/grammy/out/shim.node.js"'));
+    expect(grammyShim).toHaveLength(1);
+    expect(grammyShim[0]).toContain('"scripts/native-abort-controller.cjs"');
+    expect(sources.filter((source) => source.includes('node_modules/abort-controller/') || source.includes('node_modules/event-target-shim/'))).toEqual([]);
   });
 
   it('starts, migrates and answers a Telegram DM end to end', async () => {
