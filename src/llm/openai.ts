@@ -6,6 +6,7 @@ import { boundedRetryFetch } from './bounded-retry-fetch.js';
 import { outputCapOf, type ChatModel, type ChatRequest, type ModelStreamEvent } from './chat-model.js';
 import { convertOpenAiMessages } from './convert-openai-messages.js';
 import { convertOpenAiTools } from './convert-tools.js';
+import { openAiChunks } from './openai-chunk-stream.js';
 import { openAiRequestBody } from './openai-request-body.js';
 import { finishFromCompletion, OpenAiStreamAssembler } from './openai-stream-assembler.js';
 import { toBotError, type SdkErrorClasses } from './provider-errors.js';
@@ -40,9 +41,10 @@ function streamCompletion(client: OpenAI, config: LlmConfig, request: ChatReques
   return readModelStream({
     provider: 'openai',
     sdk: OPENAI_ERRORS,
-    open: (signal) => {
+    open: async (signal) => {
       const params = { ...buildParams(config, request), stream: true as const, stream_options: { include_usage: true } };
-      return client.chat.completions.create(params, { signal, ...encoded(params) });
+      const response = await client.chat.completions.create(params, { signal, ...encoded(params) }).asResponse();
+      return openAiChunks(response, signal, OpenAI);
     },
     assembler: new OpenAiStreamAssembler(),
     signal: request.signal,

@@ -26,12 +26,14 @@ export interface ModelStreamOptions<Chunk> {
 /**
  * The common streaming loop: deltas out as they come, `finish` last, and every way a stream can
  * end badly (caller abort, silence, a cut connection, a missing stop reason) as a `BotError`.
- * The SDKs end iteration quietly when their signal aborts, so the loop checks why it ended.
+ * The streams end iteration quietly when their signal aborts, so the loop checks why it ended. A stream left
+ * before its end (the reader stopped, or it failed) has its request aborted rather than read on.
  */
 export async function* readModelStream<Chunk>(options: ModelStreamOptions<Chunk>): AsyncGenerator<ModelStreamEvent> {
   const { provider, assembler, signal } = options;
   if (signal?.aborted) throw new BotError('aborted', `${provider} request aborted`, { cause: signal.reason });
   const watchdog = new StreamWatchdog(signal, options.idleTimeoutMs);
+  let readToEnd = false;
   try {
     const stream = await options.open(watchdog.signal);
     watchdog.touch();
@@ -39,6 +41,7 @@ export async function* readModelStream<Chunk>(options: ModelStreamOptions<Chunk>
       watchdog.touch();
       yield* assembler.push(chunk);
     }
+    readToEnd = true;
     throwIfInterrupted(provider, signal, watchdog);
     if (!assembler.complete) {
       throw new BotError('network', `${provider} stream ended before the model finished`, { isRetryable: true });
@@ -48,7 +51,8 @@ export async function* readModelStream<Chunk>(options: ModelStreamOptions<Chunk>
     if (!(error instanceof BotError)) throwIfInterrupted(provider, signal, watchdog, error);
     throw toBotError(error, { provider, sdk: options.sdk, signal });
   } finally {
-    watchdog.dispose();
+    if (readToEnd) watchdog.dispose();
+    else watchdog.abandon();
   }
 }
 

@@ -22,14 +22,22 @@ export class StreamWatchdog {
 
   /** (Re)starts the idle timer; call on every chunk. */
   touch(): void {
+    if (this.timer) this.timer.refresh();
+    else this.timer = setTimeout(this.fire, this.idleMs);
+  }
+
+  /** The stream is left before its end (the reader stopped, or it failed): the request is aborted, not waited on. */
+  abandon(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.fired = true;
-      this.controller.abort(new Error(`no data from the model for ${this.idleMs} ms`));
-    }, this.idleMs);
+    if (!this.controller.signal.aborted) this.controller.abort(new Error('the model stream was left before its end'));
   }
 
   dispose(): void {
     clearTimeout(this.timer);
   }
+
+  private readonly fire = () => {
+    this.fired = true;
+    this.controller.abort(new Error(`no data from the model for ${this.idleMs} ms`));
+  };
 }
