@@ -65,7 +65,7 @@ async function* completeOnce(client: OpenAI, config: LlmConfig, request: ChatReq
 }
 
 /** The request options that send `params` as JSON we encoded (see openai-request-body.ts). */
-function encoded(params: ChatCompletionCreateParamsBase): { body: string; headers: { 'content-type': string } } {
+function encoded(params: ChatCompletionCreateParamsBase): { body: Buffer; headers: { 'content-type': string } } {
   return { body: openAiRequestBody(params), headers: { 'content-type': 'application/json' } };
 }
 

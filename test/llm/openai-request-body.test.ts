@@ -20,13 +20,13 @@ describe('openAiRequestBody: the Chat Completions JSON, tools spliced in from th
       { system: 'x', messages: [userText('none')], tools, toolChoice: 'none' as const },
     ]) {
       const params = { ...buildParams(config, request), stream: true as const, stream_options: { include_usage: true } };
-      expect(JSON.parse(openAiRequestBody(params))).toEqual(JSON.parse(JSON.stringify(params)));
+      expect(JSON.parse(openAiRequestBody(params).toString('utf8'))).toEqual(JSON.parse(JSON.stringify(params)));
     }
   });
 
   it('gives the cached tools JSON again on the next request, and a new spec its own', () => {
-    const first = JSON.parse(openAiRequestBody(buildParams(config, { system: '', messages: [userText('a')], tools }))) as { tools: unknown[] };
-    const second = JSON.parse(openAiRequestBody(buildParams(config, { system: '', messages: [userText('b')], tools: [tools[1]!] }))) as { tools: unknown[] };
+    const first = JSON.parse(openAiRequestBody(buildParams(config, { system: '', messages: [userText('a')], tools })).toString('utf8')) as { tools: unknown[] };
+    const second = JSON.parse(openAiRequestBody(buildParams(config, { system: '', messages: [userText('b')], tools: [tools[1]!] })).toString('utf8')) as { tools: unknown[] };
     expect(first.tools).toHaveLength(2);
     expect(second.tools).toEqual([first.tools[1]]);
   });
