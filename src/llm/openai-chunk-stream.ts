@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import type OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { ServerSentEventParser } from './server-sent-events.js';
@@ -13,13 +14,14 @@ import { ServerSentEventParser } from './server-sent-events.js';
 export async function* openAiChunks(response: Response, signal: AbortSignal, sdk: Pick<typeof OpenAI, 'APIError'>): AsyncGenerator<ChatCompletionChunk> {
   if (!response.body) throw new sdk.APIError(undefined, undefined, 'Attempted to iterate over a response with no body', response.headers);
   const reader = response.body.getReader();
-  const decoder = new TextDecoder();
+  // a StringDecoder, not a TextDecoder: making the latter costs ICU's converter, about 2 % of a message's CPU
+  const decoder = new StringDecoder('utf8');
   const parser = new ServerSentEventParser();
   try {
     while (!signal.aborted) {
       const { done, value } = await reader.read();
       if (done) return;
-      for (const event of parser.push(decoder.decode(value, { stream: true }))) {
+      for (const event of parser.push(decoder.write(value))) {
         if (signal.aborted || event.data === '[DONE]') return;
         yield chunkOf(event.event, event.data, response.headers, sdk);
       }

@@ -6,20 +6,27 @@ export interface ServerSentEvent {
 }
 
 /**
- * The events of a `text/event-stream` body, parsed by the HTML standard's rules (lines end in CRLF, LF or CR; a
- * blank line ends an event; `:` starts a comment; one space after a field's colon is dropped; an event without
- * data is not dispatched; an unfinished event at the end of the stream is dropped). Fed text as it arrives, it
- * returns the events each piece completes, synchronously: a read of the socket costs one call, not one promise
- * per event. `id` and `retry` are read past: we never reconnect a model stream.
+ * The events of a `text/event-stream` body, parsed by the HTML standard's rules (a leading byte order mark is
+ * dropped; lines end in CRLF, LF or CR; a blank line ends an event; `:` starts a comment; one space after a
+ * field's colon is dropped; an event without data is not dispatched; an unfinished event at the end of the
+ * stream is dropped). Fed text as it arrives, it returns the events each piece completes, synchronously: a read
+ * of the socket costs one call, not one promise per event. `id` and `retry` are read past: we never reconnect
+ * a model stream.
  */
 export class ServerSentEventParser {
   private pending = '';
   private data: string[] = [];
   private event: string | undefined;
+  /** A byte order mark opening the stream is dropped. */
+  private atStart = true;
 
   push(text: string): ServerSentEvent[] {
     const events: ServerSentEvent[] = [];
-    const buffer = this.pending + text;
+    let buffer = this.pending + text;
+    if (this.atStart && buffer !== '') {
+      this.atStart = false;
+      if (buffer.charCodeAt(0) === 0xfeff) buffer = buffer.slice(1);
+    }
     // a CR at the very end may be the first half of a CRLF: it waits for the next piece
     const end = buffer.charCodeAt(buffer.length - 1) === 13 ? buffer.length - 1 : buffer.length;
     let start = 0;

@@ -41,6 +41,12 @@ describe('ServerSentEventParser: text/event-stream as the HTML standard parses i
     }
   });
 
+  it('drops a byte order mark opening the stream, and only there', () => {
+    const parser = new ServerSentEventParser();
+    expect(parser.push('')).toEqual([]);
+    expect(parser.push('\ufeffdata: a\n\n\ufeffdata: b\n\n')).toEqual([{ event: undefined, data: 'a' }]);
+  });
+
   it('dispatches an event only once its blank line arrives', () => {
     const parser = new ServerSentEventParser();
     expect(parser.push('data: {"a":1}\n')).toEqual([]);
@@ -105,6 +111,7 @@ const chunk = (content: string, finish: string | null = null) =>
 
 const STREAMS: Record<string, string> = {
   'an answer with usage, then [DONE] and more after it': `data: ${chunk('Héllo 👋 ')}\n\ndata: ${chunk('wörld', 'stop')}\n\ndata: {"id":"c1","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}\n\ndata: [DONE]\n\ndata: ${chunk('never read')}\n\n`,
+  'a byte order mark first': `\ufeffdata: ${chunk('a', 'stop')}\n\ndata: [DONE]\n\n`,
   'CRLF lines and a keep-alive comment': `: ping\r\n\r\ndata: ${chunk('a')}\r\n\r\ndata: ${chunk('b', 'stop')}\r\n\r\ndata: [DONE]\r\n\r\n`,
   'an error event': `data: ${chunk('partial')}\n\nevent: error\ndata: {"error":{"message":"overloaded","type":"server_error"}}\n\n`,
   'an error field': `data: ${chunk('partial')}\n\ndata: {"error":{"message":"The server had an error","type":"server_error","code":null}}\n\n`,
