@@ -31,12 +31,7 @@ export class BufferedResponse implements Response {
   }
 
   get headers(): Headers {
-    if (!this.#headers) {
-      const headers = new Headers();
-      const raw = this.#rawHeaders;
-      for (let index = 0; index < raw.length; index += 2) headers.append(raw[index]!, raw[index + 1]!);
-      this.#headers = headers;
-    }
+    this.#headers ??= headersOf(this.#rawHeaders);
     return this.#headers;
   }
 
@@ -111,4 +106,11 @@ export class BufferedResponse implements Response {
     }
     return this.#platform;
   }
+}
+
+/** Node's raw header list (`[name, value, name, value, …]`, repeats kept) as fetch `Headers`. */
+export function headersOf(rawHeaders: readonly string[]): Headers {
+  const headers = new Headers();
+  for (let index = 0; index < rawHeaders.length; index += 2) headers.append(rawHeaders[index]!, rawHeaders[index + 1]!);
+  return headers;
 }

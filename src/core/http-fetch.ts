@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { urlToHttpOptions } from 'node:url';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { BufferedResponse } from './buffered-response.js';
+import { BufferedResponse, headersOf } from './buffered-response.js';
 
 /**
  * `fetch` over node:http(s) and their keep-alive agents, for the clients that take a `fetch` (the OpenAI and
@@ -62,7 +62,7 @@ function send(url: string, init: RequestInit, body: SimpleBody): Promise<Respons
       const statusText = incoming.statusMessage ?? '';
       if (NULL_BODY_STATUSES.has(status) || method === 'HEAD') {
         incoming.resume();
-        resolve(new Response(null, { status, statusText, headers: responseHeaders(incoming) }));
+        resolve(new Response(null, { status, statusText, headers: headersOf(incoming.rawHeaders) }));
         return;
       }
       const content = decoded(incoming);
@@ -73,7 +73,7 @@ function send(url: string, init: RequestInit, body: SimpleBody): Promise<Respons
           (error: unknown) => reject(signal?.aborted ? signal.reason : error),
         );
       } else {
-        resolve(new Response(webStream(content, incoming, signal), { status, statusText, headers: responseHeaders(incoming) }));
+        resolve(new Response(webStream(content, incoming, signal), { status, statusText, headers: headersOf(incoming.rawHeaders) }));
       }
     });
     if (body instanceof Readable) {
@@ -123,13 +123,6 @@ function plainHeaders(headers: RequestInit['headers']): OutgoingHttpHeaders {
     plain[key] = before === undefined ? value : `${String(before)}, ${value}`;
   }
   return plain;
-}
-
-function responseHeaders(incoming: IncomingMessage): Headers {
-  const headers = new Headers();
-  const raw = incoming.rawHeaders;
-  for (let index = 0; index < raw.length; index += 2) headers.append(raw[index]!, raw[index + 1]!);
-  return headers;
 }
 
 function decoded(incoming: IncomingMessage): Readable {
