@@ -25,6 +25,12 @@ export interface Infrastructure {
    * the platform retries; in a worker-only process it waits for Redis.
    */
   redis: RedisClient;
+  /**
+   * `redis`'s twin for BullMQ's queues. BullMQ defines its ~60 scripts on the connection it is given, and ioredis
+   * copies every defined script of a connection onto each auto-pipelined batch: on `redis` every message's
+   * commands would pay for them.
+   */
+  bullmqRedis: RedisClient;
   /** A connection of its own for a part that needs one (a worker's, a subscriber, a blocking wait), closed on stop. */
   connection(name: string, purpose: ConnectionPurpose): RedisClient;
   lock: DataDirLock | undefined;
@@ -77,8 +83,10 @@ export async function buildInfrastructure(config: AppConfig, logger = moduleLogg
       onStop(name, () => redisConnections.close(redis));
       return redis;
     };
-    const redis = connection('redis', config.role === 'worker' ? 'worker' : 'producer');
+    const purpose = config.role === 'worker' ? 'worker' : 'producer';
+    const redis = connection('redis', purpose);
     await waitUntilReady(redis);
+    const bullmqRedis = connection('bullmq queues', purpose);
     const unlessRedisLost = (work: Promise<unknown>, onLost: () => void) => redisConnections.unlessLost(work, onLost);
     return {
       config,
@@ -87,6 +95,7 @@ export async function buildInfrastructure(config: AppConfig, logger = moduleLogg
       database,
       keys: new KeySpace(config.queuePrefix, config.queueShards, config.redisCluster),
       redis,
+      bullmqRedis,
       connection,
       lock,
       activity: new ProcessActivity(),

@@ -55,7 +55,7 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
   const queueOptions = sessionQueueOptions(infra, chats);
   const sessions = new SessionQueue(redis, keys, queueOptions);
   const abortPublisher = new AbortBus(keys.abortChannel, redis, undefined, moduleLogger('abort'));
-  const inbound = new InboundQueue(redis, keys.bullmqPrefix, sessions, abortPublisher, moduleLogger('queue'));
+  const inbound = new InboundQueue(infra.bullmqRedis, keys.bullmqPrefix, sessions, abortPublisher, moduleLogger('queue'));
   infra.onStopWithRedis('inbound queue', () => inbound.close());
   metrics.sampleQueuesWith(async () => {
     const [counts, load] = await Promise.all([inbound.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed'), sessions.load()]);
@@ -74,7 +74,7 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
   invalidations.on('memory', (scope) => memory.dropCached(scope), () => memory.dropCached());
   if (config.embedding) await memory.enableEmbeddings(createOpenAiEmbedder(config.embedding));
 
-  const scheduleQueue = new ScheduleQueue(redis, keys.bullmqPrefix);
+  const scheduleQueue = new ScheduleQueue(infra.bullmqRedis, keys.bullmqPrefix);
   infra.onStopWithRedis('schedule queue', () => scheduleQueue.close());
   const schedules = new ScheduleService(infra.database.db, scheduleQueue, config.schedules, moduleLogger('schedules'));
 

@@ -150,8 +150,10 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     logger: moduleLogger('worker'),
   });
   worker.start();
+  // off `worker redis` for the reason `Infrastructure.bullmqRedis` gives
+  const bullmqWorkerRedis = infra.connection('bullmq workers', 'worker');
   const compactions = startCompactionWorker({
-    connection: workerRedis,
+    connection: bullmqWorkerRedis,
     // a summary is a model call like a turn's: WORKER_CONCURRENCY bounds them too
     concurrency: Math.min(2, config.workerConcurrency),
     workerName: workerId,
@@ -159,7 +161,7 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     compact: (job) => compactor.compactFor(job.sessionKey, job.requestedBy ? { message: job.requestedBy } : undefined, { force: true }),
     logger: moduleLogger('compaction'),
   });
-  const firings = new FiringWorker({ connection: workerRedis, prefix: keys.bullmqPrefix, db: infra.database.db, schedules: shared.scheduleQueue, inbound: shared.inbound, logger: moduleLogger('schedules'), metrics });
+  const firings = new FiringWorker({ connection: bullmqWorkerRedis, prefix: keys.bullmqPrefix, db: infra.database.db, schedules: shared.scheduleQueue, inbound: shared.inbound, logger: moduleLogger('schedules'), metrics });
   await firings.rearmMissing().catch((error: unknown) => logger.warn({ err: error }, 'could not check the scheduled tasks against Redis'));
   firings.start();
   infra.onStopWithRedis('schedule firings', () => firings.close());

@@ -1,32 +1,53 @@
+import { createHash } from 'node:crypto';
 import { luaSource } from './lua-source.js';
 import type { RedisClient } from './redis-client.js';
-
-type Runner = (...keysAndArgs: Array<string | number>) => Promise<unknown>;
 
 /** How many keys a script takes: a fixed number, or `'any'` (a batch over keys of one slot). */
 export type ScriptKeys = number | 'any';
 
+interface Script {
+  source: string;
+  sha: string;
+}
+
+const loaded = new Map<string, Script>();
+
+function scriptOf(name: string): Script {
+  let script = loaded.get(name);
+  if (!script) {
+    const source = luaSource(name);
+    script = { source, sha: createHash('sha1').update(source).digest('hex') };
+    loaded.set(name, script);
+  }
+  return script;
+}
+
+const isNoScript = (error: unknown) => error instanceof Error && error.message.startsWith('NOSCRIPT');
+
 /**
- * Runs `lua/<name>.lua` scripts by their SHA (EVALSHA, falling back to EVAL once per connection, as ioredis's
- * `defineCommand` does), with every key declared in KEYS: `scripts` names each script and how many keys it takes.
+ * Runs `lua/<name>.lua` scripts by their SHA (EVALSHA, falling back to EVAL, which loads the script, when the
+ * server does not know it yet), with every key declared in KEYS: `scripts` names each script and how many keys
+ * it takes.
+ *
+ * Not ioredis's `defineCommand`: every auto-pipelined batch is a new ioredis `Pipeline`, which copies each
+ * defined command of its connection onto itself, and at a few turns a second most batches hold one command.
  */
 export class LuaScripts<Name extends string> {
-  readonly #runners = new Map<Name, { run: Runner; keys: ScriptKeys }>();
+  readonly #scripts = new Map<Name, Script & { keys: ScriptKeys }>();
 
-  constructor(redis: RedisClient, scripts: Readonly<Record<Name, ScriptKeys>>) {
-    const commands = redis as unknown as Record<string, Runner>;
-    for (const [name, keys] of Object.entries(scripts) as Array<[Name, ScriptKeys]>) {
-      const command = `lua_${name.replaceAll('-', '_')}`;
-      // without numberOfKeys, ioredis takes the key count as the command's first argument
-      if (!(command in redis)) redis.defineCommand(command, { ...(keys === 'any' ? {} : { numberOfKeys: keys }), lua: luaSource(name) });
-      this.#runners.set(name, { run: commands[command]!.bind(redis), keys });
-    }
+  constructor(
+    private readonly redis: RedisClient,
+    scripts: Readonly<Record<Name, ScriptKeys>>,
+  ) {
+    for (const [name, keys] of Object.entries(scripts) as Array<[Name, ScriptKeys]>) this.#scripts.set(name, { ...scriptOf(name), keys });
   }
 
   run<Reply>(name: Name, keys: string[], args: Array<string | number>): Promise<Reply> {
-    const script = this.#runners.get(name)!;
-    if (script.keys === 'any') return script.run(keys.length, ...keys, ...args) as Promise<Reply>;
-    if (keys.length !== script.keys) throw new Error(`script ${name} takes ${script.keys} keys, got ${keys.length}`);
-    return script.run(...keys, ...args) as Promise<Reply>;
+    const script = this.#scripts.get(name)!;
+    if (script.keys !== 'any' && keys.length !== script.keys) throw new Error(`script ${name} takes ${script.keys} keys, got ${keys.length}`);
+    return this.redis.evalsha(script.sha, keys.length, ...keys, ...args).catch((error: unknown) => {
+      if (!isNoScript(error)) throw error;
+      return this.redis.eval(script.source, keys.length, ...keys, ...args);
+    }) as Promise<Reply>;
   }
 }
