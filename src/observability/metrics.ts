@@ -241,7 +241,18 @@ const WRITE = /^\s*(insert|update|delete)\b/i;
 const WRITING_CTE = /^\s*with\b[\s\S]*\b(insert\s+into|update\s+\S+\s+set|delete\s+from)\b/i;
 const TRANSACTION = /^\s*(begin|commit|rollback|savepoint|release)\b/i;
 
-export function statementKind(statement: string): 'write' | 'read' | 'transaction' {
-  if (TRANSACTION.test(statement)) return 'transaction';
-  return WRITE.test(statement) || WRITING_CTE.test(statement) ? 'write' : 'read';
+type StatementKind = 'write' | 'read' | 'transaction';
+
+/** Kinds of the statement texts seen (a few dozen: values travel as parameters); a long CTE costs the regexes ~10 µs. */
+const kinds = new Map<string, StatementKind>();
+const KINDS_LIMIT = 1_000;
+
+export function statementKind(statement: string): StatementKind {
+  let kind = kinds.get(statement);
+  if (kind === undefined) {
+    kind = TRANSACTION.test(statement) ? 'transaction' : WRITE.test(statement) || WRITING_CTE.test(statement) ? 'write' : 'read';
+    if (kinds.size >= KINDS_LIMIT) kinds.clear();
+    kinds.set(statement, kind);
+  }
+  return kind;
 }
