@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { rowsOf, type StoreDatabase } from '../store/database.js';
+import { rowsOf, runStatement, type StoreDatabase } from '../store/database.js';
 import { memories } from '../store/schema/memories.js';
 import { anyWordQuery, normalizeMemory, SIMILAR_WORDS_RATIO, wordSimilarity } from './memory-text.js';
 
@@ -67,13 +67,12 @@ async function findByNormalized(db: StoreDatabase, scope: string, normalized: st
 
 /** The scope's memories in the order they were made (a stable order: the prompt section stays byte-identical). */
 export async function listMemories(db: StoreDatabase, scope: string, limit = 1_000): Promise<Memory[]> {
-  return db
-    .select({ id: memories.id, text: memories.text, createdAt: memories.createdAt })
-    .from(memories)
-    .where(eq(memories.scope, scope))
-    .orderBy(asc(memories.createdAt), asc(memories.id))
-    .limit(limit);
+  // read for every new chat's first turn: a statement of constant text, no query building
+  const rows = await runStatement<{ id: number | string | bigint; text: string; created_at: Date | string }>(db, LIST_MEMORIES, [scope, limit]);
+  return rows.map((row) => ({ id: Number(row.id), text: row.text, createdAt: new Date(row.created_at) }));
 }
+
+const LIST_MEMORIES = 'select id, text, created_at from memories where scope = $1::text order by created_at asc, id asc limit $2::integer';
 
 /** Full-text search: memories sharing words (or word prefixes) with the query, most relevant first. */
 export async function searchMemories(db: StoreDatabase, scope: string, query: string, limit = 10): Promise<Memory[]> {

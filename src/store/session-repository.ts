@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { ChannelName, ChatType } from '../core/inbound-message.js';
-import type { StoreDatabase } from './database.js';
+import { runStatement, type StoreDatabase } from './database.js';
 import { sessions, type SessionRow } from './schema/index.js';
 
 export interface EnsureSessionInput {
@@ -31,6 +31,27 @@ export async function createOrFindSession(db: StoreDatabase, input: EnsureSessio
   const created = await findSession(db, input.key);
   if (!created) throw new Error(`session ${input.key} vanished while being created`);
   return created;
+}
+
+const INSERT_SESSION = `
+insert into sessions (key, agent_id, channel, account_id, chat_id, chat_type, user_id, title)
+values ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text)
+on conflict (key) do nothing
+returning id`;
+const SESSION_ID = 'select id from sessions where key = $1::text';
+
+/**
+ * `createOrFindSession(…).id` for a turn's new session, as two statements of constant text (prepared once per
+ * connection, no query building): the insert, and only when another process was first, the read. They cannot be
+ * one: the read would not see a row whose insert this one waited for (it commits after the statement began).
+ */
+export async function createOrFindSessionId(db: StoreDatabase, input: EnsureSessionInput): Promise<string> {
+  const params = [input.key, input.agentId, input.channel, input.accountId, input.chatId, input.chatType, input.userId ?? null, input.title ?? null];
+  const [inserted] = await runStatement<{ id: string }>(db, INSERT_SESSION, params);
+  if (inserted) return inserted.id;
+  const [found] = await runStatement<{ id: string }>(db, SESSION_ID, [input.key]);
+  if (!found) throw new Error(`session ${input.key} vanished while being created`);
+  return found.id;
 }
 
 /** A new session row; undefined when one with this key exists already (another process was first). */

@@ -1,5 +1,5 @@
 import { withOmittedAsNotes } from '../agent/history/index.js';
-import { createOrFindSession, findRun, TurnFlushes, type StoreDatabase, type TurnMessage } from '../store/index.js';
+import { createOrFindSessionId, findRun, TurnFlushes, type StoreDatabase, type TurnMessage } from '../store/index.js';
 import { loadSessionSnapshot, type SessionSnapshot } from '../store/session-snapshot.js';
 import { NamesWritten } from './names-written.js';
 import { SessionCache, type HistoryMessage } from './session-cache.js';
@@ -30,7 +30,7 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
       const snapshot = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT);
       // No row yet: its insert runs while the turn goes on (see OpenedSession.id). Another process inserting it first
       // (a group's turns may run at once) had stored nothing of its history then, so only its id is taken.
-      const opened = snapshot ? openedFrom(snapshot) : { id: createOrFindSession(db, session).then((row) => row.id), summary: undefined, history: [] };
+      const opened = snapshot ? openedFrom(snapshot) : { id: createOrFindSessionId(db, session), summary: undefined, history: [] };
       // The entry waits for the id; the turn records itself (and so stages its messages) only after that. The handler
       // also keeps a failed insert from going unhandled when the turn ends before it looks (a lost lease).
       void opened.id.then((sessionId) => cache.put(session.key, { sessionId, summary: opened.summary, history: opened.history, version: version ?? '' }), () => {});

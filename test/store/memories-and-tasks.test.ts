@@ -30,6 +30,10 @@ describeEachBackend('memories', (database) => {
     await rememberMemory(db, 's1', 'Prefers tea over coffee');
     await rememberMemory(db, 's2', 'Arlington is where the office is');
     expect((await listMemories(db, 's1')).map((memory) => memory.text)).toEqual(['Grace lives in Arlington Virginia USA', 'Prefers tea over coffee']);
+    // the same shape rememberMemory gives: a numeric id, a Date
+    const [listed] = await listMemories(db, 's1', 1);
+    expect(listed).toEqual({ id: first.memory.id, text: updated.memory.text, createdAt: first.memory.createdAt });
+    expect(typeof listed!.id).toBe('number');
     expect((await searchMemories(db, 's1', 'where does she live? arlington')).map((memory) => memory.text)).toEqual(['Grace lives in Arlington Virginia USA']);
     expect((await searchMemories(db, 's1', 'coffees?')).map((memory) => memory.text)).toEqual([]); // prefix of the query word, not of the memory
     expect((await searchMemories(db, 's1', 'coff')).map((memory) => memory.text)).toEqual(['Prefers tea over coffee']);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { expect, it } from 'vitest';
-import { ensureSession, findSession, flushTurn, loadHistory, resetSession, sessions, type EnsureSessionInput } from '../../src/store/index.js';
+import { createOrFindSessionId, ensureSession, findSession, flushTurn, loadHistory, resetSession, sessions, type EnsureSessionInput } from '../../src/store/index.js';
 import { turnRecord } from './fixtures.js';
 import { describeEachBackend } from './store-backends.js';
 
@@ -45,6 +45,20 @@ describeEachBackend('sessions', (database) => {
     });
     expect(session.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(session.createdAt).toBeInstanceOf(Date);
+  });
+
+  it("creates a turn's new session by its id: the row ensureSession would write, one row however many ask at once", async () => {
+    const { db } = database();
+    const input = groupInput({ chatType: 'dm', userId: '42', title: undefined });
+
+    const ids = await Promise.all(Array.from({ length: 5 }, () => createOrFindSessionId(db, input)));
+    const again = await createOrFindSessionId(db, input);
+
+    expect(new Set([...ids, again]).size).toBe(1);
+    const rows = await db.select().from(sessions).where(eq(sessions.key, input.key));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ id: again, agentId: 'main', channel: 'telegram', accountId: 'bot', chatId: input.chatId, chatType: 'dm', userId: '42', title: null, nextSeq: 0 });
+    expect(await findSession(db, input.key)).toMatchObject({ id: again });
   });
 
   it('returns the same session for the same key, also when asked concurrently', async () => {
