@@ -78,6 +78,7 @@ export async function executeToolCall(
   const cancelledResult = { content: 'Error: tool call cancelled because the run was stopped.', isError: true };
   if (context.signal.aborted) return finish(cancelledResult, true);
   try {
+    await context.ensureWorkspace?.();
     return finish(await attempt(call, tools.get(call.name), tools, context));
   } catch (error) {
     if (context.signal.aborted) return finish(cancelledResult, true);

@@ -6,7 +6,8 @@ import {
   runAgent,
   summaryDue,
   summaryPreamble,
-  workspaceFor,
+  ensureWorkspace,
+  workspacePathFor,
   isTerminalEvent,
   type AgentEvent,
   type TerminalEvent,
@@ -113,8 +114,8 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
   const { latest, sessionKey, turnId } = input;
   const channel = deps.channels.for(latest.conversation);
   const { summary, history } = input.session;
-  const [workspace, steps, memories] = await Promise.all([
-    workspaceFor(deps.settings.dataDir, workspaceOwnerOf(latest)),
+  const workspace = workspacePathFor(deps.settings.dataDir, workspaceOwnerOf(latest));
+  const [steps, memories] = await Promise.all([
     input.resumed ? deps.checkpoints.load(sessionKey, turnId) : Promise.resolve([] as TurnStep[]),
     // memory is an aid, not a precondition: a failing read answers without it
     deps.memoryLines
@@ -177,6 +178,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     toolContext: {
       signal: input.signal,
       workspace,
+      ensureWorkspace: () => ensureWorkspace(workspace),
       sessionKey,
       userId: latest.sender.id,
       conversation: latest.conversation,

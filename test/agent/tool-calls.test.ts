@@ -16,6 +16,26 @@ const lookupTool = defineTool({
 });
 
 describe('tool calls in the loop', () => {
+  it("makes the workspace before a tool runs, and a workspace that cannot be made is the call's error", async () => {
+    const made: string[] = [];
+    const ran: string[] = [];
+    const recording = defineTool({ ...lookupTool, execute: async (args) => (ran.push(args.city), 'ok') });
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'lookup', args: { city: 'Oslo', days: 1 } }] }, { text: 'done' }]);
+    const base = agentInput(model, [recording]);
+    const ensureWorkspace = async () => void made.push(`made before ${ran.length} runs`);
+    await collectEvents({ ...base, toolContext: { ...base.toolContext, ensureWorkspace } });
+    expect(made).toEqual(['made before 0 runs']);
+    expect(ran).toEqual(['Oslo']);
+
+    const failing = new ScriptedModel([{ toolCalls: [{ name: 'lookup', args: { city: 'Bergen', days: 1 } }] }, { text: 'done' }]);
+    const refused = async () => {
+      throw new Error('EACCES: permission denied, mkdir');
+    };
+    const events = await collectEvents({ ...agentInput(failing, [recording]), toolContext: { ...base.toolContext, ensureWorkspace: refused } });
+    expect(events.find((event) => event.type === 'tool-call-end')).toMatchObject({ isError: true, output: expect.stringContaining('EACCES') });
+    expect(ran).toEqual(['Oslo']);
+  });
+
   it('S6.1: a tool with valid parameters executes and returns its output', async () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: 'lookup', args: { city: 'Oslo', days: 2 } }] }, { text: 'ok' }]);
     const events = await collectEvents(agentInput(model, [lookupTool]));

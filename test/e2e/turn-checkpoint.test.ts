@@ -156,3 +156,24 @@ describe('every failure path ends', () => {
     expect(environment.openai.modelCalls.length).toBe(callsAfter);
   });
 });
+
+describe("the chat's workspace on disk", () => {
+  it('is made by the first tool call, not by a turn that calls no tool', async () => {
+    const chatId = 9109;
+    const workspace = join(environment.dataDir, 'workspaces', String(chatId));
+    environment.openai.script.respondWith((request) => {
+      if (hasToolResult(request)) return 'Written.';
+      const asked = JSON.stringify(request.body.messages.at(-1));
+      return asked.includes('write it down') ? appendCall() : 'Just talking.';
+    });
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(chatId, `hello (chat ${chatId})`));
+    await waitFor(() => answersTo(chatId).includes('Just talking.'), { timeoutMs: 30_000, what: 'the first answer' });
+    expect(existsSync(workspace)).toBe(false);
+    // the system prompt names it all the same: the model may refer to files there before any exist
+    expect(JSON.stringify(callsFor(chatId)[0]!.body.messages[0])).toContain(workspace);
+
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(chatId, `write it down (chat ${chatId})`));
+    await waitFor(() => answersTo(chatId).includes('Written.'), { timeoutMs: 30_000, what: 'the second answer' });
+    expect(executions(chatId)).toBe(1);
+  });
+});

@@ -10,6 +10,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Absolute directory of the user's workspace; file tools and subprocesses are confined to or start in it. */
   workspace: string;
+  /**
+   * Creates `workspace` when it is missing. A turn leaves that to its first tool call (the loop calls this before
+   * every tool runs): most turns call no tool and never touch the disk. Absent: the directory exists already.
+   */
+  ensureWorkspace?: () => Promise<void>;
   sessionKey: string;
   /** The person whose message started the turn. */
   userId: string;

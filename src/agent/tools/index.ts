@@ -1,6 +1,6 @@
 export { defineTool, ToolError, type AgentTool, type ToolCategory, type ToolContext } from './agent-tool.js';
 export { ToolRegistry, applyToolPolicy, isToolAllowed, matchesToolPattern, needsApproval, DEFAULT_TOOL_POLICY, type ToolPolicy } from './tool-registry.js';
-export { workspaceFor, sanitizeUserId } from './workspace.js';
+export { ensureWorkspace, sanitizeUserId, workspaceFor, workspacePathFor } from './workspace.js';
 export { resolveToolPath, DEFAULT_DENIED_PATHS, type FileAccessPolicy } from './path-guard.js';
 export { createFileTools, type FileToolOptions } from './file-tools.js';
 export { createSendFileTool, SEND_FILE_MAX_BYTES } from './send-file-tool.js';

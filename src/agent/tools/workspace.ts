@@ -19,12 +19,25 @@ export function sanitizeUserId(userId: string): string {
 const created = new Set<string>();
 const CREATED_LIMIT = 10_000;
 
-/** `<dataDir>/workspaces/<sanitized user id>`, absolute, created on first use. */
-export async function workspaceFor(dataDir: string, userId: string): Promise<string> {
-  const directory = join(resolve(dataDir), 'workspaces', sanitizeUserId(userId));
-  if (created.has(directory)) return directory;
+/** `<dataDir>/workspaces/<sanitized user id>`, absolute; not created (see `ensureWorkspace`). */
+export function workspacePathFor(dataDir: string, userId: string): string {
+  return join(resolve(dataDir), 'workspaces', sanitizeUserId(userId));
+}
+
+/**
+ * Creates a workspace directory unless this process did already. Creating one costs the disk a few hundred µs,
+ * so a turn creates it only when it needs it: before a tool runs, or to save an attachment.
+ */
+export async function ensureWorkspace(directory: string): Promise<void> {
+  if (created.has(directory)) return;
   await mkdir(directory, { recursive: true });
   if (created.size >= CREATED_LIMIT) created.clear();
   created.add(directory);
+}
+
+/** `workspacePathFor`, created. */
+export async function workspaceFor(dataDir: string, userId: string): Promise<string> {
+  const directory = workspacePathFor(dataDir, userId);
+  await ensureWorkspace(directory);
   return directory;
 }
