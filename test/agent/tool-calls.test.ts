@@ -19,7 +19,13 @@ describe('tool calls in the loop', () => {
   it("makes the workspace before a tool runs, and a workspace that cannot be made is the call's error", async () => {
     const made: string[] = [];
     const ran: string[] = [];
-    const recording = defineTool({ ...lookupTool, execute: async (args) => (ran.push(args.city), 'ok') });
+    const recording = defineTool({
+      name: 'lookup',
+      description: 'Look a city up',
+      category: 'read',
+      parameters: Type.Object({ city: Type.String(), days: Type.Integer() }),
+      execute: async (args) => (ran.push(args.city), 'ok'),
+    });
     const model = new ScriptedModel([{ toolCalls: [{ name: 'lookup', args: { city: 'Oslo', days: 1 } }] }, { text: 'done' }]);
     const base = agentInput(model, [recording]);
     const ensureWorkspace = async () => void made.push(`made before ${ran.length} runs`);
