@@ -24,10 +24,9 @@ export async function ensureSession(db: StoreDatabase, input: EnsureSessionInput
   return createOrFindSession(db, input);
 }
 
-/** A session found missing: the row inserted for it, or the one another process inserted since. */
-export async function createOrFindSession(db: StoreDatabase, input: EnsureSessionInput): Promise<SessionRow> {
-  const inserted = await createSession(db, input);
-  if (inserted) return inserted;
+/** A session found missing: the row inserted for it, or the one another process inserted since (off the turn path). */
+async function createOrFindSession(db: StoreDatabase, input: EnsureSessionInput): Promise<SessionRow> {
+  await createOrFindSessionId(db, input);
   const created = await findSession(db, input.key);
   if (!created) throw new Error(`session ${input.key} vanished while being created`);
   return created;
@@ -41,9 +40,10 @@ returning id`;
 const SESSION_ID = 'select id from sessions where key = $1::text';
 
 /**
- * `createOrFindSession(…).id` for a turn's new session, as two statements of constant text (prepared once per
- * connection, no query building): the insert, and only when another process was first, the read. They cannot be
- * one: the read would not see a row whose insert this one waited for (it commits after the statement began).
+ * The id of the session with this key, inserted when missing (a turn's new session), as two statements of constant
+ * text (prepared once per connection, no query building): the insert, and only when another process was first, the
+ * read. They cannot be one: the read would not see a row whose insert this one waited for (it commits after the
+ * statement began).
  */
 export async function createOrFindSessionId(db: StoreDatabase, input: EnsureSessionInput): Promise<string> {
   const params = [input.key, input.agentId, input.channel, input.accountId, input.chatId, input.chatType, input.userId ?? null, input.title ?? null];
@@ -52,25 +52,6 @@ export async function createOrFindSessionId(db: StoreDatabase, input: EnsureSess
   const [found] = await runStatement<{ id: string }>(db, SESSION_ID, [input.key]);
   if (!found) throw new Error(`session ${input.key} vanished while being created`);
   return found.id;
-}
-
-/** A new session row; undefined when one with this key exists already (another process was first). */
-export async function createSession(db: StoreDatabase, input: EnsureSessionInput): Promise<SessionRow | undefined> {
-  const [inserted] = await db
-    .insert(sessions)
-    .values({
-      key: input.key,
-      agentId: input.agentId,
-      channel: input.channel,
-      accountId: input.accountId,
-      chatId: input.chatId,
-      chatType: input.chatType,
-      userId: input.userId ?? null,
-      title: input.title ?? null,
-    })
-    .onConflictDoNothing({ target: sessions.key })
-    .returning();
-  return inserted;
 }
 
 async function retitle(db: StoreDatabase, session: SessionRow, title: string): Promise<SessionRow> {
