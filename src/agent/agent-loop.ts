@@ -61,15 +61,38 @@ const CONTEXT_OVERFLOW_RETRIES = 2;
  * turn after turn, and what is derived from a spec (its wire form, its token estimate) is worked out once.
  */
 const specs = new WeakMap<AgentTool, ToolSpec>();
+/**
+ * The same for a tool made anew every turn (`spawn_agent` closes over its turn): one spec per parameters schema,
+ * name and description, so that its derived forms are not worked out again on every turn either.
+ */
+const specsBySchema = new WeakMap<object, Map<string, Map<string, ToolSpec>>>();
 
 function toolSpec(tool: AgentTool): ToolSpec {
   let spec = specs.get(tool);
   if (!spec) {
-    spec = { name: tool.name, description: tool.description, parameters: tool.parameters as unknown as Record<string, unknown> };
+    spec = sharedSpec(tool);
     specs.set(tool, spec);
   }
   return spec;
 }
+
+function sharedSpec(tool: AgentTool): ToolSpec {
+  const parameters = tool.parameters as unknown as Record<string, unknown>;
+  let byName = specsBySchema.get(parameters);
+  if (!byName) specsBySchema.set(parameters, (byName = new Map()));
+  let byDescription = byName.get(tool.name);
+  if (!byDescription) byName.set(tool.name, (byDescription = new Map()));
+  let spec = byDescription.get(tool.description);
+  if (!spec) {
+    // a description made from changing parts (a list of names) must not grow this without bound
+    if (byDescription.size >= SPECS_PER_TOOL_LIMIT) byDescription.clear();
+    spec = { name: tool.name, description: tool.description, parameters };
+    byDescription.set(tool.description, spec);
+  }
+  return spec;
+}
+
+const SPECS_PER_TOOL_LIMIT = 64;
 
 function cacheKeyOf(input: AgentInput): { cacheKey?: string } {
   return input.cacheKey === undefined ? {} : { cacheKey: input.cacheKey };

@@ -82,13 +82,9 @@ const Parameters = Type.Object({
  */
 export function createSpawnAgentTool(options: SpawnAgentOptions): AgentTool {
   const limit = new ConcurrencyLimit(options.maxParallel);
-  const others = options.agentNames.length > 1 ? ` Agents you may name: ${options.agentNames.join(', ')}.` : '';
   return defineTool({
     name: SPAWN_AGENT_TOOL,
-    description:
-      'Hand a self-contained task to a sub-agent that works on it alone with read-only tools (reading files, looking things up) and returns its final answer. ' +
-      'It sees only your prompt, none of this conversation. Use it for research or reading that would clutter this conversation, ' +
-      `or for several independent tasks at once: calls made together run in parallel.${others}`,
+    description: descriptionFor(options.agentNames),
     parameters: Parameters,
     // the child only reads: running it again after a crash mid-run is safe (a finished one is never run again)
     category: 'read',
@@ -105,6 +101,22 @@ export function createSpawnAgentTool(options: SpawnAgentOptions): AgentTool {
       }
     },
   });
+}
+
+/** The tool is made every turn; its description, once per list of agents (the same text keeps its spec cached). */
+const descriptions = new WeakMap<readonly string[], string>();
+
+function descriptionFor(agentNames: readonly string[]): string {
+  let description = descriptions.get(agentNames);
+  if (description === undefined) {
+    const others = agentNames.length > 1 ? ` Agents you may name: ${agentNames.join(', ')}.` : '';
+    description =
+      'Hand a self-contained task to a sub-agent that works on it alone with read-only tools (reading files, looking things up) and returns its final answer. ' +
+      'It sees only your prompt, none of this conversation. Use it for research or reading that would clutter this conversation, ' +
+      `or for several independent tasks at once: calls made together run in parallel.${others}`;
+    descriptions.set(agentNames, description);
+  }
+  return description;
 }
 
 async function runChild(options: SpawnAgentOptions, agent: SubagentSetup, prompt: string, context: ToolContext): Promise<{ terminal: TerminalEvent; spans: TraceSpan[] }> {

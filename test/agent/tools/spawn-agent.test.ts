@@ -178,6 +178,24 @@ describe('spawn_agent (CONTRACT §18)', () => {
     expect(childSignal?.aborted).toBe(true);
     expect(isChild(child)).toBe(true);
   });
+  it('a spawn_agent made anew each turn is sent as the same spec object, so its wire form and token estimate are made once', async () => {
+    const child = new ScriptedModel([]);
+    const specsSent: unknown[] = [];
+    for (const runId of ['run-1', 'run-2']) {
+      const parent = new ScriptedModel([{ text: 'Nothing to hand over.' }]);
+      const spawn = createSpawnAgentTool(spawnOptions(child, { runId }));
+      await collectEvents(agentInput(parent, [tool('read_file', 'read'), spawn]));
+      specsSent.push(parent.requests[0]!.tools!.find((spec) => spec.name === 'spawn_agent'));
+    }
+    expect(specsSent[0]).toBeDefined();
+    expect(specsSent[1]).toBe(specsSent[0]);
+    // another list of agents is another description, and so another spec
+    const parent = new ScriptedModel([{ text: 'Nothing to hand over.' }]);
+    await collectEvents(agentInput(parent, [createSpawnAgentTool(spawnOptions(child, { agentNames: ['main', 'writer'] }))]));
+    const other = parent.requests[0]!.tools!.find((spec) => spec.name === 'spawn_agent');
+    expect(other).not.toBe(specsSent[0]);
+    expect(other!.description).toContain('Agents you may name: main, writer.');
+  });
 });
 
 function isChild(model: ScriptedModel): boolean {
