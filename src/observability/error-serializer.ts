@@ -126,7 +126,8 @@ function cut(text: string, max: number): string {
 
 function typeOf(error: ErrorLike): string {
   const constructor = (error as { constructor?: { name?: unknown } }).constructor;
-  return typeof constructor?.name === 'string' && constructor.name !== 'Object' ? constructor.name : (error.name ?? 'Error');
+  // an anonymous class (`module.exports = class extends Error`) has the name ''
+  return typeof constructor?.name === 'string' && constructor.name !== '' && constructor.name !== 'Object' ? constructor.name : (error.name ?? 'Error');
 }
 
 function isErrorLike(value: unknown): value is ErrorLike {

@@ -141,6 +141,16 @@ describe('logged errors (a real PostgreSQL)', () => {
     expect(err.stack).toContain('caused by: Error: socket hang up');
   });
 
+  it('name an error of an anonymous class (`module.exports = class extends Error`) by its own name field', () => {
+    const { lines, logger } = capture();
+    const Anonymous = [class extends Error {}][0]!;
+    expect(Anonymous.name).toBe('');
+    const error = new Anonymous('the queue is full');
+    error.name = 'QueueFullError';
+    logger.warn({ err: error }, 'enqueue failed');
+    expect(JSON.parse(lines[0]!).err).toMatchObject({ type: 'QueueFullError', message: 'the queue is full' });
+  });
+
   it('measure circular request objects and keep aggregated errors (an HTTP client error, a multi-address connect failure)', () => {
     const { lines, logger } = capture();
     const request: Record<string, unknown> = { path: '/open-apis/im/v1/messages' };
