@@ -43,6 +43,14 @@ afterAll(async () => {
 });
 
 describe('the production bundle', () => {
+  it('wraps no function in esbuild\u2019s __name (a defineProperty per closure made), and names again the classes bundling renamed', () => {
+    const sources = readdirSync(OUTDIR).filter((file) => file.endsWith('.js')).map((file) => readFileSync(join(OUTDIR, file), 'utf8'));
+    expect(sources.filter((source) => source.includes('__name('))).toEqual([]);
+    // the OpenAI and Anthropic SDKs both define APIError: one of them is renamed in the bundle, and named again
+    const restored = sources.join('\n').match(/class APIError\d+ extends \w+\{static\{Object\.defineProperty\(this,"name",\{value:"(\w+)"/);
+    expect(restored?.[1]).toBe('APIError');
+  });
+
   it('keeps the start-up code ASCII, so V8 holds each script source as one byte per character', () => {
     const chunks = [...startupChunks()];
     // cli.js → cli/main's chunk → the service's chunks: more than the entry alone
