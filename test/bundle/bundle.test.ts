@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSocketModeServer } from '../channels/slack/websocket-server.js';
@@ -82,6 +83,21 @@ describe('the production bundle', () => {
       return rows.length >= 2 ? rows : undefined;
     });
     expect(stored.map((row) => row.role)).toEqual(['user', 'assistant']);
+  }, 60_000);
+
+  it('keeps V8\u2019s compiled code of its modules in the compile cache, for the next start to read back', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'bundle-compile-cache-'));
+    try {
+      // the default place, under the OS's temporary folder (NODE_COMPILE_CACHE would turn the cache on by itself)
+      const started = await startServiceProcess({ ...environment.env(), TMPDIR: cacheDir }, ['start'], { cli: join(OUTDIR, 'cli.js') });
+      expect((await fetch(`${started.url}/readyz`)).status).toBe(200);
+      await started.stop();
+      // one folder per Node build, holding an entry per module compiled: the bundle's chunks
+      const entries = readdirSync(join(cacheDir, 'node-compile-cache'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+      expect(entries.length).toBeGreaterThan(5);
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it('loads a platform SDK it imports lazily (CommonJS: a default export only in the bundle) and answers on Feishu and over Slack Socket Mode', async () => {
