@@ -71,8 +71,14 @@ export async function bundle(outdir = defaultOutdir) {
   cpSync(join(root, 'src', 'redis', 'lua'), join(outdir, 'lua'), { recursive: true });
 }
 
-/** esbuild's keepNames form of a class: `[binding=]class[ id][ extends …]{static{__name(this,"Name")}`. */
-const NAMED_CLASS = /(?<![\w$.])(?:([\w$]+)=)?class(?: ([\w$]+))?((?: extends [^{]*)?)\{static\{__name\(this,"([\w$]+)"\)\}/g;
+/** A class's header as the bundle writes it: `[binding=]class[ id][ extends …]{`. */
+const CLASS_HEADER = String.raw`(?<![\w$.])(?:([\w$]+)=)?class(?: ([\w$]+))?((?: extends [^{]*)?)\{`;
+/** The same with esbuild's keepNames static block after it: `…{static{__name(this,"Name")}`. */
+const NAMED_CLASS = new RegExp(`${CLASS_HEADER}static\\{__name\\(this,"([\\w$]+)"\\)\\}`, 'g');
+
+function headerOf(binding, id, heritage) {
+  return `${binding ? `${binding}=` : ''}class${id ? ` ${id}` : ''}${heritage}{`;
+}
 
 /** Class headers (as the bundle writes them without keepNames) whose class would not be called what its source calls it. */
 export function renamedClasses(sources) {
@@ -82,7 +88,7 @@ export function renamedClasses(sources) {
       // a class expression without an id takes the name of what it is assigned to; one assigned to nothing we can
       // find again (`module.exports=class{`) keeps the name JavaScript gives it
       if ((id ?? binding) === name || (id === undefined && binding === undefined)) continue;
-      const header = `${binding ? `${binding}=` : ''}class${id ? ` ${id}` : ''}${heritage}{`;
+      const header = headerOf(binding, id, heritage);
       const known = renamed.get(header);
       if (known !== undefined && known !== name) throw new Error(`bundle: the class header ${header} stands for both ${known} and ${name}`);
       renamed.set(header, name);
@@ -94,19 +100,18 @@ export function renamedClasses(sources) {
 /** Gives each renamed class its source name back, in a static block that runs once as the class is defined. */
 export function restoreClassNames(outdir, renamed) {
   const pending = new Set(renamed.keys());
+  const headers = new RegExp(CLASS_HEADER, 'g');
   for (const file of readdirSync(outdir).filter((name) => name.endsWith('.js'))) {
     const path = join(outdir, file);
-    let source = readFileSync(path, 'utf8');
-    let changed = false;
-    for (const [header, name] of renamed) {
-      const at = new RegExp(`(?<![\\w$.])${header.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'g');
-      const restored = source.replace(at, `${header}static{Object.defineProperty(this,"name",{value:${JSON.stringify(name)},configurable:!0})}`);
-      if (restored === source) continue;
-      source = restored;
-      changed = true;
-      pending.delete(header);
-    }
-    if (changed) writeFileSync(path, source);
+    const source = readFileSync(path, 'utf8');
+    const restored = source.replace(headers, (header, binding, id, heritage) => {
+      const key = headerOf(binding, id, heritage);
+      const name = renamed.get(key);
+      if (name === undefined) return header;
+      pending.delete(key);
+      return `${header}static{Object.defineProperty(this,"name",{value:${JSON.stringify(name)},configurable:!0})}`;
+    });
+    if (restored !== source) writeFileSync(path, restored);
   }
   if (pending.size > 0) throw new Error(`bundle: could not find ${pending.size} renamed classes to name again: ${[...pending].slice(0, 5).join(' ')}`);
 }

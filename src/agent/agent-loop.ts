@@ -62,10 +62,10 @@ const CONTEXT_OVERFLOW_RETRIES = 2;
  */
 const specs = new WeakMap<AgentTool, ToolSpec>();
 /**
- * The same for a tool made anew every turn (`spawn_agent` closes over its turn): one spec per parameters schema,
- * name and description, so that its derived forms are not worked out again on every turn either.
+ * The same for a tool made anew every turn (`spawn_agent` closes over its turn): the spec last made for its parameters
+ * schema, while the name and description are the same, so that its derived forms are not worked out again either.
  */
-const specsBySchema = new WeakMap<object, Map<string, Map<string, ToolSpec>>>();
+const specsBySchema = new WeakMap<object, ToolSpec>();
 
 function toolSpec(tool: AgentTool): ToolSpec {
   let spec = specs.get(tool);
@@ -78,21 +78,12 @@ function toolSpec(tool: AgentTool): ToolSpec {
 
 function sharedSpec(tool: AgentTool): ToolSpec {
   const parameters = tool.parameters as unknown as Record<string, unknown>;
-  let byName = specsBySchema.get(parameters);
-  if (!byName) specsBySchema.set(parameters, (byName = new Map()));
-  let byDescription = byName.get(tool.name);
-  if (!byDescription) byName.set(tool.name, (byDescription = new Map()));
-  let spec = byDescription.get(tool.description);
-  if (!spec) {
-    // a description made from changing parts (a list of names) must not grow this without bound
-    if (byDescription.size >= SPECS_PER_TOOL_LIMIT) byDescription.clear();
-    spec = { name: tool.name, description: tool.description, parameters };
-    byDescription.set(tool.description, spec);
-  }
+  const known = specsBySchema.get(parameters);
+  if (known && known.name === tool.name && known.description === tool.description) return known;
+  const spec = { name: tool.name, description: tool.description, parameters };
+  specsBySchema.set(parameters, spec);
   return spec;
 }
-
-const SPECS_PER_TOOL_LIMIT = 64;
 
 function cacheKeyOf(input: AgentInput): { cacheKey?: string } {
   return input.cacheKey === undefined ? {} : { cacheKey: input.cacheKey };
