@@ -15,6 +15,7 @@ export default defineConfig({
       'test/redis/session-queue.test.ts',
       'test/redis/group-context.test.ts',
       'test/redis/redis-client.test.ts',
+      'test/app/infrastructure.test.ts',
       'test/queue/queue-worker.test.ts',
       'test/turn/delivery-once.test.ts',
       // sessions: the group limit (3 at once) and /stop

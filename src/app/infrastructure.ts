@@ -85,8 +85,10 @@ export async function buildInfrastructure(config: AppConfig, logger = moduleLogg
     };
     const purpose = config.role === 'worker' ? 'worker' : 'producer';
     const redis = connection('redis', purpose);
-    await waitUntilReady(redis);
     const bullmqRedis = connection('bullmq queues', purpose);
+    // BullMQ takes a cluster client in status `connect` (its ready check still running) for ready; a producer
+    // connection (no offline queue) would then refuse the first command a queue sends: both are awaited here
+    await Promise.all([waitUntilReady(redis), waitUntilReady(bullmqRedis)]);
     const unlessRedisLost = (work: Promise<unknown>, onLost: () => void) => redisConnections.unlessLost(work, onLost);
     return {
       config,
