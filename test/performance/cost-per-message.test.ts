@@ -42,7 +42,10 @@ beforeAll(async () => {
   redisServer = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir], { stdio: 'ignore' });
   redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: (attempt) => (attempt > 50 ? null : 100) });
   redis.on('error', () => undefined);
-  await waitFor(async () => (await redis.connect().then(() => true, () => false)) || undefined, { what: 'the private redis-server' });
+  // one connect: when the server is not listening yet, ioredis retries by itself (a second connect() while it
+  // does is refused as "already connecting", so asking again would never see it ready)
+  redis.connect().catch(() => undefined);
+  await waitFor(() => redis.status === 'ready' || undefined, { what: 'the private redis-server' });
   service = await startServiceProcess(environment.env({ REDIS_URL: `redis://127.0.0.1:${port}`, LOG_LEVEL: 'error' }));
 }, 60_000);
 
