@@ -8,6 +8,10 @@ import type { TurnMessage, TurnPerson, TurnRecord } from './turn-record.js';
  * - the runs go in first with ON CONFLICT DO NOTHING; a run that already exists is left out of every later
  *   step, so a retried turn writes nothing;
  * - the sessions UPDATE both locks each written run's session row and claims `next_seq … next_seq + n - 1`.
+ *   It names its rows by key too (`sessions.id = any(…)`, redundant with the join): PostgreSQL guesses 100 rows
+ *   for any jsonb_to_recordset, and against that guess a hash join over a sequential scan of `sessions` looked
+ *   cheaper than 100 lookups, so every flush read the whole table (3–10 ms a statement at 10,000 sessions, growing
+ *   with them); with the array the rows are found through the primary key;
  *   Under READ COMMITTED a concurrent flush of the same session waits on the row lock and then sees the bumped
  *   `next_seq`, so turns get consecutive, non-interleaved ranges. Two runs of one session never share a
  *   statement (the UPDATE would apply only one of them);
@@ -51,6 +55,7 @@ claimed as (
          updated_at = now()
     from batch
    where sessions.id = batch.session_id and batch.id in (select id from inserted_run)
+     and sessions.id = any(array(select session_id from batch))
   returning batch.id as run_id, sessions.id as session_id, sessions.next_seq - batch.message_count as first_seq
 ),
 inserted_messages as (
