@@ -36,8 +36,26 @@ export interface ServiceProcessOptions {
   cli?: string;
 }
 
-/** Runs the built service as a child process and waits until /healthz answers. */
+/** The service exited at start because its port was taken between `freePort()` and its own listen. */
+class PortTakenError extends Error {}
+
+/**
+ * Runs the built service as a child process and waits until /healthz answers. A port `freePort()` picked is free
+ * only when picked: until the service listens on it (a second or more on a loaded machine), any process's outgoing
+ * connection may get it as its local port. A start refused with EADDRINUSE is tried again on a new port (unless the
+ * caller chose the port).
+ */
 export async function startServiceProcess(env: Record<string, string>, args: string[] = ['start'], options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServiceProcessOnce(env, args, options);
+    } catch (error) {
+      if (env.PORT || attempt >= 3 || !(error instanceof PortTakenError)) throw error;
+    }
+  }
+}
+
+async function startServiceProcessOnce(env: Record<string, string>, args: string[], options: ServiceProcessOptions): Promise<ServiceProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
     cwd: ROOT,
@@ -52,7 +70,10 @@ export async function startServiceProcess(env: Record<string, string>, args: str
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) {
+      const message = `service exited with ${child.exitCode}:\n${output}`;
+      throw output.includes(`EADDRINUSE: address already in use 127.0.0.1:${port}`) ? new PortTakenError(message) : new Error(message);
+    }
     try {
       const response = await fetch(`${url}/healthz`);
       if (response.ok) break;
