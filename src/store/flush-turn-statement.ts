@@ -8,13 +8,12 @@ import type { TurnMessage, TurnPerson, TurnRecord } from './turn-record.js';
  * - the runs go in first with ON CONFLICT DO NOTHING; a run that already exists is left out of every later
  *   step, so a retried turn writes nothing;
  * - the sessions UPDATE both locks each written run's session row and claims `next_seq … next_seq + n - 1`.
- *   It names its rows by key too (`sessions.id = any(…)`, redundant with the join): PostgreSQL guesses 100 rows
- *   for any jsonb_to_recordset, and against that guess a hash join over a sequential scan of `sessions` looked
- *   cheaper than 100 lookups, so every flush read the whole table (3–10 ms a statement at 10,000 sessions, growing
- *   with them); with the array the rows are found through the primary key;
  *   Under READ COMMITTED a concurrent flush of the same session waits on the row lock and then sees the bumped
  *   `next_seq`, so turns get consecutive, non-interleaved ranges. Two runs of one session never share a
- *   statement (the UPDATE would apply only one of them);
+ *   statement (the UPDATE would apply only one of them). It names its rows by key too (`sessions.id = any(…)`,
+ *   redundant with the join): PostgreSQL guesses 100 rows for any jsonb_to_recordset, and against that guess a
+ *   hash join over a sequential scan of `sessions` looked cheaper than 100 lookups, so every flush read the whole
+ *   table (3–10 ms a statement at 10,000 sessions, growing with them); with the array it uses the primary key;
  * - runs, messages and spans arrive as one JSON array each (messages and spans name their run; a message's
  *   `seq` is its place in its turn), turned into rows by jsonb_to_recordset / jsonb_populate_recordset;
  * - a group's title rides on its session's UPDATE, and senders whose name changed (`record.people`, usually
