@@ -9,8 +9,13 @@ import { ToolError } from '../agent/tools/agent-tool.js';
 import type { Embedder } from '../llm/embeddings.js';
 import { detectVectorStore, type VectorStore } from './vector-store.js';
 
-/** Scopes whose prompt memories this process keeps at most. */
-const PROMPT_CACHE_LIMIT = 10_000;
+/**
+ * Scopes whose prompt memories this process keeps at most, the least recently used dropped first. Most hold none:
+ * an entry is then some 100 bytes (the key and the shared empty list), 5 MB at the limit, and every chat this
+ * process answers in a day or so keeps its entry, so that a returning chat reads nothing.
+ */
+export const PROMPT_CACHE_LIMIT = 50_000;
+const NO_MEMORIES: readonly Memory[] = Object.freeze([]);
 
 /**
  * Memory as the tools, commands, prompt and flush use it; one per process. The prompt's memories of a scope that
@@ -20,13 +25,14 @@ const PROMPT_CACHE_LIMIT = 10_000;
 export class MemoryService {
   #semantic: { embedder: Embedder; vectors: VectorStore } | undefined;
   /** scope → every memory (they all fit the prompt's section), or `search` (too many: chosen by each turn's text). */
-  readonly #prompt = new Map<string, Memory[] | 'search'>();
+  readonly #prompt = new Map<string, readonly Memory[] | 'search'>();
 
   constructor(
     private readonly db: StoreDatabase,
     private readonly logger: Logger,
     /** Told of every change of a scope's memories (another process drops its copy). */
     private readonly onChange?: (scope: string) => void,
+    private readonly promptCacheLimit = PROMPT_CACHE_LIMIT,
   ) {}
 
   /** Another process changed this scope's memories (or, without a scope, this process may have missed some). */
@@ -112,11 +118,16 @@ export class MemoryService {
   /** The lines of the system prompt's memory section for a turn answering `query` (see prompt-memories.ts). */
   async promptLines(scope: string, query: string): Promise<string[]> {
     const known = this.#prompt.get(scope);
+    if (known !== undefined) {
+      // most recently used last: the first key is the one to drop
+      this.#prompt.delete(scope);
+      this.#prompt.set(scope, known);
+    }
     if (Array.isArray(known)) return known.map(memoryLine);
     const all = await listMemories(this.db, scope);
-    if (this.#prompt.size >= PROMPT_CACHE_LIMIT) this.#prompt.delete(this.#prompt.keys().next().value!);
+    if (!this.#prompt.has(scope) && this.#prompt.size >= this.promptCacheLimit) this.#prompt.delete(this.#prompt.keys().next().value!);
     if (allFit(all)) {
-      this.#prompt.set(scope, all);
+      this.#prompt.set(scope, all.length === 0 ? NO_MEMORIES : all);
       return all.map(memoryLine);
     }
     this.#prompt.set(scope, 'search');
