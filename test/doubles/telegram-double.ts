@@ -184,7 +184,9 @@ export async function startTelegramDouble(options: { token?: string; botUsername
       calls.push(call);
       const clientGone = new AbortController();
       response.once('close', () => {
-        if (!response.writableFinished) call.abandoned = true;
+        // a finished response has nothing left to abandon; abort() would build a DOMException for every call
+        if (response.writableFinished) return;
+        call.abandoned = true;
         clientGone.abort();
       });
       const planned = takeFailure(method);
