@@ -10,11 +10,11 @@ import type { Embedder } from '../llm/embeddings.js';
 import { detectVectorStore, type VectorStore } from './vector-store.js';
 
 /**
- * Scopes whose prompt memories this process keeps at most, the least recently used dropped first. Most hold none:
- * an entry is then some 100 bytes (the key and the shared empty list), 5 MB at the limit, and every chat this
- * process answers in a day or so keeps its entry, so that a returning chat reads nothing.
+ * What the prompt memories this process keeps may take, in estimated bytes, the least recently used scope dropped
+ * first. Most scopes hold none: such an entry is about 150 bytes (its key and the shared empty list), so some
+ * 100,000 chats fit; a scope whose memories fill the prompt's section takes some 4 KB.
  */
-export const PROMPT_CACHE_LIMIT = 50_000;
+export const PROMPT_CACHE_BYTES = 16 * 2 ** 20;
 const NO_MEMORIES: readonly Memory[] = Object.freeze([]);
 
 /**
@@ -26,23 +26,26 @@ export class MemoryService {
   #semantic: { embedder: Embedder; vectors: VectorStore } | undefined;
   /** scope → every memory (they all fit the prompt's section), or `search` (too many: chosen by each turn's text). */
   readonly #prompt = new Map<string, readonly Memory[] | 'search'>();
+  #promptBytes = 0;
 
   constructor(
     private readonly db: StoreDatabase,
     private readonly logger: Logger,
     /** Told of every change of a scope's memories (another process drops its copy). */
     private readonly onChange?: (scope: string) => void,
-    private readonly promptCacheLimit = PROMPT_CACHE_LIMIT,
+    private readonly promptCacheBytes = PROMPT_CACHE_BYTES,
   ) {}
 
   /** Another process changed this scope's memories (or, without a scope, this process may have missed some). */
   dropCached(scope?: string): void {
-    if (scope === undefined) this.#prompt.clear();
-    else this.#prompt.delete(scope);
+    if (scope === undefined) {
+      this.#prompt.clear();
+      this.#promptBytes = 0;
+    } else this.#forget(scope);
   }
 
   #changed(scope: string): void {
-    this.#prompt.delete(scope);
+    this.#forget(scope);
     this.onChange?.(scope);
   }
 
@@ -115,6 +118,24 @@ export class MemoryService {
     return forgotten;
   }
 
+  #keep(scope: string, entry: readonly Memory[] | 'search'): void {
+    this.#forget(scope);
+    this.#prompt.set(scope, entry);
+    this.#promptBytes += promptEntryBytes(scope, entry);
+    for (const [oldest, kept] of this.#prompt) {
+      if (this.#promptBytes <= this.promptCacheBytes || oldest === scope) break;
+      this.#prompt.delete(oldest);
+      this.#promptBytes -= promptEntryBytes(oldest, kept);
+    }
+  }
+
+  #forget(scope: string): void {
+    const kept = this.#prompt.get(scope);
+    if (kept === undefined) return;
+    this.#prompt.delete(scope);
+    this.#promptBytes -= promptEntryBytes(scope, kept);
+  }
+
   /** The lines of the system prompt's memory section for a turn answering `query` (see prompt-memories.ts). */
   async promptLines(scope: string, query: string): Promise<string[]> {
     const known = this.#prompt.get(scope);
@@ -125,12 +146,11 @@ export class MemoryService {
     }
     if (Array.isArray(known)) return known.map(memoryLine);
     const all = await listMemories(this.db, scope);
-    if (!this.#prompt.has(scope) && this.#prompt.size >= this.promptCacheLimit) this.#prompt.delete(this.#prompt.keys().next().value!);
     if (allFit(all)) {
-      this.#prompt.set(scope, all.length === 0 ? NO_MEMORIES : all);
+      this.#keep(scope, all.length === 0 ? NO_MEMORIES : all);
       return all.map(memoryLine);
     }
-    this.#prompt.set(scope, 'search');
+    this.#keep(scope, 'search');
     const relevant = await this.#search(scope, query, 20);
     return selectPromptMemories(all, relevant).map(memoryLine);
   }
@@ -148,4 +168,11 @@ export class MemoryService {
     }
     return added;
   }
+}
+
+/** A kept entry's size as estimated for PROMPT_CACHE_BYTES: the key, the map's slot, each memory's text and fields. */
+export function promptEntryBytes(scope: string, entry: readonly Memory[] | 'search'): number {
+  let bytes = 100 + scope.length;
+  if (entry !== 'search') for (const memory of entry) bytes += 80 + 2 * memory.text.length;
+  return bytes;
 }
