@@ -8,6 +8,7 @@ import { allFit, memoryLine, selectPromptMemories } from './prompt-memories.js';
 import { ToolError } from '../agent/tools/agent-tool.js';
 import type { Embedder } from '../llm/embeddings.js';
 import { detectVectorStore, type VectorStore } from './vector-store.js';
+import { SizeBoundedLru } from '../core/size-bounded-lru.js';
 
 /**
  * What the prompt memories this process keeps may take, in estimated bytes, the least recently used scope dropped
@@ -25,27 +26,26 @@ const NO_MEMORIES: readonly Memory[] = Object.freeze([]);
 export class MemoryService {
   #semantic: { embedder: Embedder; vectors: VectorStore } | undefined;
   /** scope → every memory (they all fit the prompt's section), or `search` (too many: chosen by each turn's text). */
-  readonly #prompt = new Map<string, readonly Memory[] | 'search'>();
-  #promptBytes = 0;
+  readonly #prompt: SizeBoundedLru<readonly Memory[] | 'search'>;
 
   constructor(
     private readonly db: StoreDatabase,
     private readonly logger: Logger,
     /** Told of every change of a scope's memories (another process drops its copy). */
     private readonly onChange?: (scope: string) => void,
-    private readonly promptCacheBytes = PROMPT_CACHE_BYTES,
-  ) {}
+    promptCacheBytes = PROMPT_CACHE_BYTES,
+  ) {
+    this.#prompt = new SizeBoundedLru(promptCacheBytes);
+  }
 
   /** Another process changed this scope's memories (or, without a scope, this process may have missed some). */
   dropCached(scope?: string): void {
-    if (scope === undefined) {
-      this.#prompt.clear();
-      this.#promptBytes = 0;
-    } else this.#forget(scope);
+    if (scope === undefined) this.#prompt.clear();
+    else this.#prompt.delete(scope);
   }
 
   #changed(scope: string): void {
-    this.#forget(scope);
+    this.#prompt.delete(scope);
     this.onChange?.(scope);
   }
 
@@ -118,39 +118,17 @@ export class MemoryService {
     return forgotten;
   }
 
-  #keep(scope: string, entry: readonly Memory[] | 'search'): void {
-    this.#forget(scope);
-    this.#prompt.set(scope, entry);
-    this.#promptBytes += promptEntryBytes(scope, entry);
-    for (const [oldest, kept] of this.#prompt) {
-      if (this.#promptBytes <= this.promptCacheBytes || oldest === scope) break;
-      this.#prompt.delete(oldest);
-      this.#promptBytes -= promptEntryBytes(oldest, kept);
-    }
-  }
-
-  #forget(scope: string): void {
-    const kept = this.#prompt.get(scope);
-    if (kept === undefined) return;
-    this.#prompt.delete(scope);
-    this.#promptBytes -= promptEntryBytes(scope, kept);
-  }
-
   /** The lines of the system prompt's memory section for a turn answering `query` (see prompt-memories.ts). */
   async promptLines(scope: string, query: string): Promise<string[]> {
     const known = this.#prompt.get(scope);
-    if (known !== undefined) {
-      // most recently used last: the first key is the one to drop
-      this.#prompt.delete(scope);
-      this.#prompt.set(scope, known);
-    }
     if (Array.isArray(known)) return known.map(memoryLine);
     const all = await listMemories(this.db, scope);
     if (allFit(all)) {
-      this.#keep(scope, all.length === 0 ? NO_MEMORIES : all);
+      const kept = all.length === 0 ? NO_MEMORIES : all;
+      this.#prompt.set(scope, kept, promptEntryBytes(scope, kept));
       return all.map(memoryLine);
     }
-    this.#keep(scope, 'search');
+    this.#prompt.set(scope, 'search', promptEntryBytes(scope, 'search'));
     const relevant = await this.#search(scope, query, 20);
     return selectPromptMemories(all, relevant).map(memoryLine);
   }

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../core/chat-message.js';
+import { SizeBoundedLru } from '../core/size-bounded-lru.js';
 
 export type HistoryMessage = ChatMessage & { createdAt?: Date };
 
@@ -25,31 +26,30 @@ interface Staged {
  * wrote in between. Bounded by an estimate of its bytes; the least recently used session goes first.
  */
 export class SessionCache {
-  readonly #entries = new Map<string, CachedSession & { bytes: number }>();
+  readonly #entries: SizeBoundedLru<CachedSession>;
   readonly #staged = new Map<string, Staged>();
-  #bytes = 0;
 
   constructor(
     readonly maxBytes: number,
     /** Messages kept per session (the newest): as many as a read loads. */
     readonly maxMessages: number,
-  ) {}
+  ) {
+    this.#entries = new SizeBoundedLru(maxBytes);
+  }
 
   get size(): number {
     return this.#entries.size;
   }
 
   get bytes(): number {
-    return this.#bytes;
+    return this.#entries.bytes;
   }
 
   /** The session at exactly this version; an unknown version ('') never matches. */
   get(sessionKey: string, version: string | undefined): CachedSession | undefined {
-    const entry = this.#entries.get(sessionKey);
+    const entry = this.#entries.peek(sessionKey);
     if (!entry || !version || entry.version !== version) return undefined;
-    this.#entries.delete(sessionKey);
-    this.#entries.set(sessionKey, entry);
-    return entry;
+    return this.#entries.get(sessionKey);
   }
 
   put(sessionKey: string, session: CachedSession): void {
@@ -58,20 +58,11 @@ export class SessionCache {
     const history = session.history.length > this.maxMessages ? session.history.slice(-this.maxMessages) : session.history;
     const bytes = (session.summary?.length ?? 0) * 2 + history.reduce((sum, message) => sum + bytesOf(message), 0);
     if (bytes > this.maxBytes) return;
-    this.#entries.set(sessionKey, { ...session, history, bytes });
-    this.#bytes += bytes;
-    for (const [key, entry] of this.#entries) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#entries.delete(key);
-      this.#bytes -= entry.bytes;
-    }
+    this.#entries.set(sessionKey, { ...session, history }, bytes);
   }
 
   forget(sessionKey: string): void {
-    const entry = this.#entries.get(sessionKey);
-    if (!entry) return;
     this.#entries.delete(sessionKey);
-    this.#bytes -= entry.bytes;
   }
 
   /** A turn stored these messages, having started from `base`: they join the entry when the release confirms it. */
@@ -86,7 +77,7 @@ export class SessionCache {
   settle(turnId: string, sessionKey: string, previous: string, next: string): void {
     const staged = this.#staged.get(turnId);
     this.#staged.delete(turnId);
-    const entry = this.#entries.get(sessionKey);
+    const entry = this.#entries.peek(sessionKey);
     if (!entry) return;
     if (!staged || entry.version !== previous || staged.base !== previous || previous === next) {
       this.forget(sessionKey);
