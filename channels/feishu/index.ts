@@ -1,5 +1,5 @@
 import type { FeishuConfig } from '../../src/config/app-config.js';
-import type { ApprovalSink, Channel, ChannelState, ChatMembershipSink, InboundSink, PlatformCallRecorder } from '../../src/core/index.js';
+import { memoLast, type ApprovalSink, type Channel, type ChannelState, type ChatMembershipSink, type InboundSink, type PlatformCallRecorder } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { createFeishuClient, fetchBotIdentity } from './client.js';
 import { createFeishuFiles } from './files.js';
@@ -72,6 +72,7 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
   };
   logger.info({ accountId: config.appId, botOpenId: bot.openId, mode: config.mode }, 'feishu channel ready');
 
+  const promptSection = memoLast(feishuPromptSection);
   return {
     name: 'feishu',
     accountId: config.appId,
@@ -98,7 +99,7 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
       if (live?.adopt === undefined && (liveReplies === 'off' || (liveReplies === 'dm' && to.chatType !== 'dm'))) return undefined;
       return openLiveReply({ api, outbound, memory, to, logger, ...(live ? { live } : {}), ...(options.liveEditIntervalMs !== undefined ? { intervalMs: options.liveEditIntervalMs } : {}) });
     },
-    promptSection: () => feishuPromptSection(bot.name),
+    promptSection: () => promptSection(bot.name),
     sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt(outbound, to, prompt, progress),
     settleApprovalPrompt: (_to, messageId, prompt, outcome) => settleApprovalPrompt(api, messageId, prompt, outcome),
     onApprovalAnswer(sink) {

@@ -1,5 +1,5 @@
 import type { SlackConfig } from '../../src/config/app-config.js';
-import { BotError, type ApprovalSink, type Channel, type ChannelState, type ChatMembershipSink, type PlatformCallRecorder } from '../../src/core/index.js';
+import { memoLast, BotError, type ApprovalSink, type Channel, type ChannelState, type ChatMembershipSink, type PlatformCallRecorder } from '../../src/core/index.js';
 import { handleApprovalClick, isApprovalClick, sendApprovalPrompt, settleApprovalPrompt } from './approval-buttons.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { createChannelNames } from './channel-names.js';
@@ -68,6 +68,7 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
   const socketMode = config.appToken ? createSocketMode({ appToken: config.appToken, apiUrl: config.apiUrl, dispatcher, onInteraction, logger }) : undefined;
   logger.info({ accountId: identity.teamId, botUserId: identity.botUserId, mode: socketMode ? 'socket' : 'http' }, 'slack channel ready');
 
+  const promptSection = memoLast(slackPromptSection);
   return {
     name: 'slack',
     accountId: identity.teamId,
@@ -86,7 +87,7 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     sendNotice: (to, text, progress) => outbound.sendNotice(to, text, progress),
     startWorking: (to) => startWorking(clients, to, logger),
     openLiveReply: (to, liveOptions) => openLiveReply({ clients, outbound, logger, ...(options.liveEditIntervalMs ? { intervalMs: options.liveEditIntervalMs } : {}) }, to, liveOptions),
-    promptSection: () => slackPromptSection(identity.botUserId),
+    promptSection: () => promptSection(identity.botUserId),
     sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt(clients, to, prompt, logger, progress),
     settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(clients, to, messageId, prompt, outcome),
     onApprovalAnswer(sink) {

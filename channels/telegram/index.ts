@@ -1,6 +1,6 @@
 import { Api, Bot, GrammyError } from 'grammy';
 import type { TelegramConfig } from '../../src/config/app-config.js';
-import { BotError, type ApprovalSink, type Channel, type ChatMembershipSink, type InboundSink, type PlatformCallRecorder, type SharedHighMarks } from '../../src/core/index.js';
+import { memoLast, BotError, type ApprovalSink, type Channel, type ChatMembershipSink, type InboundSink, type PlatformCallRecorder, type SharedHighMarks } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { installApiLogging } from './api-logging.js';
 import { answerCallbackQuery, sendApprovalPrompt, settleApprovalPrompt, type CallbackQuery } from './approval-buttons.js';
@@ -85,6 +85,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger, onCallbackQuery, onMembership, watermark.sawInbound);
   logger.info({ accountId, username: identity.botUsername, mode: config.mode }, 'telegram channel ready');
 
+  const promptSection = memoLast(telegramPromptSection);
   return {
     name: 'telegram',
     accountId,
@@ -106,7 +107,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
     startWorking: (to) => startTyping(bot.api, to, logger, options.typingIntervalMs),
     // every chat can stream; the turn decides where it does (LLM_STREAM, DMs by default)
     openLiveReply: (to, liveOptions) => openLiveReply({ api: bot.api, previewApi, outbound, pacer, watermark, logger }, to, liveOptions),
-    promptSection: () => telegramPromptSection(identity.botUsername),
+    promptSection: () => promptSection(identity.botUsername),
     sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt({ api: progress ? createApi : bot.api, watermark, probe }, to, prompt, progress),
     settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(bot.api, to, messageId, prompt, outcome),
     onApprovalAnswer(sink) {

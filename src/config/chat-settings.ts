@@ -30,18 +30,38 @@ export interface ChatSettings {
  */
 export class ChatSettingsResolver {
   readonly #accountNames = new Map<string, string>();
+  /**
+   * Settings resolved so far, by chat and by session key: a message asks for them four to six times (the gateway,
+   * the queue's mode, the budgets, the turn), and the configuration does not change while the process runs. An
+   * account learnt later may change what its chats get: registering one drops them all.
+   */
+  readonly #resolved = new Map<string, Readonly<ChatSettings>>();
+  readonly #bySessionKey = new Map<string, Readonly<ChatSettings> | undefined>();
 
   constructor(private readonly config: AppConfig) {}
 
   registerAccount(channel: PlatformName, accountId: string, name: string): void {
     this.#accountNames.set(`${channel}:${accountId}`, name);
+    this.#resolved.clear();
+    this.#bySessionKey.clear();
   }
 
   accountNameOf(channel: PlatformName, accountId: string): string | undefined {
     return this.#accountNames.get(`${channel}:${accountId}`);
   }
 
-  resolve(location: ChatLocation): ChatSettings {
+  /** The chat's settings; the same frozen object while the process knows no new account. */
+  resolve(location: ChatLocation): Readonly<ChatSettings> {
+    const key = `${location.channel}\u0000${location.accountId}\u0000${location.chatType}\u0000${location.chatId}`;
+    let settings = this.#resolved.get(key);
+    if (settings === undefined) {
+      settings = Object.freeze(this.#resolveAnew(location));
+      remember(this.#resolved, key, settings);
+    }
+    return settings;
+  }
+
+  #resolveAnew(location: ChatLocation): ChatSettings {
     const { config } = this;
     const accountName = this.accountNameOf(location.channel, location.accountId);
     const account = config.accounts[location.channel].find((candidate) => candidate.name === accountName);
@@ -67,12 +87,20 @@ export class ChatSettingsResolver {
    * The settings of a session from its key (`agent:<id>:<channel>:<accountId>:dm:<userId>` or
    * `…:group:<chatId>[:thread:<id>]`, see core/session-key.ts); the agent is the key's.
    */
-  forSessionKey(sessionKey: string): ChatSettings | undefined {
+  forSessionKey(sessionKey: string): Readonly<ChatSettings> | undefined {
+    if (this.#bySessionKey.has(sessionKey)) return this.#bySessionKey.get(sessionKey);
+    const settings = this.#forSessionKeyAnew(sessionKey);
+    remember(this.#bySessionKey, sessionKey, settings);
+    return settings;
+  }
+
+  #forSessionKeyAnew(sessionKey: string): Readonly<ChatSettings> | undefined {
     const [prefix, agentId, channel, accountId, chatType, chatId] = sessionKey.split(':');
     if (prefix !== 'agent' || !agentId || !accountId || !chatId) return undefined;
     if (channel !== 'telegram' && channel !== 'slack' && channel !== 'feishu') return undefined;
     if (chatType !== 'dm' && chatType !== 'group') return undefined;
-    return { ...this.resolve({ channel, accountId, chatType, chatId }), agentId };
+    const settings = this.resolve({ channel, accountId, chatType, chatId });
+    return settings.agentId === agentId ? settings : Object.freeze({ ...settings, agentId });
   }
 
   /** The most specific binding that matches (chat > account > chat type); the first of equals. */
@@ -88,4 +116,18 @@ export class ChatSettingsResolver {
     }
     return best?.agentId;
   }
+}
+
+/** Some 10,000 chats' settings (a few hundred bytes each); past that the oldest half goes. */
+const REMEMBERED = 10_000;
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size >= REMEMBERED) {
+    let drop = map.size / 2;
+    for (const oldest of map.keys()) {
+      if (drop-- <= 0) break;
+      map.delete(oldest);
+    }
+  }
+  map.set(key, value);
 }

@@ -15,3 +15,4 @@ export * from './chat-membership.js';
 export * from './usage.js';
 export * from './trace-span.js';
 export * from './turn-ports.js';
+export * from './memo-last.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
-  buildSystemPrompt,
+  ChatPromptCache,
   contextBudget,
   memorySection,
   runAgent,
@@ -56,6 +56,9 @@ export const DEFAULT_APPROVAL_TIMEOUT_MS = 600_000;
  * objects turn after turn, so the model sees byte-identical messages and their token estimates are kept.
  */
 const enveloped = new WeakMap<object, ChatMessage>();
+
+/** The chats' system prompts of this process (the same text turn after turn, see ChatPromptCache). */
+const chatPrompts = new ChatPromptCache();
 
 /** The summary preamble and the stored history as the model sees them (a DM's user messages with their time). */
 function priorMessages(summary: string | undefined, history: ReadonlyArray<ChatMessage & { createdAt?: Date }>, dm: boolean): ChatMessage[] {
@@ -127,7 +130,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
   ]);
   const spawnTool = spawnToolFor(deps, latest, turnId, input.clock);
   const tools = spawnTool ? [...deps.tools, spawnTool] : deps.tools;
-  const assembled = buildSystemPrompt({
+  const withChat = chatPrompts.prompt({
     identity: deps.settings.systemPrompt,
     channelSection: channel.promptSection(),
     chatContext: {
@@ -137,14 +140,12 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     },
     tools,
     workspace,
+    chatPrompt: deps.settings.chatPrompt,
   });
-  // the chat's own instructions (config file overrides) come last, below everything they may refine
-  const chatPrompt = deps.settings.chatPrompt?.trim();
-  const withChat = chatPrompt ? `${assembled}\n\n## Instructions for this chat\n${chatPrompt}` : assembled;
   // context files and memory last: they are the parts that change between turns (see memorySection)
   const contextFiles = await contextFilesSection(workspace);
   const memory = memorySection(memories);
-  const system = [withChat, contextFiles, memory].filter((section) => section !== '').join('\n\n');
+  const system = contextFiles === '' && memory === '' ? withChat : [withChat, contextFiles, memory].filter((section) => section !== '').join('\n\n');
   const prior = priorMessages(summary, history, latest.conversation.chatType === 'dm');
   if (steps.length > 0) deps.logger.info({ runId: turnId, sessionKey, steps: steps.length }, 'resuming the turn after its saved steps');
 

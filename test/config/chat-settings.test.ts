@@ -99,3 +99,26 @@ describe('overrides', () => {
     expect(plain.resolve(at('111', 'group', '-300'))).toMatchObject({ requireMention: false, queueMode: 'interrupt', streaming: 'dm', systemPrompt: undefined });
   });
 });
+
+describe('resolved settings are kept', () => {
+  it('the same object for the same chat and session key, until an account is learnt', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'chat-settings-'));
+    writeFileSync(join(directory, 'bot.config.yaml'), FILE);
+    const resolver = new ChatSettingsResolver(loadConfig({ OPENAI_API_KEY: 'sk' }, { cwd: directory }));
+    // bot 111 not known yet: its group gets the chat-type binding, not alpha's
+    const before = resolver.resolve(at('111', 'group', '-300'));
+    expect(before.agentId).toBe('sales');
+    expect(resolver.resolve(at('111', 'group', '-300'))).toBe(before);
+    expect(Object.isFrozen(before)).toBe(true);
+    const bySession = resolver.forSessionKey('agent:sales:telegram:111:group:-300');
+    expect(bySession).toBe(before);
+    expect(resolver.forSessionKey('agent:sales:telegram:111:group:-300')).toBe(bySession);
+    // a session of another agent than the chat's own keeps its agent
+    expect(resolver.forSessionKey('agent:main:telegram:111:group:-300')?.agentId).toBe('main');
+
+    resolver.registerAccount('telegram', '111', 'alpha');
+    expect(resolver.resolve(at('111', 'group', '-300')).agentId).toBe('support');
+    expect(resolver.forSessionKey('agent:sales:telegram:111:group:-300')?.agentId).toBe('sales');
+    expect(resolver.forSessionKey('agent:sales:telegram:111:group:-300')?.systemPrompt).toBe('Telegram rule.');
+  });
+});
