@@ -41,7 +41,10 @@ function send(url: string, init: RequestInit, body: SimpleBody): Promise<Respons
   // no content-length of our own: `request.end(body)` counts a string or byte body's length and sends it
   const headers = plainHeaders(init.headers);
   return new Promise<Response>((resolve, reject) => {
-    const request = (url.startsWith('https:') ? httpsRequest : httpRequest)({ ...target(url), method, headers });
+    const options = target(url);
+    options.method = method;
+    options.headers = headers;
+    const request = (url.startsWith('https:') ? httpsRequest : httpRequest)(options);
     let response: IncomingMessage | undefined;
     const onAbort = () => {
       const reason = signal!.reason as unknown;
@@ -86,7 +89,17 @@ function send(url: string, init: RequestInit, body: SimpleBody): Promise<Respons
 }
 
 /** Parsed origins (scheme, host and port), by their text: the APIs a process calls are a handful. */
-const origins = new Map<string, ReturnType<typeof urlToHttpOptions>>();
+const origins = new Map<string, Origin>();
+
+/**
+ * What node:http reads of a parsed origin. Only these are copied into each request's options: node:http copies
+ * the options twice more (the request, then its agent), a field per field, so every one left out counts.
+ */
+interface Origin {
+  protocol: string | null;
+  hostname: string | null;
+  port: number | undefined;
+}
 const ORIGINS_LIMIT = 64;
 /**
  * A path the URL parser would leave as it is, which is what the SDKs' URLs carry: printable ASCII without `#` (a
@@ -107,10 +120,11 @@ function target(url: string): RequestOptions {
   let parsed = origins.get(origin);
   if (!parsed) {
     if (origins.size >= ORIGINS_LIMIT) origins.clear();
-    parsed = urlToHttpOptions(new URL(origin));
+    const { protocol, hostname, port } = urlToHttpOptions(new URL(origin));
+    parsed = { protocol: protocol ?? null, hostname: hostname ?? null, port: port === undefined || port === '' ? undefined : Number(port) };
     origins.set(origin, parsed);
   }
-  return { ...parsed, path };
+  return { protocol: parsed.protocol, hostname: parsed.hostname, port: parsed.port, path };
 }
 
 function plainHeaders(headers: RequestInit['headers']): OutgoingHttpHeaders {

@@ -92,11 +92,24 @@ export function buildParams(config: LlmConfig, request: ChatRequest): ChatComple
  */
 function refusesMaxTokens(baseUrl: string | undefined): boolean {
   if (usesOfficialApi(baseUrl)) return true;
-  return URL.canParse(baseUrl!) && new URL(baseUrl!).hostname.endsWith('.openai.azure.com');
+  return hostnameOf(baseUrl!).endsWith('.openai.azure.com');
 }
 
 /** The OpenAI API itself (not a compatible server): it takes `prompt_cache_key`. */
 function usesOfficialApi(baseUrl: string | undefined): boolean {
   if (baseUrl === undefined) return true;
-  return URL.canParse(baseUrl) && new URL(baseUrl).hostname.endsWith('openai.com');
+  return hostnameOf(baseUrl).endsWith('openai.com');
+}
+
+/** Base URLs' host names ('' for one that does not parse), by URL: a process has one or two, asked about every call. */
+const hostnames = new Map<string, string>();
+
+function hostnameOf(baseUrl: string): string {
+  let hostname = hostnames.get(baseUrl);
+  if (hostname === undefined) {
+    hostname = URL.canParse(baseUrl) ? new URL(baseUrl).hostname : '';
+    if (hostnames.size >= 64) hostnames.clear();
+    hostnames.set(baseUrl, hostname);
+  }
+  return hostname;
 }
