@@ -15,8 +15,8 @@ interface Entry {
   text: string;
 }
 
-/** Some 2,000 chats' prompts (about 4 KB each). */
-const CACHE_BYTES = 8 * 1024 * 1024;
+/** Some 1,000 chats' prompts (about 4 KB each): beyond that, a prompt is built as before, every turn. */
+const CACHE_BYTES = 4 * 1024 * 1024;
 
 /**
  * A chat's system prompt before its context files and memories, built once and then handed out as the same
