@@ -37,6 +37,7 @@ export class ChatSettingsResolver {
    */
   readonly #resolved = new Map<string, Readonly<ChatSettings>>();
   readonly #bySessionKey = new Map<string, Readonly<ChatSettings> | undefined>();
+  readonly #distinct = new Map<string, Readonly<ChatSettings>>();
 
   constructor(private readonly config: AppConfig) {}
 
@@ -44,6 +45,7 @@ export class ChatSettingsResolver {
     this.#accountNames.set(`${channel}:${accountId}`, name);
     this.#resolved.clear();
     this.#bySessionKey.clear();
+    this.#distinct.clear();
   }
 
   accountNameOf(channel: PlatformName, accountId: string): string | undefined {
@@ -55,10 +57,21 @@ export class ChatSettingsResolver {
     const key = `${location.channel}\u0000${location.accountId}\u0000${location.chatType}\u0000${location.chatId}`;
     let settings = this.#resolved.get(key);
     if (settings === undefined) {
-      settings = Object.freeze(this.#resolveAnew(location));
+      settings = this.#shared(this.#resolveAnew(location));
       remember(this.#resolved, key, settings);
     }
     return settings;
+  }
+
+  /** Chats without settings of their own get the same ones: one object for all of them. */
+  #shared(settings: ChatSettings): Readonly<ChatSettings> {
+    const content = JSON.stringify(settings);
+    let shared = this.#distinct.get(content);
+    if (shared === undefined) {
+      shared = Object.freeze(settings);
+      remember(this.#distinct, content, shared);
+    }
+    return shared;
   }
 
   #resolveAnew(location: ChatLocation): ChatSettings {
@@ -100,7 +113,7 @@ export class ChatSettingsResolver {
     if (channel !== 'telegram' && channel !== 'slack' && channel !== 'feishu') return undefined;
     if (chatType !== 'dm' && chatType !== 'group') return undefined;
     const settings = this.resolve({ channel, accountId, chatType, chatId });
-    return settings.agentId === agentId ? settings : Object.freeze({ ...settings, agentId });
+    return settings.agentId === agentId ? settings : this.#shared({ ...settings, agentId });
   }
 
   /** The most specific binding that matches (chat > account > chat type); the first of equals. */
@@ -118,8 +131,8 @@ export class ChatSettingsResolver {
   }
 }
 
-/** Some 10,000 chats' settings (a few hundred bytes each); past that the oldest half goes. */
-const REMEMBERED = 10_000;
+/** Some 4,000 chats' (a key and a reference each: the settings themselves are shared); past that the oldest half goes. */
+const REMEMBERED = 4_096;
 
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
   if (map.size >= REMEMBERED) {

@@ -113,6 +113,9 @@ describe('resolved settings are kept', () => {
     const bySession = resolver.forSessionKey('agent:sales:telegram:111:group:-300');
     expect(bySession).toBe(before);
     expect(resolver.forSessionKey('agent:sales:telegram:111:group:-300')).toBe(bySession);
+    // chats without settings of their own share one object
+    expect(resolver.resolve(at('111', 'dm', '8'))).toBe(resolver.resolve(at('111', 'dm', '9')));
+    expect(resolver.resolve(at('111', 'group', '-100'))).not.toBe(resolver.resolve(at('111', 'group', '-300')));
     // a session of another agent than the chat's own keeps its agent
     expect(resolver.forSessionKey('agent:main:telegram:111:group:-300')?.agentId).toBe('main');
 
