@@ -150,6 +150,8 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     logger: moduleLogger('worker'),
   });
   worker.start();
+  // ROLE=all: the gateway's messages that find their session idle start here at once (see InboundQueue.setLocalWorker)
+  shared.inbound.setLocalWorker(worker);
   // off `worker redis` for the reason `Infrastructure.bullmqRedis` gives
   const bullmqWorkerRedis = infra.connection('bullmq workers', 'worker');
   const compactions = startCompactionWorker({

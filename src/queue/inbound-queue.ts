@@ -4,7 +4,7 @@ import type { InboundMessage } from '../core/inbound-message.js';
 import { chatSessionKeyOf, sessionKeyOf } from '../core/session-key.js';
 import type { Logger } from '../observability/logger.js';
 import type { RedisClient } from '../redis/redis-client.js';
-import type { SessionQueue } from '../redis/session-queue.js';
+import type { Claim, SessionQueue } from '../redis/session-queue.js';
 import type { AbortBus } from './abort-bus.js';
 
 export const INBOUND_QUEUE = 'inbound';
@@ -19,6 +19,13 @@ export interface InboundJobData {
 
 export type SubmitResult = { kind: 'queued'; sessionKey: string } | { kind: 'duplicate'; sessionKey: string };
 
+/** The worker of the same process (ROLE=all), which may take a message's turn as it is enqueued. */
+export interface LocalWorker {
+  readonly workerId: string;
+  readonly takesTurns: boolean;
+  runClaimed(sessionKey: string, claim: Claim): void;
+}
+
 /**
  * Where the gateway hands messages over: each joins its session in the session queue (one script, one round trip;
  * a redelivery is a duplicate). The BullMQ `inbound` queue beside it carries the /compact jobs, and its paused
@@ -26,6 +33,7 @@ export type SubmitResult = { kind: 'queued'; sessionKey: string } | { kind: 'dup
  */
 export class InboundQueue {
   readonly queue: Queue<InboundJobData>;
+  #localWorker: LocalWorker | undefined;
 
   constructor(
     connection: RedisClient,
@@ -41,16 +49,27 @@ export class InboundQueue {
     });
   }
 
+  /**
+   * A worker in this process: a message that finds its session idle becomes that worker's turn in the enqueue's
+   * own round trip, instead of waking a worker (maybe this one) to look at the schedule and claim it.
+   */
+  setLocalWorker(worker: LocalWorker): void {
+    this.#localWorker = worker;
+  }
+
   async submit(message: InboundMessage): Promise<SubmitResult> {
     const sessionKey = sessionKeyOf(message);
-    const enqueued = await this.sessions.enqueue(sessionKey, message);
+    const worker = this.#localWorker?.takesTurns ? this.#localWorker : undefined;
+    const enqueued = await this.sessions.enqueue(sessionKey, message, Date.now(), worker?.workerId);
     if (enqueued.kind === 'duplicate') return { kind: 'duplicate', sessionKey };
+    // off the acknowledgement path: the turn runs in this process's worker
+    if (enqueued.kind === 'claimed') worker!.runClaimed(sessionKey, enqueued.claim);
     const chatSessionKey = chatSessionKeyOf(message);
     if (chatSessionKey !== sessionKey) {
       // off the acknowledgement path: a chat-level /stop reaches the thread's session through it
       void this.sessions.trackThreadSession(chatSessionKey, sessionKey).catch((error: unknown) => this.logger.warn({ err: error, sessionKey }, 'could not record the thread session'));
     }
-    if (enqueued.running > 0 && this.sessions.modeOf(sessionKey) === 'interrupt') {
+    if (enqueued.kind === 'queued' && enqueued.running > 0 && this.sessions.modeOf(sessionKey) === 'interrupt') {
       const interrupted = await this.sessions.interrupt(sessionKey);
       await this.abortBus.publish(sessionKey, interrupted);
     }

@@ -5,7 +5,7 @@ import { withLogContext } from '../observability/log-context.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RedisClient } from '../redis/redis-client.js';
-import type { AcquireResult, SessionQueue } from '../redis/session-queue.js';
+import type { Claim, SessionQueue } from '../redis/session-queue.js';
 import type { AbortBus } from './abort-bus.js';
 
 /**
@@ -49,8 +49,6 @@ export interface QueueWorkerOptions {
   metrics?: Metrics;
 }
 
-type Claim = Extract<AcquireResult, { kind: 'acquired' }>;
-
 /**
  * Runs turns: one loop per shard takes the sessions that are due (a round trip for up to POP_BATCH of them), and
  * blocks on the shard's marker when nothing is; each session is acquired (a slot, its next turn) and its turn runs
@@ -71,6 +69,23 @@ export class QueueWorker {
 
   get inFlight(): number {
     return this.#running.size;
+  }
+
+  get workerId(): string {
+    return this.#options.workerId;
+  }
+
+  /** Whether a turn may start here now: a slot free, the queue not paused, the worker not closing. */
+  get takesTurns(): boolean {
+    return !this.#closing && this.#running.size < this.#options.concurrency && !this.#options.isPaused?.();
+  }
+
+  /**
+   * Runs a turn claimed for this worker when its message was enqueued (see SessionQueue.enqueue). It counts
+   * against the slots at once, and starts once the enqueuing webhook has been answered.
+   */
+  runClaimed(sessionKey: string, claim: Claim): void {
+    this.track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.runLeased(sessionKey, claim)), sessionKey);
   }
 
   start(): void {
@@ -112,7 +127,11 @@ export class QueueWorker {
   }
 
   private take(sessionKey: string): void {
-    const task = this.handle(sessionKey)
+    this.track(this.handle(sessionKey), sessionKey);
+  }
+
+  private track(handling: Promise<void>, sessionKey: string): void {
+    const task = handling
       .catch((error: unknown) => this.#options.logger.error({ err: error, sessionKey }, 'turn handling failed; the session is looked at again later'))
       .finally(() => {
         this.#running.delete(task);

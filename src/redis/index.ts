@@ -2,7 +2,7 @@
 export { createRedisClient, clusterSeeds, waitUntilReady, type ConnectionPurpose, type RedisClient, type RedisTarget } from './redis-client.js';
 export { RedisConnections } from './redis-connections.js';
 export { KeySpace, type SessionKeys, type ShardKeys } from './key-space.js';
-export { SessionQueue, inPlatformOrder, runningTurnValue, type AcquireResult, type EnqueueResult, type QueueMode, type ReleaseResult, type SessionQueueOptions, type StopResult } from './session-queue.js';
+export { SessionQueue, inPlatformOrder, runningTurnValue, type AcquireResult, type Claim, type EnqueueResult, type QueueMode, type ReleaseResult, type SessionQueueOptions, type StopResult } from './session-queue.js';
 export { TurnStateStore, type TurnLease } from './turn-state.js';
 export { WorkerBeat, WORKER_BEAT_DEFAULTS, type WorkerBeatOptions } from './worker-beat.js';
 export { Invalidations } from './invalidations.js';

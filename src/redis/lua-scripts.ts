@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { luaSource } from './lua-source.js';
 import type { RedisClient } from './redis-client.js';
 
-/** How many keys a script takes: a fixed number, or `'any'` (a batch over keys of one slot). */
-export type ScriptKeys = number | 'any';
+/** How many keys a script takes: a fixed number, a choice of them, or `'any'` (a batch over keys of one slot). */
+export type ScriptKeys = number | readonly number[] | 'any';
 
 interface Script {
   source: string;
@@ -44,7 +44,9 @@ export class LuaScripts<Name extends string> {
 
   run<Reply>(name: Name, keys: string[], args: Array<string | number>): Promise<Reply> {
     const script = this.#scripts.get(name)!;
-    if (script.keys !== 'any' && keys.length !== script.keys) throw new Error(`script ${name} takes ${script.keys} keys, got ${keys.length}`);
+    if (script.keys !== 'any' && !(typeof script.keys === 'number' ? keys.length === script.keys : script.keys.includes(keys.length))) {
+      throw new Error(`script ${name} takes ${String(script.keys)} keys, got ${keys.length}`);
+    }
     return this.redis.evalsha(script.sha, keys.length, ...keys, ...args).catch((error: unknown) => {
       if (!isNoScript(error)) throw error;
       return this.redis.eval(script.source, keys.length, ...keys, ...args);

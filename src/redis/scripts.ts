@@ -3,7 +3,8 @@ import { LuaScripts } from './lua-scripts.js';
 
 /** The session queue's scripts and how many keys each takes. */
 const QUEUE_SCRIPTS = {
-  enqueue: 5,
+  // 7 with a claim for the enqueuing worker
+  enqueue: [5, 7],
   'pop-due': 2,
   acquire: 7,
   renew: 2,

@@ -24,7 +24,7 @@ export interface SessionQueueOptions {
   modeOf(sessionKey: string): QueueMode;
 }
 
-export type EnqueueResult = { kind: 'duplicate' } | { kind: 'queued'; running: number };
+export type EnqueueResult = { kind: 'duplicate' } | { kind: 'queued'; running: number } | { kind: 'claimed'; claim: Claim };
 
 export type AcquireResult =
   | { kind: 'empty' | 'busy' | 'waiting' }
@@ -40,6 +40,9 @@ export type AcquireResult =
       attempt: number;
       round: number;
     };
+
+/** A turn a worker holds: from `acquire`, or claimed for it at enqueue. */
+export type Claim = Extract<AcquireResult, { kind: 'acquired' }>;
 
 export type ReleaseResult = { kind: 'released'; previousVersion: string; historyVersion: string } | { kind: 'lost' };
 
@@ -82,17 +85,33 @@ export class SessionQueue {
     return this.options.modeOf(sessionKey);
   }
 
-  async enqueue(sessionKey: string, message: InboundMessage, now = Date.now()): Promise<EnqueueResult> {
+  /**
+   * `claimFor`: a worker of this process with a free slot. A message that finds its session idle and may start at
+   * once becomes that worker's turn in the same round trip (`claimed`, see enqueue.lua); any other is queued.
+   */
+  async enqueue(sessionKey: string, message: InboundMessage, now = Date.now(), claimFor?: string): Promise<EnqueueResult> {
     const keys = this.keys.session(sessionKey);
     const debounced = this.options.debounceMs > 0 && this.modeOf(sessionKey) !== 'followup';
     const album = message.mediaGroupId ?? '';
     const readyAt = debounced ? now + this.options.debounceMs : album ? now + this.options.albumWaitMs : now;
-    const reply = await this.#scripts.run<[string, string?]>(
-      'enqueue',
-      [keys.seen(message.dedupeKey), keys.pending, keys.meta, keys.sched, keys.wake],
-      [SEEN_TTL_SECONDS, message.dedupeKey, now, album, JSON.stringify(message), this.limitFor(sessionKey), sessionKey, readyAt, debounced ? '' : 'LT'],
-    );
-    return reply[0] === 'duplicate' ? { kind: 'duplicate' } : { kind: 'queued', running: Number(reply[1]) };
+    const payload = JSON.stringify(message);
+    const keyList = [keys.seen(message.dedupeKey), keys.pending, keys.meta, keys.sched, keys.wake];
+    const args: Array<string | number> = [SEEN_TTL_SECONDS, message.dedupeKey, now, album, payload, this.limitFor(sessionKey), sessionKey, readyAt, debounced ? '' : 'LT'];
+    const claimable = claimFor !== undefined && !debounced && album === '';
+    let turnId = '';
+    let holder = '';
+    if (claimable) {
+      turnId = randomUUID();
+      holder = `${claimFor}/${randomUUID()}`;
+      keyList.push(keys.turns, keys.held(claimFor));
+      args.push(this.options.leaseMs, turnId, holder);
+    }
+    const reply = await this.#scripts.run<[string, string?]>('enqueue', keyList, args);
+    if (reply[0] === 'duplicate') return { kind: 'duplicate' };
+    if (reply[0] !== 'claimed') return { kind: 'queued', running: Number(reply[1]) };
+    // the message as a worker would read it back from the queue
+    const messages = [JSON.parse(payload) as InboundMessage];
+    return { kind: 'claimed', claim: { kind: 'acquired', turnId, holder, messages, resumed: false, historyVersion: reply[1] ?? '', attempt: 1, round: 0 } };
   }
 
   /** Up to `count` sessions of the shard that are due; they stay scheduled `claimMs` later until acquired. */

@@ -298,6 +298,70 @@ describe('SessionQueue', () => {
     expect(next.messages.map((m) => m.dedupeKey)).toEqual([after.dedupeKey]);
   });
 
+  it('claims a message that finds its session idle for the enqueuing worker, as acquire would have', async () => {
+    const q = queue();
+    await beat(q);
+    const first = inboundMessage();
+    const key = sessionKeyOf(first);
+    const enqueued = await q.enqueue(key, first, Date.now(), WORKER);
+    if (enqueued.kind !== 'claimed') throw new Error(`expected a claim, got ${enqueued.kind}`);
+    const { claim } = enqueued;
+    expect(claim).toMatchObject({ resumed: false, attempt: 1, round: 0, historyVersion: '', messages: [JSON.parse(JSON.stringify(first))] });
+    expect(claim.holder.startsWith(`${WORKER}/`)).toBe(true);
+    expect(await q.depth(key)).toEqual({ pending: 0, active: 1 });
+    // the turn is an ordinary running turn: no other worker gets it, it renews, and it is this worker's to hand back
+    expect((await q.acquire(key, 'worker-b')).kind).toBe('busy');
+    expect(await q.renew(key, claim.turnId, claim.holder)).toBe('ok');
+    expect(await redis.sismember(q.keys.shard(q.keys.shardOf(key)).held(WORKER), `${key}\x1f${claim.turnId}`)).toBe(1);
+    // a message meanwhile waits behind it, then goes to whoever acquires after the release
+    const second = inboundMessage();
+    expect(await q.enqueue(key, second, Date.now(), WORKER)).toEqual({ kind: 'queued', running: 1 });
+    const released = await q.release(key, claim.turnId, claim.holder, true);
+    expect(released.kind).toBe('released');
+    const next = await acquired(q, key, 'worker-b');
+    expect(next.messages.map((message) => message.text)).toEqual([second.text]);
+    expect(next.historyVersion).toBe(released.kind === 'released' ? released.historyVersion : '');
+    // and a redelivery of the first is still a duplicate
+    expect(await q.enqueue(key, first, Date.now(), WORKER)).toEqual({ kind: 'duplicate' });
+  });
+
+  it('a claimed turn whose worker died is taken back like an acquired one', async () => {
+    const q = queue({ leaseMs: 60_000 });
+    await beat(q, 'doomed', 300);
+    await beat(q, WORKER);
+    const message = inboundMessage();
+    const key = sessionKeyOf(message);
+    const enqueued = await q.enqueue(key, message, Date.now(), 'doomed');
+    if (enqueued.kind !== 'claimed') throw new Error(`expected a claim, got ${enqueued.kind}`);
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    const takeover = await acquired(q, key, WORKER);
+    expect(takeover).toMatchObject({ turnId: enqueued.claim.turnId, resumed: true, attempt: 2, messages: enqueued.claim.messages });
+  });
+
+  it('queues instead of claiming when work waits or runs, a debounce or an album holds the message', async () => {
+    const waiting = queue();
+    const dm = inboundMessage();
+    const dmKey = sessionKeyOf(dm);
+    await waiting.enqueue(dmKey, dm);
+    expect(await waiting.enqueue(dmKey, inboundMessage(), Date.now(), WORKER)).toEqual({ kind: 'queued', running: 0 });
+
+    const group = queue();
+    await beat(group);
+    const member = inboundMessage({ chatType: 'group' });
+    const groupKey = sessionKeyOf(member);
+    expect((await group.enqueue(groupKey, member, Date.now(), WORKER)).kind).toBe('claimed');
+    // a group's second slot is free, but a turn runs: acquire's bookkeeping (take-back, collecting) decides
+    expect(await group.enqueue(groupKey, inboundMessage({ chatType: 'group' }), Date.now(), WORKER)).toEqual({ kind: 'queued', running: 1 });
+
+    const debounced = queue({ debounceMs: 500 });
+    const quick = inboundMessage();
+    expect(await debounced.enqueue(sessionKeyOf(quick), quick, Date.now(), WORKER)).toEqual({ kind: 'queued', running: 0 });
+
+    const albums = queue({ albumWaitMs: 500 });
+    const part = inboundMessage({ mediaGroupId: 'album-1' });
+    expect(await albums.enqueue(sessionKeyOf(part), part, Date.now(), WORKER)).toEqual({ kind: 'queued', running: 0 });
+  });
+
   it('spreads sessions over its shards, each with its own schedule', async () => {
     const q = queue();
     const keys = Array.from({ length: 40 }, (_, index) => `agent:main:telegram:1:dm:${index}`);

@@ -13,13 +13,33 @@
   ARGV[5] payload (JSON)       ARGV[6] slot limit ARGV[7] session key  ARGV[8] ready at ms
   ARGV[9] '' to schedule at ARGV[8] (a debounce may push it later) | 'LT' to only move it earlier
 
+  With a claim (a worker of the enqueuing process has a free slot), also:
+  KEYS[6] turns HASH   KEYS[7] held SET (that worker's)
+  ARGV[10] lease ms    ARGV[11] new turn id    ARGV[12] holder token
+
+  A message that finds its session idle (nothing running, nothing pending) and may start at once (no debounce, no
+  album) is then claimed as acquire.lua would claim it, without going through the pending list and the schedule:
+  the turn starts in the enqueuing process, two round trips and a worker's wake-up sooner.
+
   Returns { 'duplicate' } | { 'queued', running } (running: turns of the session running now)
+        | { 'claimed', history version } (the message is the turn ARGV[11], held by ARGV[12])
 ]]
 --- @include "common"
 if not redis.call('SET', KEYS[1], 'q', 'NX', 'EX', ARGV[1]) then return { 'duplicate' } end
-local meta = redis.call('HMGET', KEYS[3], 'w', 'n', 'p')
+local meta = redis.call('HMGET', KEYS[3], 'w', 'n', 'p', 's', 'hv')
 local waiting, running, pending = counter(meta[1]), counter(meta[2]), counter(meta[3])
 local limit = tonumber(ARGV[6])
+if ARGV[10] and running == 0 and pending == 0 and waiting == 0 and ARGV[9] == 'LT' and ARGV[4] == '' then
+  local seq = counter(meta[4]) + 1
+  local expiry = now_ms() + tonumber(ARGV[10])
+  local turn = { holder = ARGV[12], expiry = expiry, flags = '', attempt = 1, round = 0, seq = seq, body = '[' .. ARGV[5] .. ']' }
+  redis.call('HSET', KEYS[6], ARGV[11], turn_value(turn))
+  redis.call('SADD', KEYS[7], ARGV[7] .. SEP .. ARGV[11])
+  redis.call('HSET', KEYS[3], 'w', 0, 'n', 1, 'p', 0, 's', seq, 'la', ARGV[3])
+  -- the backstop, as for any acquired turn: the session is looked at again when the lease would expire
+  redis.call('ZADD', KEYS[4], expiry, ARGV[7])
+  return { 'claimed', meta[5] or '' }
+end
 -- a message that arrives while every slot is taken (or promised) is collected into a later turn
 local behind = running + waiting >= limit
 redis.call('RPUSH', KEYS[2], entry_of('m', ARGV[2], ARGV[3], ARGV[4], behind and 'b' or '', 1, 0, ARGV[5]))
