@@ -62,7 +62,7 @@ export class InboundQueue {
     const worker = this.#localWorker?.takesTurns ? this.#localWorker : undefined;
     const enqueued = await this.sessions.enqueue(sessionKey, message, Date.now(), worker?.workerId);
     if (enqueued.kind === 'duplicate') return { kind: 'duplicate', sessionKey };
-    // off the acknowledgement path: the turn runs in this process's worker
+    // the turn runs in this process's worker; the webhook is answered at its first wait
     if (enqueued.kind === 'claimed') worker!.runClaimed(sessionKey, enqueued.claim);
     const chatSessionKey = chatSessionKeyOf(message);
     if (chatSessionKey !== sessionKey) {

@@ -81,11 +81,12 @@ export class QueueWorker {
   }
 
   /**
-   * Runs a turn claimed for this worker when its message was enqueued (see SessionQueue.enqueue). It counts
-   * against the slots at once, and starts once the enqueuing webhook has been answered.
+   * Runs a turn claimed for this worker when its message was enqueued (see SessionQueue.enqueue). It starts at
+   * once, up to its first wait, before the enqueuing webhook is answered: deferring it (setImmediate) measured
+   * more CPU per message, as each turn then started alone instead of with the others one Redis reply brought.
    */
   runClaimed(sessionKey: string, claim: Claim): void {
-    this.track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.runLeased(sessionKey, claim)), sessionKey);
+    this.track(this.runLeased(sessionKey, claim), sessionKey);
   }
 
   start(): void {
