@@ -56,4 +56,19 @@ describe('fault: a worker is SIGKILLed mid-turn', () => {
       await auditTelegramLedger({ scenario: 'worker SIGKILL, second worker', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted }),
     );
   }, FAULT_TIMEOUT_MS);
+
+  it('the turns a ROLE=all process claimed as their messages arrived are taken over by a worker when it dies', async () => {
+    // idle sessions: each message becomes the receiving process's own turn in its enqueue (redis/lua/enqueue.lua)
+    const doomed = await start();
+    await start({ ROLE: 'worker' });
+    environment.openai.settings.latencyMs = 30_000;
+    const accepted = await sendBurst(() => doomed.url, [9301, 9302, 9303, 9304, 9305]);
+    await environment.openai.waitFor(() => environment.openai.inFlight >= 5, 15_000);
+    await doomed.kill('SIGKILL');
+    environment.openai.settings.latencyMs = 0;
+    await waitUntilStored(environment, accepted, environment.telegram.botId);
+    expectNothingLostOrDoubled(
+      await auditTelegramLedger({ scenario: 'ROLE=all SIGKILL, claimed turns, worker alive', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted }),
+    );
+  }, FAULT_TIMEOUT_MS);
 });
