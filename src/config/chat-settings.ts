@@ -1,4 +1,5 @@
 import { mergeLimits, type BudgetLimits } from '../budgets/budget-limits.js';
+import { SizeBoundedLru } from '../core/size-bounded-lru.js';
 import type { AppConfig, ChatOverrides, PlatformName, QueueMode, StreamingMode } from './app-config.js';
 
 /** Where a message was written: what bindings and overrides are matched against. */
@@ -28,6 +29,9 @@ export interface ChatSettings {
  * Resolves the agent and the chat settings of a conversation from the configuration. Account names
  * are learnt as channels start (the platform account id comes from `getMe` / `auth.test`).
  */
+/** Entries each map keeps, the first kept the first dropped: a key and a reference each (the settings are shared). */
+const REMEMBERED = 4_096;
+
 export class ChatSettingsResolver {
   readonly #accountNames = new Map<string, string>();
   /**
@@ -35,9 +39,10 @@ export class ChatSettingsResolver {
    * the queue's mode, the budgets, the turn), and the configuration does not change while the process runs. An
    * account learnt later may change what its chats get: registering one drops them all.
    */
-  readonly #resolved = new Map<string, Readonly<ChatSettings>>();
-  readonly #bySessionKey = new Map<string, Readonly<ChatSettings> | undefined>();
-  readonly #distinct = new Map<string, Readonly<ChatSettings>>();
+  readonly #resolved = new SizeBoundedLru<Readonly<ChatSettings>>(REMEMBERED);
+  /** null: the key names no chat. */
+  readonly #bySessionKey = new SizeBoundedLru<Readonly<ChatSettings> | null>(REMEMBERED);
+  readonly #distinct = new SizeBoundedLru<Readonly<ChatSettings>>(REMEMBERED);
 
   constructor(private readonly config: AppConfig) {}
 
@@ -55,10 +60,10 @@ export class ChatSettingsResolver {
   /** The chat's settings; the same frozen object while the process knows no new account. */
   resolve(location: ChatLocation): Readonly<ChatSettings> {
     const key = `${location.channel}\u0000${location.accountId}\u0000${location.chatType}\u0000${location.chatId}`;
-    let settings = this.#resolved.get(key);
+    let settings = this.#resolved.peek(key);
     if (settings === undefined) {
       settings = this.#shared(this.#resolveAnew(location));
-      remember(this.#resolved, key, settings);
+      this.#resolved.set(key, settings, 1);
     }
     return settings;
   }
@@ -66,10 +71,10 @@ export class ChatSettingsResolver {
   /** Chats without settings of their own get the same ones: one object for all of them. */
   #shared(settings: ChatSettings): Readonly<ChatSettings> {
     const content = JSON.stringify(settings);
-    let shared = this.#distinct.get(content);
+    let shared = this.#distinct.peek(content);
     if (shared === undefined) {
       shared = Object.freeze(settings);
-      remember(this.#distinct, content, shared);
+      this.#distinct.set(content, shared, 1);
     }
     return shared;
   }
@@ -101,10 +106,12 @@ export class ChatSettingsResolver {
    * `…:group:<chatId>[:thread:<id>]`, see core/session-key.ts); the agent is the key's.
    */
   forSessionKey(sessionKey: string): Readonly<ChatSettings> | undefined {
-    if (this.#bySessionKey.has(sessionKey)) return this.#bySessionKey.get(sessionKey);
-    const settings = this.#forSessionKeyAnew(sessionKey);
-    remember(this.#bySessionKey, sessionKey, settings);
-    return settings;
+    let settings = this.#bySessionKey.peek(sessionKey);
+    if (settings === undefined) {
+      settings = this.#forSessionKeyAnew(sessionKey) ?? null;
+      this.#bySessionKey.set(sessionKey, settings, 1);
+    }
+    return settings ?? undefined;
   }
 
   #forSessionKeyAnew(sessionKey: string): Readonly<ChatSettings> | undefined {
@@ -129,18 +136,4 @@ export class ChatSettingsResolver {
     }
     return best?.agentId;
   }
-}
-
-/** Some 4,000 chats' (a key and a reference each: the settings themselves are shared); past that the oldest half goes. */
-const REMEMBERED = 4_096;
-
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  if (map.size >= REMEMBERED) {
-    let drop = map.size / 2;
-    for (const oldest of map.keys()) {
-      if (drop-- <= 0) break;
-      map.delete(oldest);
-    }
-  }
-  map.set(key, value);
 }
