@@ -13,7 +13,7 @@ import { runChatSdkPeer, type PeerResult } from './peer.js';
 import type { PhaseResult } from './phase.js';
 import { rssMb } from './process-stats.js';
 import { progress, sleep } from './progress.js';
-import { scrape, sumOf } from './prometheus.js';
+import { scrape, sumOf, type Samples } from './prometheus.js';
 import { redisServerPid } from './redis-stats.js';
 import { buildReport, type RssReading } from './report.js';
 import { loadSettings } from './settings.js';
@@ -41,6 +41,7 @@ const startRoleAll = async (name: string, workerConcurrency: number | undefined)
 
 let bare: BareBullmqResult | undefined;
 let throughput: PhaseResult | undefined;
+const RSS_SETTLE_MS = 4_000;
 let rss: { phase: PhaseResult; reading: RssReading } | undefined;
 let latency: PhaseResult | undefined;
 let lowRateLatency: PhaseResult | undefined;
@@ -102,16 +103,18 @@ try {
       throughput = await harness.closedPhase(all, '(a) throughput, ROLE=all, model 0 ms', sessions, settings.throughputMessages, settings.throughputTimeLimitMs);
     }
     if (phases.has('rss')) {
-      // as long as after the phase: the idle heap reclaim waits for 1.5 s without work before it gives memory back
-      await sleep(2_000);
+      // RSS at rest, before as after the phase: the idle heap reclaim gives memory back after 1.5 s without work, and
+      // the work ends some time after the last answer (the turns' stores and releases)
+      await sleep(RSS_SETTLE_MS);
       const beforeMb = rssMb(servicePid);
+      const heapBefore = heapOf(await scrape(all.gatewayUrl));
       const fresh = new FreshSessions(updateFactory(all.telegram), 5_000_000);
       const phase = await harness.closedPhase(all, `(d) ${settings.rssSessions} new sessions, ROLE=all, model 0 ms`, fresh, settings.rssSessions, settings.rssTimeLimitMs);
-      await sleep(2_000);
+      await sleep(RSS_SETTLE_MS);
       const afterMb = rssMb(servicePid);
-      const heapUsedAfterMb = sumOf(await scrape(all.gatewayUrl), 'nodejs_heap_size_used_bytes') / 2 ** 20;
-      rss = { phase, reading: { startMb, beforeMb, afterMb, heapUsedAfterMb, sessions: phase.answered } };
-      progress(`(d) RSS after ${phase.answered} new sessions: start ${startMb.toFixed(1)} MB, before ${beforeMb.toFixed(1)} MB, after ${afterMb.toFixed(1)} MB (heap used ${heapUsedAfterMb.toFixed(1)} MB)`);
+      const heapAfter = heapOf(await scrape(all.gatewayUrl));
+      rss = { phase, reading: { startMb, beforeMb, afterMb, heapUsedAfterMb: heapAfter.usedMb, sessions: phase.answered } };
+      progress(`(d) RSS after ${phase.answered} new sessions: start ${startMb.toFixed(1)} MB, before ${beforeMb.toFixed(1)} MB (${heapBefore.text}), after ${afterMb.toFixed(1)} MB (${heapAfter.text})`);
       if (phase.answered < settings.rssSessions) progress(`(d) NOTE: the time limit cut the run at ${phase.answered} of ${settings.rssSessions} sessions`);
     }
     if (latencyOnAll) await latencyPhases(all, sessions);
@@ -183,3 +186,10 @@ if (report.unanswered > 0) progress(`${report.unanswered} messages were not answ
 progress(summary(report, settings, { throughput, peer }));
 process.stdout.write(`${JSON.stringify({ ...report, ...(fatal !== undefined ? { error: String(fatal) } : {}) })}\n`);
 process.exit(exitCode);
+
+/** The V8 heap's used and held sizes and the memory outside it, as the service's metrics give them. */
+function heapOf(samples: Samples): { usedMb: number; text: string } {
+  const mb = (name: string): number => sumOf(samples, name) / 2 ** 20;
+  const usedMb = mb('nodejs_heap_size_used_bytes');
+  return { usedMb, text: `heap used ${usedMb.toFixed(1)} of ${mb('nodejs_heap_size_total_bytes').toFixed(1)} MB, external ${mb('nodejs_external_memory_bytes').toFixed(1)} MB` };
+}
