@@ -16,6 +16,7 @@ export const EXTERNAL = [
   'pino-pretty',
   'thread-stream',
   'msgpackr-extract',
+  'koffi',
   'unpdf',
   'playwright-core',
   // grammY's fetch: node leaves deprecation warnings of code under node_modules unsaid (punycode, url.parse),

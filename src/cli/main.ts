@@ -37,6 +37,8 @@ async function start(config: AppConfig): Promise<void> {
     isBusy: service.activity.busyProbe(),
     onReclaim: ({ beforeBytes, afterBytes, pauseMs }) =>
       heapLogger.debug({ beforeMb: Math.round(beforeBytes / 2 ** 20), afterMb: Math.round(afterBytes / 2 ** 20), pauseMs: Math.round(pauseMs) }, 'quiet after a burst: heap given back'),
+    onTrim: ({ beforeBytes, afterBytes, pauseMs }) =>
+      heapLogger.debug({ outsideHeapBeforeMb: Math.round(beforeBytes / 2 ** 20), outsideHeapAfterMb: Math.round(afterBytes / 2 ** 20), pauseMs: Math.round(pauseMs) }, 'quiet after a burst: C heap trimmed'),
   });
 }
 

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { startIdleHeapReclaim } from '../../src/lifecycle/idle-heap-reclaim.js';
+import { loadNativeHeapTrim } from '../../src/lifecycle/native-heap-trim.js';
 
 /** Every interval is quiet by the loop's measure (utilization is at most 1) and any slack is enough: only `isBusy` decides. */
 const ONLY_WORK_DECIDES = { everyMs: 20, quietUtilization: 1.01, slackBytes: 1, startupSlackBytes: 1 };
@@ -79,6 +82,103 @@ describe('idle heap reclaim', () => {
     while (Date.now() < busyUntil) await new Promise((resolve) => setImmediate(() => resolve(busyWork())));
     reclaim.stop();
     expect(reclaims).toBe(0);
+  });
+
+  it('trims the C heap once the memory outside V8\'s heap has grown past its floor by the slack, and counts from what is left', async () => {
+    const MB = 2 ** 20;
+    let rss = 200 * MB;
+    const heapTotal = 50 * MB;
+    const trims: Array<{ beforeBytes: number; afterBytes: number }> = [];
+    let loads = 0;
+    let trimCalls = 0;
+    let looks = 0;
+    const reclaim = startIdleHeapReclaim({
+      ...ONLY_WORK_DECIDES,
+      quietIntervals: 1,
+      // no collection: only the trim is looked at
+      slackBytes: 2 ** 50,
+      startupSlackBytes: 2 ** 50,
+      nativeSlackBytes: 16 * MB,
+      readMemory: () => ({ rss, heapTotal }),
+      isBusy: () => ((looks += 1), false),
+      loadTrim: async () => {
+        loads += 1;
+        return () => {
+          trimCalls += 1;
+          rss -= 40 * MB;
+          return true;
+        };
+      },
+      onTrim: (trim) => trims.push(trim),
+    });
+    const waitLooks = async (count: number) => {
+      const target = looks + count;
+      while (looks < target) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    try {
+      // the floor is 150 MB outside the heap (read at start): 15 MB more is under the slack
+      rss += 15 * MB;
+      await waitLooks(3);
+      expect(trimCalls).toBe(0);
+      // 60 MB more: the trim loads and runs at once, then the floor is what is left (125 MB)
+      rss += 45 * MB;
+      await waitLooks(3);
+      expect(loads).toBe(1);
+      expect(trims).toMatchObject([{ beforeBytes: 210 * MB, afterBytes: 170 * MB }]);
+      // the floor went down to 170 MB outside: 10 MB more does nothing, 20 MB more trims again without loading again
+      rss += 10 * MB;
+      await waitLooks(3);
+      expect(trimCalls).toBe(1);
+      rss += 10 * MB;
+      await waitLooks(3);
+      expect(trimCalls).toBe(2);
+      expect(loads).toBe(1);
+      expect(trims[1]).toMatchObject({ beforeBytes: 190 * MB, afterBytes: 150 * MB });
+    } finally {
+      reclaim.stop();
+    }
+  });
+
+  it('leaves the C heap alone while the process has work under way', async () => {
+    const MB = 2 ** 20;
+    let rss = 200 * MB;
+    let trims = 0;
+    let looks = 0;
+    const reclaim = startIdleHeapReclaim({
+      ...ONLY_WORK_DECIDES,
+      quietIntervals: 1,
+      slackBytes: 2 ** 50,
+      startupSlackBytes: 2 ** 50,
+      nativeSlackBytes: 16 * MB,
+      readMemory: () => ({ rss, heapTotal: 0 }),
+      isBusy: () => ((looks += 1), true),
+      loadTrim: async () => () => ((trims += 1), true),
+    });
+    rss += 100 * MB;
+    while (looks < 10) await new Promise((resolve) => setTimeout(resolve, 5));
+    reclaim.stop();
+    expect(trims).toBe(0);
+  });
+});
+
+describe('the C heap trim', () => {
+  it('gives back the pages a burst of Buffers left resident (glibc)', async () => {
+    const trim = await loadNativeHeapTrim();
+    expect(trim).toBeDefined();
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    // 120 MB of 2 KB Buffers (each its own malloc chunk), one in 20 kept: the freed ones sit between live chunks
+    let buffers: Buffer[] = Array.from({ length: 60_000 }, () => Buffer.allocUnsafeSlow(2_048).fill(1));
+    const kept = buffers.filter((_, index) => index % 20 === 0);
+    buffers = [];
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    gc();
+    const before = process.memoryUsage.rss();
+    expect(trim!()).toBe(true);
+    const after = process.memoryUsage.rss();
+    expect(kept).toHaveLength(3_000);
+    expect(before - after).toBeGreaterThan(60 * 2 ** 20);
   });
 });
 
