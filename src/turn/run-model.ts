@@ -41,6 +41,8 @@ export interface ModelTurnInput {
   latest: InboundMessage;
   /** What the memory section is chosen by (the turn's new messages); default: the latest message's text. */
   latestText?: string;
+  /** The memory section's lines, already asked for (see memoryLinesFor); default: asked for here. */
+  memories?: Promise<string[]>;
   user: TurnInput;
   signal: AbortSignal;
   clock: () => number;
@@ -110,6 +112,18 @@ export function workspaceOwnerOf(message: InboundMessage): string {
 }
 
 /**
+ * The memory section's lines for a turn. Memory is an aid, not a precondition: a failing read answers without it
+ * (the promise never rejects).
+ */
+export function memoryLinesFor(deps: TurnDependencies, latest: InboundMessage, query: string, sessionKey: string): Promise<string[]> {
+  if (!deps.memoryLines) return Promise.resolve([]);
+  return deps.memoryLines(latest, query).catch((error: unknown) => {
+    deps.logger.warn({ err: error, sessionKey }, 'could not read memories; answering without the memory section');
+    return [] as string[];
+  });
+}
+
+/**
  * Runs the agent loop on the assembled input, saving each completed step so that a retry (model error,
  * crash, takeover) continues after the last one; context pressure is handled before every model call.
  */
@@ -120,13 +134,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
   const workspace = workspacePathFor(deps.settings.dataDir, workspaceOwnerOf(latest));
   const [steps, memories] = await Promise.all([
     input.resumed ? deps.checkpoints.load(sessionKey, turnId) : Promise.resolve([] as TurnStep[]),
-    // memory is an aid, not a precondition: a failing read answers without it
-    deps.memoryLines
-      ? deps.memoryLines(latest, input.latestText ?? latest.text).catch((error: unknown) => {
-          deps.logger.warn({ err: error, sessionKey }, 'could not read memories; answering without the memory section');
-          return [] as string[];
-        })
-      : Promise.resolve([] as string[]),
+    input.memories ?? memoryLinesFor(deps, latest, input.latestText ?? latest.text, sessionKey),
   ]);
   const spawnTool = spawnToolFor(deps, latest, turnId, input.clock);
   const tools = spawnTool ? [...deps.tools, spawnTool] : deps.tools;

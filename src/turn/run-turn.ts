@@ -11,7 +11,7 @@ import { finishTurn, newDelivery } from './finish-turn.js';
 import { livePreviewOptions, openLiveDraft } from './live-draft.js';
 import type { TerminalEvent } from '../agent/index.js';
 import { withMediaNotices } from '../media/index.js';
-import { runModelTurn } from './run-model.js';
+import { memoryLinesFor, runModelTurn } from './run-model.js';
 import { mediaCharges } from './media-charges.js';
 import { prepareTurnMedia } from './turn-media.js';
 import { namesOf, sessionInfoOf } from './session-info.js';
@@ -49,6 +49,10 @@ export function createTurnRunner(deps: TurnDependencies) {
     // the model, tools and prompt of the message's agent, with its chat's overrides
     const agentDeps = await withBudget(forAgent(deps, latest), latest);
     const channel = deps.channels.for(latest.conversation);
+    const latestText = request.messages.map((message) => message.text).join('\n');
+    // asked for before the session is opened: a new session's history and its sender's memories are two reads of
+    // PostgreSQL, made at once rather than one after the other (a returning session has both in memory)
+    const memories = memoryLinesFor(agentDeps, latest, latestText, sessionKey);
     const session = await deps.store.openSession(sessionInfoOf(sessionKey, latest), request.historyVersion);
     const startedAt = new Date(clock());
     const groupLines = latest.conversation.chatType === 'group' ? await deps.groupContext.claim(contextKeyOf(messages[0]!), turnId) : [];
@@ -95,7 +99,8 @@ export function createTurnRunner(deps: TurnDependencies) {
         holder: request.holder,
         resumed: request.resumed,
         latest,
-        latestText: request.messages.map((message) => message.text).join('\n'),
+        latestText,
+        memories,
         user,
         signal: request.signal,
         clock,
