@@ -39,9 +39,11 @@ if (settings.quick) progress('BENCH_QUICK=1: reduced counts, figures are indicat
 const startRoleAll = async (name: string, workerConcurrency: number | undefined): Promise<Deployment> =>
   harness.track(await startDeployment({ name, roles: ['all'], prefix: harness.prefixFor(name), databaseUrl: database.url, redisUrl, workerConcurrency, extraEnv: harness.extraEnv(name) }));
 
+/** RSS is read at rest, this long after a phase (see phase (d)). */
+const RSS_SETTLE_MS = 4_000;
+
 let bare: BareBullmqResult | undefined;
 let throughput: PhaseResult | undefined;
-const RSS_SETTLE_MS = 4_000;
 let rss: { phase: PhaseResult; reading: RssReading } | undefined;
 let latency: PhaseResult | undefined;
 let lowRateLatency: PhaseResult | undefined;

@@ -7,6 +7,16 @@ import { loadNativeHeapTrim } from '../../src/lifecycle/native-heap-trim.js';
 /** Every interval is quiet by the loop's measure (utilization is at most 1) and any slack is enough: only `isBusy` decides. */
 const ONLY_WORK_DECIDES = { everyMs: 20, quietUtilization: 1.01, slackBytes: 1, startupSlackBytes: 1 };
 
+const MB = 2 ** 20;
+/** As ONLY_WORK_DECIDES, with no heap collection ever due: only the C heap's trim is looked at, at every look. */
+const ONLY_THE_TRIM = { ...ONLY_WORK_DECIDES, quietIntervals: 1, slackBytes: 2 ** 50, startupSlackBytes: 2 ** 50, nativeSlackBytes: 16 * MB, startupNativeSlackBytes: 16 * MB };
+
+/** Resolves once `looks()` has grown by `count` (each look of the reclaim asks `isBusy` once). */
+async function moreLooks(looks: () => number, count: number): Promise<void> {
+  const target = looks() + count;
+  while (looks() < target) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 describe('idle heap reclaim', () => {
   it('gives back the heap a burst left behind once the loop is quiet', async () => {
     // a burst: 200 MB of short-lived objects grows the heap past what stays live
@@ -85,7 +95,6 @@ describe('idle heap reclaim', () => {
   });
 
   it('trims the C heap once the memory outside V8\'s heap has grown past its floor by the slack, and counts from what is left', async () => {
-    const MB = 2 ** 20;
     let rss = 200 * MB;
     const heapTotal = 50 * MB;
     const trims: Array<{ beforeBytes: number; afterBytes: number }> = [];
@@ -93,12 +102,7 @@ describe('idle heap reclaim', () => {
     let trimCalls = 0;
     let looks = 0;
     const reclaim = startIdleHeapReclaim({
-      ...ONLY_WORK_DECIDES,
-      quietIntervals: 1,
-      // no collection: only the trim is looked at
-      slackBytes: 2 ** 50,
-      startupSlackBytes: 2 ** 50,
-      nativeSlackBytes: 16 * MB,
+      ...ONLY_THE_TRIM,
       readMemory: () => ({ rss, heapTotal }),
       isBusy: () => ((looks += 1), false),
       loadTrim: async () => {
@@ -111,26 +115,22 @@ describe('idle heap reclaim', () => {
       },
       onTrim: (trim) => trims.push(trim),
     });
-    const waitLooks = async (count: number) => {
-      const target = looks + count;
-      while (looks < target) await new Promise((resolve) => setTimeout(resolve, 5));
-    };
     try {
       // the floor is 150 MB outside the heap (read at start): 15 MB more is under the slack
       rss += 15 * MB;
-      await waitLooks(3);
+      await moreLooks(() => looks, 3);
       expect(trimCalls).toBe(0);
-      // 60 MB more: the trim loads and runs at once, then the floor is what is left (125 MB)
+      // 45 MB more (210 MB outside): the trim loads and runs at once, then the floor is what is left (170 MB)
       rss += 45 * MB;
-      await waitLooks(3);
+      await moreLooks(() => looks, 3);
       expect(loads).toBe(1);
       expect(trims).toMatchObject([{ beforeBytes: 210 * MB, afterBytes: 170 * MB }]);
-      // the floor went down to 170 MB outside: 10 MB more does nothing, 20 MB more trims again without loading again
+      // 10 MB more does nothing, 20 MB more trims again without loading again
       rss += 10 * MB;
-      await waitLooks(3);
+      await moreLooks(() => looks, 3);
       expect(trimCalls).toBe(1);
       rss += 10 * MB;
-      await waitLooks(3);
+      await moreLooks(() => looks, 3);
       expect(trimCalls).toBe(2);
       expect(loads).toBe(1);
       expect(trims[1]).toMatchObject({ beforeBytes: 190 * MB, afterBytes: 150 * MB });
@@ -139,23 +139,45 @@ describe('idle heap reclaim', () => {
     }
   });
 
+  it('trims at the first quiet look after start-up whatever the growth, and later only past the slack', async () => {
+    let rss = 200 * MB;
+    let looks = 0;
+    const trims: number[] = [];
+    const reclaim = startIdleHeapReclaim({
+      ...ONLY_THE_TRIM,
+      startupNativeSlackBytes: 0,
+      readMemory: () => ({ rss, heapTotal: 0 }),
+      isBusy: () => ((looks += 1), false),
+      loadTrim: async () => () => {
+        trims.push(looks);
+        rss -= 5 * MB;
+        return true;
+      },
+    });
+    try {
+      await moreLooks(() => looks, 5);
+      // once, for the first look: what start-up left
+      expect(trims).toEqual([1]);
+      rss += 20 * MB;
+      await moreLooks(() => looks, 3);
+      expect(trims).toHaveLength(2);
+    } finally {
+      reclaim.stop();
+    }
+  });
+
   it('leaves the C heap alone while the process has work under way', async () => {
-    const MB = 2 ** 20;
     let rss = 200 * MB;
     let trims = 0;
     let looks = 0;
     const reclaim = startIdleHeapReclaim({
-      ...ONLY_WORK_DECIDES,
-      quietIntervals: 1,
-      slackBytes: 2 ** 50,
-      startupSlackBytes: 2 ** 50,
-      nativeSlackBytes: 16 * MB,
+      ...ONLY_THE_TRIM,
       readMemory: () => ({ rss, heapTotal: 0 }),
       isBusy: () => ((looks += 1), true),
       loadTrim: async () => () => ((trims += 1), true),
     });
     rss += 100 * MB;
-    while (looks < 10) await new Promise((resolve) => setTimeout(resolve, 5));
+    await moreLooks(() => looks, 10);
     reclaim.stop();
     expect(trims).toBe(0);
   });
@@ -178,7 +200,7 @@ describe('the C heap trim', () => {
     expect(trim!()).toBe(true);
     const after = process.memoryUsage.rss();
     expect(kept).toHaveLength(3_000);
-    expect(before - after).toBeGreaterThan(60 * 2 ** 20);
+    expect(before - after).toBeGreaterThan(60 * MB);
   });
 });
 
