@@ -25,13 +25,13 @@ export interface ChatSettings {
   budgets: BudgetLimits;
 }
 
+/** Entries each map keeps, the first kept the first dropped: a key and a reference each (the settings are shared). */
+const REMEMBERED = 4_096;
+
 /**
  * Resolves the agent and the chat settings of a conversation from the configuration. Account names
  * are learnt as channels start (the platform account id comes from `getMe` / `auth.test`).
  */
-/** Entries each map keeps, the first kept the first dropped: a key and a reference each (the settings are shared). */
-const REMEMBERED = 4_096;
-
 export class ChatSettingsResolver {
   readonly #accountNames = new Map<string, string>();
   /**

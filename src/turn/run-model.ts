@@ -39,10 +39,8 @@ export interface ModelTurnInput {
   /** The turn ran before: continue after its saved steps. */
   resumed: boolean;
   latest: InboundMessage;
-  /** What the memory section is chosen by (the turn's new messages); default: the latest message's text. */
-  latestText?: string;
-  /** The memory section's lines, already asked for (see memoryLinesFor); default: asked for here. */
-  memories?: Promise<string[]>;
+  /** The memory section's lines, asked for when the turn began (see run-turn.ts); the promise never rejects. */
+  memories: Promise<string[]>;
   user: TurnInput;
   signal: AbortSignal;
   clock: () => number;
@@ -112,18 +110,6 @@ export function workspaceOwnerOf(message: InboundMessage): string {
 }
 
 /**
- * The memory section's lines for a turn. Memory is an aid, not a precondition: a failing read answers without it
- * (the promise never rejects).
- */
-export function memoryLinesFor(deps: TurnDependencies, latest: InboundMessage, query: string, sessionKey: string): Promise<string[]> {
-  if (!deps.memoryLines) return Promise.resolve([]);
-  return deps.memoryLines(latest, query).catch((error: unknown) => {
-    deps.logger.warn({ err: error, sessionKey }, 'could not read memories; answering without the memory section');
-    return [] as string[];
-  });
-}
-
-/**
  * Runs the agent loop on the assembled input, saving each completed step so that a retry (model error,
  * crash, takeover) continues after the last one; context pressure is handled before every model call.
  */
@@ -134,7 +120,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
   const workspace = workspacePathFor(deps.settings.dataDir, workspaceOwnerOf(latest));
   const [steps, memories] = await Promise.all([
     input.resumed ? deps.checkpoints.load(sessionKey, turnId) : Promise.resolve([] as TurnStep[]),
-    input.memories ?? memoryLinesFor(deps, latest, input.latestText ?? latest.text, sessionKey),
+    input.memories,
   ]);
   const spawnTool = spawnToolFor(deps, latest, turnId, input.clock);
   const tools = spawnTool ? [...deps.tools, spawnTool] : deps.tools;

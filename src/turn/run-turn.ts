@@ -11,7 +11,7 @@ import { finishTurn, newDelivery } from './finish-turn.js';
 import { livePreviewOptions, openLiveDraft } from './live-draft.js';
 import type { TerminalEvent } from '../agent/index.js';
 import { withMediaNotices } from '../media/index.js';
-import { memoryLinesFor, runModelTurn } from './run-model.js';
+import { runModelTurn } from './run-model.js';
 import { mediaCharges } from './media-charges.js';
 import { prepareTurnMedia } from './turn-media.js';
 import { namesOf, sessionInfoOf } from './session-info.js';
@@ -99,7 +99,6 @@ export function createTurnRunner(deps: TurnDependencies) {
         holder: request.holder,
         resumed: request.resumed,
         latest,
-        latestText,
         memories,
         user,
         signal: request.signal,
@@ -189,4 +188,16 @@ function recordSpans(deps: TurnDependencies, spans: TraceSpan[]): void {
     }
     if (span.costUsd) metrics.llmCostUsd.inc(labels, span.costUsd);
   }
+}
+
+/**
+ * The memory section's lines for a turn, chosen by its new messages (`query`). Memory is an aid, not a
+ * precondition: a failing read answers without it (the promise never rejects).
+ */
+function memoryLinesFor(deps: TurnDependencies, latest: InboundMessage, query: string, sessionKey: string): Promise<string[]> {
+  if (!deps.memoryLines) return Promise.resolve([]);
+  return deps.memoryLines(latest, query).catch((error: unknown) => {
+    deps.logger.warn({ err: error, sessionKey }, 'could not read memories; answering without the memory section');
+    return [] as string[];
+  });
 }
