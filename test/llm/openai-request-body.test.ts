@@ -18,6 +18,7 @@ describe('openAiRequestBody: the Chat Completions JSON, tools spliced in from th
       { system: '', messages: [userText('no tools')] },
       { system: '', messages: [userText('empty tools')], tools: [] },
       { system: 'x', messages: [userText('none')], tools, toolChoice: 'none' as const },
+      { system: '数据 😀', messages: [userText('é, ü and 文本')], tools },
     ]) {
       const params = { ...buildParams(config, request), stream: true as const, stream_options: { include_usage: true } };
       expect(JSON.parse(openAiRequestBody(params).toString('utf8'))).toEqual(JSON.parse(JSON.stringify(params)));
