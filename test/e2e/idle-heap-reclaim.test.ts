@@ -4,8 +4,9 @@ import { startServiceProcess, waitFor, type ServiceProcess } from '../support/se
 
 /**
  * The idle heap reclaim as `start` wires it (src/cli/main.ts, with the service's ProcessActivity): the first quiet
- * stretch after start-up gives back what loading left (the V8 heap and the C heap), but not while a turn runs, however quiet the event loop is
- * while the turn waits for its model (test/lifecycle/idle-heap-reclaim.test.ts covers the reclaim on its own).
+ * stretch after start-up gives back what loading left (the V8 heap and the C heap), but not while a turn runs,
+ * however quiet the event loop is while the turn waits for its model (test/lifecycle/idle-heap-reclaim.test.ts covers
+ * the reclaim on its own).
  */
 const MODEL_MS = 5_000;
 const RECLAIM_LINE = 'quiet after a burst: heap given back';
