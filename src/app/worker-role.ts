@@ -145,7 +145,7 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     runTurn: activityOf(infra, createTurnRunner(turnDependencies)),
     abandonTurn: createTurnAbandoner(turnDependencies),
     isPaused: () => paused,
-    onReleased: (released) => store.settle?.(released),
+    releases: { releasing: (release) => store.releasing?.(release), released: (release) => store.released?.(release) },
     metrics,
     logger: moduleLogger('worker'),
   });

@@ -5,7 +5,7 @@ import { withLogContext } from '../observability/log-context.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RedisClient } from '../redis/redis-client.js';
-import type { Claim, SessionQueue } from '../redis/session-queue.js';
+import { newHistoryVersion, type Claim, type SessionQueue } from '../redis/session-queue.js';
 import type { AbortBus } from './abort-bus.js';
 
 /**
@@ -43,10 +43,17 @@ export interface QueueWorkerOptions {
   lateRoundDelayMs?: number;
   /** The operator paused the queue (bull-board): no new turn starts. */
   isPaused?: () => boolean;
-  /** A turn released its session: the session's history moved from `previous` to `next` (see SessionCache). */
-  onReleased?: (released: { turnId: string; sessionKey: string; previous: string; next: string }) => void;
+  /** Told of every release, before it is sent and when it came back (the session cache: turn/session-cache.ts). */
+  releases?: ReleaseObserver;
   logger: Logger;
   metrics?: Metrics;
+}
+
+/** `next`: the history version the release writes when the turn stored its history (undefined: it stored nothing). */
+export interface ReleaseObserver {
+  releasing(release: { turnId: string; sessionKey: string; next: string | undefined }): void;
+  /** `version`: the session's history version after the release (undefined: lost, another holder has the turn). */
+  released(release: { turnId: string; sessionKey: string; next: string | undefined; version: string | undefined }): void;
 }
 
 /**
@@ -196,7 +203,7 @@ export class QueueWorker {
     }
     if (outcome.kind === 'parked') return this.park(claim, sessionKey, outcome.untilMs);
     if (outcome.kind === 'retry') return this.retry(claim, sessionKey, outcome.error, abortReasonOf(controller.signal) === 'shutdown', finalAttempt);
-    this.released(turnId, sessionKey, await queue.release(sessionKey, turnId, holder, outcome.kind !== 'skipped' || resumed));
+    await this.release(claim, sessionKey, outcome.kind !== 'skipped' || resumed);
   }
 
   private async retry(claim: Claim, sessionKey: string, error: unknown, shutdown: boolean, finalAttempt: boolean): Promise<void> {
@@ -223,7 +230,7 @@ export class QueueWorker {
     const parked = await queue.park(sessionKey, claim.turnId, claim.holder, untilMs);
     if (parked === 'parked') logger.info({ turnId: claim.turnId, sessionKey, untilMs }, 'turn parked until a person answers');
     // stopped while it was asking: the turn ends here; lost: another worker has it; resume: it runs again now
-    if (parked === 'aborted') this.released(claim.turnId, sessionKey, await queue.release(sessionKey, claim.turnId, claim.holder, false));
+    if (parked === 'aborted') await this.release(claim, sessionKey, false);
   }
 
   /** The last round failed too: end the turn for good (apology, failed record), release its slot, move on. */
@@ -235,11 +242,16 @@ export class QueueWorker {
     await this.#options.abandonTurn?.({ turnId, sessionKey, holder, messages, error }).catch((failure: unknown) =>
       logger.error({ turnId, sessionKey, err: failure }, 'could not end the abandoned turn cleanly'),
     );
-    this.released(turnId, sessionKey, await queue.release(sessionKey, turnId, holder, true));
+    await this.release(claim, sessionKey, true);
   }
 
-  private released(turnId: string, sessionKey: string, released: Awaited<ReturnType<SessionQueue['release']>>): void {
-    if (released.kind === 'released') this.#options.onReleased?.({ turnId, sessionKey, previous: released.previousVersion, next: released.historyVersion });
+  /** `wroteHistory`: the turn stored its messages, so the session's history version moves on. */
+  private async release(claim: Claim, sessionKey: string, wroteHistory: boolean): Promise<void> {
+    const { turnId, holder } = claim;
+    const next = wroteHistory ? newHistoryVersion() : undefined;
+    this.#options.releases?.releasing({ turnId, sessionKey, next });
+    const released = await this.#options.queue.release(sessionKey, turnId, holder, next === undefined ? undefined : { base: claim.historyVersion, next });
+    this.#options.releases?.released({ turnId, sessionKey, next, version: released.kind === 'released' ? released.historyVersion : undefined });
   }
 
   /** Stops taking work; running turns may finish for up to graceMs, then they are handed back to other workers. */

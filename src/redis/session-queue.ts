@@ -44,7 +44,8 @@ export type AcquireResult =
 /** A turn a worker holds: from `acquire`, or claimed for it at enqueue. */
 export type Claim = Extract<AcquireResult, { kind: 'acquired' }>;
 
-export type ReleaseResult = { kind: 'released'; previousVersion: string; historyVersion: string } | { kind: 'lost' };
+/** `historyVersion`: the session's history version now (the written one only when nobody else wrote since the turn began). */
+export type ReleaseResult = { kind: 'released'; historyVersion: string } | { kind: 'lost' };
 
 export interface StopResult {
   droppedMessages: number;
@@ -150,15 +151,18 @@ export class SessionQueue {
     return this.#scripts.run('renew', [keys.turns, keys.sched], [turnId, holder, this.options.leaseMs, sessionKey]);
   }
 
-  /** `historyWritten`: the turn was stored (the session's history version moves on to a new one). */
-  async release(sessionKey: string, turnId: string, holder: string, historyWritten: boolean): Promise<ReleaseResult> {
+  /**
+   * `history`: the turn was stored, having started at history version `base`; the session's version moves on to
+   * `next` (newHistoryVersion()) when it still stands at `base`, to another new one otherwise.
+   */
+  async release(sessionKey: string, turnId: string, holder: string, history?: { base: string; next: string }): Promise<ReleaseResult> {
     const keys = this.keys.session(sessionKey);
     const reply = await this.#scripts.run<string[]>(
       'release',
       [keys.meta, keys.turns, keys.sched, keys.wake, keys.held(workerOf(holder)), keys.steps(turnId), keys.delivery(turnId), keys.earlyAnswer(turnId)],
-      [turnId, holder, sessionKey, this.limitFor(sessionKey), historyWritten ? newVersion() : ''],
+      [turnId, holder, sessionKey, this.limitFor(sessionKey), history?.next ?? '', history?.base ?? ''],
     );
-    return reply[0] === 'released' ? { kind: 'released', previousVersion: reply[1] ?? '', historyVersion: reply[2] ?? '' } : { kind: 'lost' };
+    return reply[0] === 'released' ? { kind: 'released', historyVersion: reply[1] ?? '' } : { kind: 'lost' };
   }
 
   /** A failed turn goes back to the head, same id, to run again after `delayMs` (0: handed back on shutdown). */
@@ -232,7 +236,7 @@ export class SessionQueue {
 
   /** /new, a summary: turns that cached the session's history load it again. */
   async historyChanged(sessionKey: string): Promise<void> {
-    await this.redis.hset(this.keys.session(sessionKey).meta, 'hv', newVersion());
+    await this.redis.hset(this.keys.session(sessionKey).meta, 'hv', newHistoryVersion());
   }
 
   /** Remembers a thread/topic session under its chat, so a chat-level /stop reaches it (kept a week after last use). */
@@ -261,7 +265,7 @@ export class SessionQueue {
 }
 
 /** A history version: random, so a session whose meta was lost never matches a version cached before. */
-function newVersion(): string {
+export function newHistoryVersion(): string {
   return randomUUID().slice(0, 13);
 }
 

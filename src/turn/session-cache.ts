@@ -22,8 +22,8 @@ interface Staged {
 /**
  * The sessions this process answered lately, so a returning session's turn reads nothing from PostgreSQL: an entry
  * is used only at the version the queue reports for the session (every stored turn, /new and summary moves it on,
- * in whichever process), and a turn's own stored messages are appended once its release shows that nobody else
- * wrote in between. Bounded by an estimate of its bytes; the least recently used session goes first.
+ * in whichever process), and a turn's own stored messages are appended as its release goes out, at the version that
+ * release writes only when nobody else wrote in between. Bounded by an estimate of its bytes; the least recently used session goes first.
  */
 export class SessionCache {
   readonly #entries: SizeBoundedLru<CachedSession>;
@@ -65,32 +65,43 @@ export class SessionCache {
     this.#entries.delete(sessionKey);
   }
 
-  /** A turn stored these messages, having started from `base`: they join the entry when the release confirms it. */
+  /** A turn stored these messages, having started from `base`: they join the entry when its release is sent. */
   stage(turnId: string, sessionKey: string, base: string, messages: HistoryMessage[]): void {
+    this.#staged.delete(turnId);
     this.#staged.set(turnId, { sessionKey, base, messages });
+    // a turn that never releases here (its lease lost, retried elsewhere) leaves its staging behind: the oldest go
+    if (this.#staged.size > MAX_STAGED) this.#staged.delete(this.#staged.keys().next().value!);
   }
 
   /**
-   * The turn released its session: the history went from `previous` to `next`. The staged messages are appended when
-   * the entry and the turn both stood at `previous` (nobody else wrote meanwhile); otherwise the entry is stale.
+   * The turn is about to release its session, moving the history version to `next` (undefined: it wrote nothing).
+   * Before the release is sent, so that a turn claimed on `next` the moment Redis has it (in another connection's
+   * reply, before this release's own) finds the history here. The release writes `next` only when the session still
+   * stood at the turn's base (redis/lua/release.lua), which is when the entry, at that base too, plus the turn's
+   * staged messages is the history; otherwise nobody ever sees `next` and `released` forgets the entry.
    */
-  settle(turnId: string, sessionKey: string, previous: string, next: string): void {
+  releasing(turnId: string, sessionKey: string, next: string | undefined): void {
     const staged = this.#staged.get(turnId);
     this.#staged.delete(turnId);
+    if (next === undefined) return;
     const entry = this.#entries.peek(sessionKey);
     if (!entry) return;
-    if (!staged || entry.version !== previous || staged.base !== previous || previous === next) {
+    if (!staged || staged.sessionKey !== sessionKey || entry.version !== staged.base) {
       this.forget(sessionKey);
       return;
     }
     this.put(sessionKey, { sessionId: entry.sessionId, summary: entry.summary, history: [...entry.history, ...staged.messages], version: next });
   }
 
-  /** A turn ended without a release of its own (taken over, lost): what it staged is dropped. */
-  unstage(turnId: string): void {
-    this.#staged.delete(turnId);
+  /** The release came back with the session's history version now (undefined: lost): an entry at `next` that it did not write is dropped. */
+  released(sessionKey: string, next: string | undefined, version: string | undefined): void {
+    if (next === undefined || version === next) return;
+    if (this.#entries.peek(sessionKey)?.version === next) this.forget(sessionKey);
   }
 }
+
+/** Turns staged and not yet released, at most (each a few messages): far more than a process runs at once. */
+const MAX_STAGED = 20_000;
 
 /** UTF-16 text plus a rough per-message and per-part overhead: close enough to bound the cache. */
 function bytesOf(message: HistoryMessage): number {

@@ -52,7 +52,8 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
       }
       return result;
     },
-    settle: (released) => cache.settle(released.turnId, released.sessionKey, released.previous, released.next),
+    releasing: (release) => cache.releasing(release.turnId, release.sessionKey, release.next),
+    released: (release) => cache.released(release.sessionKey, release.next, release.version),
   };
 }
 

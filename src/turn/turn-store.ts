@@ -29,6 +29,8 @@ export interface TurnStore {
   reloadContext(session: SessionInfo): Promise<Omit<OpenedSession, 'id'>>;
   /** `historyVersion`: the version the turn opened the session at (its stored messages join the cached history). */
   flushTurn(record: TurnRecord, options?: { historyVersion?: string | undefined }): Promise<{ written: boolean }>;
-  /** The turn released its session: the history moved from `previous` to `next`. */
-  settle?(released: { turnId: string; sessionKey: string; previous: string; next: string }): void;
+  /** The worker is about to release the turn's session, whose history version becomes `next` (see SessionCache.releasing). */
+  releasing?(release: { turnId: string; sessionKey: string; next: string | undefined }): void;
+  /** The release came back: the session's history version is `version` now (undefined: the release was lost). */
+  released?(release: { turnId: string; sessionKey: string; next: string | undefined; version: string | undefined }): void;
 }

@@ -3,7 +3,7 @@ import { sessionKeyOf } from '../../src/core/session-key.js';
 import type { TurnOutcome, TurnRequest } from '../../src/core/turn-contract.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { AbortBus } from '../../src/queue/abort-bus.js';
-import { QueueWorker, type TurnAbandoner } from '../../src/queue/queue-worker.js';
+import { QueueWorker, type ReleaseObserver, type TurnAbandoner } from '../../src/queue/queue-worker.js';
 import { KeySpace } from '../../src/redis/key-space.js';
 import { createRedisClient, type RedisClient } from '../../src/redis/redis-client.js';
 import { SessionQueue } from '../../src/redis/session-queue.js';
@@ -27,6 +27,7 @@ interface HarnessOptions {
   abandonTurn?: TurnAbandoner;
   leaseMs?: number;
   concurrency?: number;
+  releases?: ReleaseObserver;
 }
 
 function deployment(prefix = uniqueName('qw')) {
@@ -95,6 +96,40 @@ describe('QueueWorker', () => {
     await waitFor(async () => (seen.length === 5 ? true : undefined), { timeoutMs: 5_000, what: 'five turns' });
     expect(seen.sort()).toEqual(messages.map((message) => message.text).sort());
     for (const message of messages) expect(await queue.depth(sessionKeyOf(message))).toEqual({ pending: 0, active: 0 });
+  });
+
+  it('tells the session cache of a release before it is sent, with the version the release then writes', async () => {
+    const { queue, worker, redis } = deployment();
+    const message = inboundMessage();
+    const key = sessionKeyOf(message);
+    const versions: Array<string | undefined> = [];
+    const releasing: Array<{ next: string | undefined; versionInRedis: Promise<string | null> }> = [];
+    const released: Array<{ next: string | undefined; version: string | undefined }> = [];
+    const instance = worker(
+      async (request) => {
+        versions.push(request.historyVersion);
+        return { kind: 'completed' };
+      },
+      {
+        releases: {
+          // asked on the queue's own connection: answered before the release script that follows runs
+          releasing: ({ next }) => releasing.push({ next, versionInRedis: redis.hget(queue.keys.session(key).meta, 'hv') }),
+          released: ({ next, version }) => released.push({ next, version }),
+        },
+      },
+    );
+    await instance.start();
+    await queue.enqueue(key, message);
+    await waitFor(async () => (released.length === 1 ? true : undefined), { timeoutMs: 5_000, what: 'the release' });
+    const next = releasing[0]!.next;
+    expect(next).toEqual(expect.any(String));
+    expect(await releasing[0]!.versionInRedis).toBeNull();
+    expect(released[0]).toEqual({ next, version: next });
+    // the session's next turn starts from the version the cache was told of
+    await queue.enqueue(key, inboundMessage());
+    await waitFor(async () => (released.length === 2 ? true : undefined), { timeoutMs: 5_000, what: 'the second release' });
+    expect(versions).toEqual(['', next]);
+    expect(await releasing[1]!.versionInRedis).toBe(next);
   });
 
   it('retries a failed turn with the same messages and completes it', async () => {

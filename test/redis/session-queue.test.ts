@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { sessionKeyOf } from '../../src/core/session-key.js';
 import { KeySpace } from '../../src/redis/key-space.js';
-import { inPlatformOrder, SessionQueue, type QueueMode, type SessionQueueOptions } from '../../src/redis/session-queue.js';
+import { inPlatformOrder, newHistoryVersion, SessionQueue, type QueueMode, type SessionQueueOptions } from '../../src/redis/session-queue.js';
 import type { InboundMessage } from '../../src/core/inbound-message.js';
 import { inboundMessage } from '../support/messages.js';
 import { createRedisClient } from '../../src/redis/redis-client.js';
@@ -34,6 +34,11 @@ async function acquired(q: SessionQueue, key: string, worker = WORKER) {
   const claim = await q.acquire(key, worker);
   if (claim.kind !== 'acquired') throw new Error(`expected a turn, got ${claim.kind}`);
   return claim;
+}
+
+/** What a worker passes when its turn stored its history: the version it started from and the one it writes. */
+function wrote(claim: { historyVersion: string }) {
+  return { base: claim.historyVersion, next: newHistoryVersion() };
 }
 
 async function due(q: SessionQueue, key: string): Promise<boolean> {
@@ -78,10 +83,9 @@ describe('SessionQueue', () => {
     expect((await q.popDue(shard, 10, 5_000)).sessionKeys).toEqual([]);
     const claim = await acquired(q, key);
     expect(claim).toMatchObject({ resumed: false, attempt: 1, historyVersion: '' });
-    const released = await q.release(key, claim.turnId, claim.holder, true);
-    expect(released).toMatchObject({ kind: 'released', previousVersion: '' });
-    if (released.kind !== 'released') return;
-    expect(released.historyVersion).not.toBe('');
+    const history = wrote(claim);
+    // nobody wrote since the turn began: the release writes the worker's version, the one its cache holds
+    expect(await q.release(key, claim.turnId, claim.holder, history)).toEqual({ kind: 'released', historyVersion: history.next });
     // nothing left: the session leaves the schedule
     expect(await redis.zscore(q.keys.shard(shard).sched, key)).toBeNull();
   });
@@ -100,14 +104,14 @@ describe('SessionQueue', () => {
     expect((await q.acquire(key, WORKER)).kind).toBe('busy');
     expect(await due(q, key)).toBe(false);
 
-    await q.release(key, turn1.turnId, turn1.holder, true);
+    await q.release(key, turn1.turnId, turn1.holder, wrote(turn1));
     expect(await due(q, key)).toBe(true);
     const turn2 = await acquired(q, key);
     expect(turn2.messages.map((m) => m.text)).toEqual([second.text, third.text]);
     // the first turn's release moved the history on: a cache of another version is stale
     expect(turn2.historyVersion).not.toBe('');
-    const releasedSecond = await q.release(key, turn2.turnId, turn2.holder, true);
-    expect(releasedSecond).toMatchObject({ kind: 'released', previousVersion: turn2.historyVersion });
+    const history = wrote(turn2);
+    expect(await q.release(key, turn2.turnId, turn2.holder, history)).toEqual({ kind: 'released', historyVersion: history.next });
     expect((await q.acquire(key, WORKER)).kind).toBe('empty');
   });
 
@@ -124,9 +128,40 @@ describe('SessionQueue', () => {
       turns.push(claim);
     }
     expect((await q.acquire(key, WORKER)).kind).toBe('busy');
-    await q.release(key, turns[0]!.turnId, turns[0]!.holder, true);
+    await q.release(key, turns[0]!.turnId, turns[0]!.holder, wrote(turns[0]!));
     const overflow = await acquired(q, key);
     expect(overflow.messages.map((m) => m.text)).toEqual(messages.slice(3).map((m) => m.text));
+  });
+
+  it('writes a turn’s next history version only when nobody wrote since the turn began', async () => {
+    const q = queue();
+    await beat(q);
+    const messages = Array.from({ length: 3 }, () => inboundMessage({ chatType: 'group' }));
+    const key = sessionKeyOf(messages[0]!);
+    for (const message of messages.slice(0, 2)) await q.enqueue(key, message);
+    const [a, b] = [await acquired(q, key), await acquired(q, key)];
+    expect(a.historyVersion).toBe(b.historyVersion);
+    const first = wrote(a);
+    expect(await q.release(key, a.turnId, a.holder, first)).toEqual({ kind: 'released', historyVersion: first.next });
+    // the other turn began from the version before the first one's: its own next version would name a history
+    // without the first turn's messages, so the session moves to one that no cache holds
+    const second = wrote(b);
+    const afterSecond = await q.release(key, b.turnId, b.holder, second);
+    if (afterSecond.kind !== 'released') throw new Error('expected a release');
+    expect([first.next, second.next, b.historyVersion]).not.toContain(afterSecond.historyVersion);
+    expect(await redis.hget(q.keys.session(key).meta, 'hv')).toBe(afterSecond.historyVersion);
+    // a /new while a turn runs moves the version too
+    await q.enqueue(key, messages[2]!);
+    const c = await acquired(q, key);
+    expect(c.historyVersion).toBe(afterSecond.historyVersion);
+    await q.historyChanged(key);
+    const third = wrote(c);
+    const afterThird = await q.release(key, c.turnId, c.holder, third);
+    expect(afterThird.kind === 'released' && afterThird.historyVersion !== third.next).toBe(true);
+    // a turn that stored nothing leaves the version as it is
+    await q.enqueue(key, inboundMessage({ chatType: 'group' }));
+    const d = await acquired(q, key);
+    expect(await q.release(key, d.turnId, d.holder)).toEqual({ kind: 'released', historyVersion: d.historyVersion });
   });
 
   it('runs one message per turn in followup mode', async () => {
@@ -139,7 +174,7 @@ describe('SessionQueue', () => {
     for (let index = 0; index < 3; index++) {
       const claim = await acquired(q, key);
       texts.push(...claim.messages.map((m) => m.text));
-      await q.release(key, claim.turnId, claim.holder, true);
+      await q.release(key, claim.turnId, claim.holder, wrote(claim));
     }
     expect(texts).toEqual(messages.map((m) => m.text));
   });
@@ -160,7 +195,7 @@ describe('SessionQueue', () => {
     // the holder that stalled can neither renew, requeue nor release it
     expect(await q.renew(key, claim.turnId, claim.holder)).toBe('lost');
     expect(await q.requeue(key, claim.turnId, claim.holder, { delayMs: 0, attempt: 2, round: 0 })).toBe('lost');
-    expect(await q.release(key, claim.turnId, claim.holder, true)).toEqual({ kind: 'lost' });
+    expect(await q.release(key, claim.turnId, claim.holder, wrote(claim))).toEqual({ kind: 'lost' });
     expect(await q.renew(key, takeover.turnId, takeover.holder)).toBe('ok');
     expect(await q.depth(key)).toEqual({ pending: 0, active: 1 });
   });
@@ -211,7 +246,7 @@ describe('SessionQueue', () => {
     const again = await acquired(q, key);
     expect(again).toMatchObject({ turnId: claim.turnId, resumed: true, attempt: 2 });
     expect(again.messages.map((m) => m.text)).toEqual([first.text]);
-    await q.release(key, again.turnId, again.holder, true);
+    await q.release(key, again.turnId, again.holder, wrote(again));
     const next = await acquired(q, key);
     expect(next.messages.map((m) => m.text)).toEqual([second.text]);
   });
@@ -293,7 +328,7 @@ describe('SessionQueue', () => {
     await new Promise((resolve) => setTimeout(resolve, 350));
     const claim = await acquired(q, key);
     expect(claim.messages.map((m) => m.dedupeKey)).toEqual(album.map((m) => m.dedupeKey));
-    await q.release(key, claim.turnId, claim.holder, true);
+    await q.release(key, claim.turnId, claim.holder, wrote(claim));
     const next = await acquired(q, key);
     expect(next.messages.map((m) => m.dedupeKey)).toEqual([after.dedupeKey]);
   });
@@ -316,7 +351,7 @@ describe('SessionQueue', () => {
     // a message meanwhile waits behind it, then goes to whoever acquires after the release
     const second = inboundMessage();
     expect(await q.enqueue(key, second, Date.now(), WORKER)).toEqual({ kind: 'queued', running: 1 });
-    const released = await q.release(key, claim.turnId, claim.holder, true);
+    const released = await q.release(key, claim.turnId, claim.holder, wrote(claim));
     expect(released.kind).toBe('released');
     const next = await acquired(q, key, 'worker-b');
     expect(next.messages.map((message) => message.text)).toEqual([second.text]);

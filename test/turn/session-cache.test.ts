@@ -15,25 +15,50 @@ describe('SessionCache', () => {
     expect(cache.get('b', '')).toBeUndefined();
   });
 
-  it('appends a turn’s stored messages when its release shows nobody else wrote, and moves to the new version', () => {
+  it('holds a turn’s stored messages at the version its release writes before the release goes out', () => {
     const cache = new SessionCache(1_000_000, 3);
     cache.put('a', session('v1'));
     cache.stage('t1', 'a', 'v1', [text('again'), text('sure', 'assistant')]);
-    cache.settle('t1', 'a', 'v1', 'v2');
+    cache.releasing('t1', 'a', 'v2');
+    // a turn claimed on v2 the moment Redis has it, before this release's reply is back, finds the history
     const entry = cache.get('a', 'v2');
     // the newest messages, at most as many as a read would load
     expect(entry?.history.map((message) => (message.parts[0] as { text: string }).text)).toEqual(['hello', 'again', 'sure']);
     expect(cache.get('a', 'v1')).toBeUndefined();
+    cache.released('a', 'v2', 'v2');
+    expect(cache.get('a', 'v2')).toBeDefined();
   });
 
-  it('drops an entry another process wrote past: a release from another version than the entry’s', () => {
+  it('drops the entry when the release wrote another version than the turn’s (somebody wrote in between) or was lost', () => {
     const cache = new SessionCache(1_000_000, 500);
     cache.put('a', session('v1'));
     cache.stage('t1', 'a', 'v1', [text('again')]);
-    // another turn (another process) stored meanwhile: the release moves from v7, not from v1
-    cache.settle('t1', 'a', 'v7', 'v8');
-    expect(cache.get('a', 'v8')).toBeUndefined();
-    expect(cache.get('a', 'v1')).toBeUndefined();
+    cache.releasing('t1', 'a', 'v2');
+    cache.released('a', 'v2', 'v2~');
+    expect(cache.size).toBe(0);
+    cache.put('b', session('v1'));
+    cache.stage('t2', 'b', 'v1', [text('again')]);
+    cache.releasing('t2', 'b', 'v2');
+    cache.released('b', 'v2', undefined);
+    expect(cache.size).toBe(0);
+  });
+
+  it('forgets an entry that is not at the turn’s base, or a turn that staged nothing, as the release moves on', () => {
+    const cache = new SessionCache(1_000_000, 500);
+    // another turn of this group session moved the entry on since this one began at v1
+    cache.put('a', session('v5'));
+    cache.stage('t1', 'a', 'v1', [text('again')]);
+    cache.releasing('t1', 'a', 'v6');
+    expect(cache.get('a', 'v6')).toBeUndefined();
+    expect(cache.get('a', 'v5')).toBeUndefined();
+    // a resumed turn whose messages another attempt stored: nothing staged here
+    cache.put('b', session('v1'));
+    cache.releasing('t2', 'b', 'v2');
+    expect(cache.size).toBe(0);
+    // a turn that wrote nothing leaves the entry as it is
+    cache.put('c', session('v1'));
+    cache.releasing('t3', 'c', undefined);
+    expect(cache.get('c', 'v1')).toBeDefined();
   });
 
   it('stays under its byte budget by dropping the least recently used sessions', () => {

@@ -5,8 +5,13 @@
   KEYS[6] the turn's checkpoint  KEYS[7] the turn's delivery record  KEYS[8] the turn's early approval answer
   ARGV[1] turn id  ARGV[2] holder token  ARGV[3] session key  ARGV[4] slot limit
   ARGV[5] the session's next history version when the turn wrote its history ('' when it did not)
+  ARGV[6] the history version the turn started from
 
-  Returns { 'released', history version before, history version after } | { 'lost' } (another holder has it now)
+  The next version is written as given only when the session still stood at the turn's own start: the worker's
+  cache holds the turn's history at that version before this runs (turn/session-cache.ts). When another writer
+  moved it meanwhile (a /new, a summary, a group turn beside this one), it moves on to a version nobody holds.
+
+  Returns { 'released', history version after } | { 'lost' } (another holder has it now)
 ]]
 --- @include "common"
 local member = ARGV[3] .. SEP .. ARGV[1]
@@ -21,7 +26,10 @@ redis.call('DEL', KEYS[6], KEYS[7], KEYS[8])
 local meta = redis.call('HMGET', KEYS[1], 'n', 'p', 'hv')
 local running, pending, previous = counter(meta[1]) - 1, counter(meta[2]), meta[3] or ''
 local version = previous
-if ARGV[5] ~= '' then version = ARGV[5] end
+if ARGV[5] ~= '' then
+  version = ARGV[5]
+  if previous ~= ARGV[6] then version = version .. '~' end
+end
 if pending > 0 and running < tonumber(ARGV[4]) then
   redis.call('ZADD', KEYS[3], now_ms(), ARGV[3])
   redis.call('ZADD', KEYS[4], 0, '0')
@@ -29,4 +37,4 @@ elseif running == 0 then
   redis.call('ZREM', KEYS[3], ARGV[3])
 end
 redis.call('HSET', KEYS[1], 'n', running, 'hv', version)
-return { 'released', previous, version }
+return { 'released', version }
