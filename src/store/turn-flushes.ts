@@ -7,9 +7,14 @@ export interface TurnFlushesOptions {
   maxInFlight: number;
   /** Turns in one statement at most. */
   maxBatch: number;
+  /**
+   * A statement leaves at most this often (ms; 0 or none: as soon as a slot is free): the turns that finish sooner
+   * after the last one wait for the rest of the interval and go together.
+   */
+  spacingMs?: number;
 }
 
-export const TURN_FLUSHES: TurnFlushesOptions = { maxInFlight: 2, maxBatch: 32 };
+export const TURN_FLUSHES: TurnFlushesOptions = { maxInFlight: 2, maxBatch: 32, spacingMs: 10 };
 
 interface Waiting {
   record: TurnRecord;
@@ -20,8 +25,11 @@ interface Waiting {
  * The turn flushes of one process, grouped: a turn that finishes while `maxInFlight` flush statements are on
  * their way waits for one of them to come back and then goes with every other turn that waited, in one statement
  * (one round trip, one commit; store/flush-turn-statement.ts). A turn that finishes when fewer are on their way
- * goes at once, alone, so grouping costs a quiet process nothing. Under load, a socket write, a wake-up of a
- * PostgreSQL backend and a commit serve several turns instead of one each.
+ * goes at once, alone, unless another statement left less than `spacingMs` ago: it then waits for the rest of that
+ * interval, with the turns that finish meanwhile. So a quiet process writes each turn at once, and one finishing
+ * turns steadily (hundreds a second, each far from the next, too far for the in-flight rule to group them) writes
+ * them a few at a time; a socket write, a wake-up of a PostgreSQL backend and a commit serve several turns instead
+ * of one each. A turn's answer is out before its flush: the wait only holds back its session's next turn.
  *
  * A statement that fails (one turn's data the database refuses, or a deadlock with another process's flush) does
  * not fail the turns it carried: each is flushed again on its own, and only its own outcome reaches it.
@@ -29,6 +37,8 @@ interface Waiting {
 export class TurnFlushes {
   readonly #waiting: Waiting[] = [];
   #inFlight = 0;
+  #lastSentAt = Number.NEGATIVE_INFINITY;
+  #spacingTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: StoreDatabase,
@@ -45,8 +55,17 @@ export class TurnFlushes {
 
   #sendWhatWaits(): void {
     while (this.#inFlight < this.options.maxInFlight && this.#waiting.length > 0) {
+      const wait = this.#lastSentAt + (this.options.spacingMs ?? 0) - performance.now();
+      if (wait > 0) {
+        this.#spacingTimer ??= setTimeout(() => {
+          this.#spacingTimer = undefined;
+          this.#sendWhatWaits();
+        }, wait);
+        return;
+      }
       const batch = this.#take();
       this.#inFlight++;
+      this.#lastSentAt = performance.now();
       void this.#send(batch).finally(() => {
         this.#inFlight--;
         this.#sendWhatWaits();

@@ -58,6 +58,26 @@ describeEachBackend('turn flushes', (database) => {
     expect(await transactionsThatWrote(records.map((record) => record.runId))).toBe(2);
   });
 
+  it('holds a turn that finishes soon after a statement left until the spacing is over, with the others that finish meanwhile', async () => {
+    const { db } = database();
+    const flushes = new TurnFlushes(db, { maxInFlight: 2, maxBatch: 32, spacingMs: 300 });
+    const sessions = await Promise.all(Array.from({ length: 4 }, () => newSession(db)));
+    const [first, second, third, later] = sessions.map((session) => turnRecord(session));
+
+    await flushes.flush(first!);
+    // a slot is free, but a statement left just now: these two wait and go together
+    const waited = performance.now();
+    await Promise.all([flushes.flush(second!), flushes.flush(third!)]);
+    expect(performance.now() - waited).toBeGreaterThanOrEqual(200);
+    expect(await transactionsThatWrote([second!.runId, third!.runId])).toBe(1);
+    expect(await transactionsThatWrote([first!.runId, second!.runId])).toBe(2);
+    // after a quiet stretch longer than the spacing, a turn goes at once
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    const alone = performance.now();
+    await flushes.flush(later!);
+    expect(performance.now() - alone).toBeLessThan(200);
+  });
+
   it('never puts two turns of one session in one statement', async () => {
     const { db } = database();
     const flushes = new TurnFlushes(db, { maxInFlight: 1, maxBatch: 32 });
