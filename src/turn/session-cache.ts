@@ -23,7 +23,8 @@ interface Staged {
  * The sessions this process answered lately, so a returning session's turn reads nothing from PostgreSQL: an entry
  * is used only at the version the queue reports for the session (every stored turn, /new and summary moves it on,
  * in whichever process), and a turn's own stored messages are appended as its release goes out, at the version that
- * release writes only when nobody else wrote in between. Bounded by an estimate of its bytes; the least recently used session goes first.
+ * release writes only when nobody else wrote in between. Bounded by an estimate of its bytes; the least recently
+ * used session goes first.
  */
 export class SessionCache {
   readonly #entries: SizeBoundedLru<CachedSession>;
@@ -93,7 +94,7 @@ export class SessionCache {
     this.put(sessionKey, { sessionId: entry.sessionId, summary: entry.summary, history: [...entry.history, ...staged.messages], version: next });
   }
 
-  /** The release came back with the session's history version now (undefined: lost): an entry at `next` that it did not write is dropped. */
+  /** The release came back with the session's version now (undefined: lost): an entry at a `next` it did not write goes. */
   released(sessionKey: string, next: string | undefined, version: string | undefined): void {
     if (next === undefined || version === next) return;
     if (this.#entries.peek(sessionKey)?.version === next) this.forget(sessionKey);
