@@ -3,17 +3,14 @@ import { sessionKeyOf } from '../../src/core/session-key.js';
 import { inboundMessage } from '../support/messages.js';
 import { sessionQueueHarness, wrote } from './support/session-queue-harness.js';
 
-const { redis, WORKER, queue, beat, acquired, due } = sessionQueueHarness();
+const { redis, WORKER, queue, beat, acquired, due, heldTurn } = sessionQueueHarness();
 
 /** Leases, takeover, retries, parked turns, /stop and the claim at enqueue. */
 describe('SessionQueue: held turns', () => {
   it('takes back an expired lease with the same turn id and the same messages, as a further attempt', async () => {
     const q = queue({ leaseMs: 1_000 });
     await beat(q);
-    const message = inboundMessage();
-    const key = sessionKeyOf(message);
-    await q.enqueue(key, message);
-    const claim = await acquired(q, key);
+    const { key, claim } = await heldTurn(q);
     expect((await q.acquire(key, WORKER)).kind).toBe('busy');
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await due(q, key)).toBe(true);
@@ -45,10 +42,7 @@ describe('SessionQueue: held turns', () => {
   it('keeps a lease alive while it is renewed and reports it lost once taken back', async () => {
     const q = queue({ leaseMs: 1_000 });
     await beat(q);
-    const message = inboundMessage();
-    const key = sessionKeyOf(message);
-    await q.enqueue(key, message);
-    const claim = await acquired(q, key);
+    const { key, claim } = await heldTurn(q);
     for (let index = 0; index < 4; index++) {
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect(await q.renew(key, claim.turnId, claim.holder)).toBe('ok');
@@ -62,10 +56,8 @@ describe('SessionQueue: held turns', () => {
   it('requeues a failed turn at the head with its id, and holds it until its backoff passed', async () => {
     const q = queue();
     await beat(q);
-    const [first, second] = [inboundMessage(), inboundMessage()];
-    const key = sessionKeyOf(first);
-    await q.enqueue(key, first);
-    const claim = await acquired(q, key);
+    const { message: first, key, claim } = await heldTurn(q);
+    const second = inboundMessage();
     await q.enqueue(key, second);
     expect(await q.requeue(key, claim.turnId, claim.holder, { delayMs: 300, attempt: 2, round: 0 })).toBe('requeued');
     expect(await due(q, key)).toBe(false);
@@ -82,10 +74,8 @@ describe('SessionQueue: held turns', () => {
   it('a parked turn keeps its slot without a holder until unparked; then it resumes with its id; stop reports it as waiting', async () => {
     const q = queue();
     await beat(q);
-    const [first, second] = [inboundMessage(), inboundMessage()];
-    const key = sessionKeyOf(first);
-    await q.enqueue(key, first);
-    const claim = await acquired(q, key);
+    const { message: first, key, claim } = await heldTurn(q);
+    const second = inboundMessage();
     expect(await q.park(key, claim.turnId, claim.holder, Date.now() + 60_000)).toBe('parked');
     expect(await q.renew(key, claim.turnId, claim.holder)).toBe('lost');
     await q.enqueue(key, second);
@@ -101,10 +91,7 @@ describe('SessionQueue: held turns', () => {
   it('an answer that comes before the worker parks the turn is not lost: park hands the turn straight back', async () => {
     const q = queue();
     await beat(q);
-    const message = inboundMessage();
-    const key = sessionKeyOf(message);
-    await q.enqueue(key, message);
-    const claim = await acquired(q, key);
+    const { key, claim } = await heldTurn(q);
     expect(await q.unpark(key, claim.turnId)).toBe('not-parked');
     expect(await q.park(key, claim.turnId, claim.holder, Date.now() + 60_000)).toBe('resume');
     expect(await acquired(q, key)).toMatchObject({ turnId: claim.turnId, resumed: true });

@@ -1,7 +1,9 @@
 import { afterAll, beforeEach } from 'vitest';
+import { sessionKeyOf } from '../../../src/core/session-key.js';
 import { KeySpace } from '../../../src/redis/key-space.js';
 import { createRedisClient } from '../../../src/redis/redis-client.js';
 import { newHistoryVersion, SessionQueue, type QueueMode, type SessionQueueOptions } from '../../../src/redis/session-queue.js';
+import { inboundMessage } from '../../support/messages.js';
 import { deleteTestKeys, testRedisTarget, uniqueName } from '../../support/services.js';
 
 /**
@@ -48,13 +50,20 @@ export function sessionQueueHarness() {
     return claim;
   }
 
+  /** A DM message enqueued and its turn acquired by this worker. */
+  async function heldTurn(q: SessionQueue, message = inboundMessage()) {
+    const key = sessionKeyOf(message);
+    await q.enqueue(key, message);
+    return { message, key, claim: await acquired(q, key) };
+  }
+
   async function due(q: SessionQueue, key: string): Promise<boolean> {
     const shard = q.keys.shardOf(key);
     const score = await redis.zscore(q.keys.shard(shard).sched, key);
     return score !== null && Number(score) <= Date.now();
   }
 
-  return { redis, WORKER, queue, beat, acquired, due, wrote };
+  return { redis, WORKER, queue, beat, acquired, heldTurn, due, wrote };
 }
 
 /** What a worker passes when its turn stored its history: the version it started from and the one it writes. */
