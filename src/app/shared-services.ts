@@ -15,6 +15,7 @@ import {
   Invalidations,
   RedisChannelState,
   SessionQueue,
+  WorkerRoster,
   type KeySpace,
   type RedisClient,
   type SessionQueueOptions,
@@ -31,6 +32,8 @@ export interface SharedServices {
   channels: ChannelRegistry;
   /** The session queue's options: the same for every connection it is opened on. */
   queueOptions: SessionQueueOptions;
+  /** The workers beating now, and the one each session goes to first. */
+  roster: WorkerRoster;
   sessions: SessionQueue;
   abortPublisher: AbortBus;
   inbound: InboundQueue;
@@ -52,7 +55,11 @@ export interface SharedServices {
 export async function buildSharedServices(infra: Infrastructure): Promise<SharedServices> {
   const { config, keys, redis, metrics } = infra;
   const chats = new ChatSettingsResolver(config);
-  const queueOptions = sessionQueueOptions(infra, chats);
+  // which worker each session's turns go to first: the one whose cache holds its history
+  const roster = new WorkerRoster(redis, keys);
+  await roster.start();
+  infra.onStop('worker roster', async () => roster.stop());
+  const queueOptions = { ...sessionQueueOptions(infra, chats), placement: roster };
   const sessions = new SessionQueue(redis, keys, queueOptions);
   const abortPublisher = new AbortBus(keys.abortChannel, redis, undefined, moduleLogger('abort'));
   const inbound = new InboundQueue(infra.bullmqRedis, keys.bullmqPrefix, sessions, abortPublisher, moduleLogger('queue'));
@@ -105,6 +112,7 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
     chats,
     channels,
     queueOptions,
+    roster,
     sessions,
     abortPublisher,
     inbound,

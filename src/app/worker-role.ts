@@ -41,6 +41,8 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     metrics.turnsTakenOver.inc(turns),
   );
   await beat.start();
+  // this worker counts from now on: sessions placed on it come to it from its first turn
+  await shared.roster.refresh().catch(() => undefined);
   const abortBus = new AbortBus(keys.abortChannel, workerRedis, shared.subscriber, moduleLogger('abort'));
   await abortBus.listen();
 
@@ -175,6 +177,9 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     clearInterval(pausePoll);
     // its turns were handed back: nothing of this worker is left to take over
     await beat.stop(true);
+    // an enqueue that placed a session on this worker after the worker's own hand-back and before this stop waits in
+    // its preferred set; no enqueue places one there now that it does not beat
+    await sessions.handBackPreferred(workerId).catch((error: unknown) => logger.warn({ err: error }, 'could not hand the sessions waiting for this worker back'));
   });
   infra.onStop('workers', (budget) =>
     // a turn cannot finish without Redis: then they are all handed back at once (their state stays in Redis)

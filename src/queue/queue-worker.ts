@@ -97,11 +97,15 @@ export class QueueWorker {
   }
 
   start(): void {
-    this.#loops = this.#options.queue.keys.shards().map((shard) => this.loop(shard.shard, shard.wake));
+    this.#loops = this.#options.queue.keys.shards().map((shard) => this.loop(shard.shard, shard.wake, shard.preferred(this.#options.workerId)));
   }
 
-  private async loop(shard: number, wakeKey: string): Promise<void> {
-    const { queue, concurrency, logger } = this.#options;
+  /**
+   * `preferredKey`: the sessions this worker ran last and is asked to take first (their history is in its cache);
+   * the wait blocks on it beside the shard's marker, and a session it yields is taken at once.
+   */
+  private async loop(shard: number, wakeKey: string, preferredKey: string): Promise<void> {
+    const { queue, concurrency, logger, workerId } = this.#options;
     const blocking = this.#options.blockingConnection();
     this.#blocking.push(blocking);
     while (!this.#closing) {
@@ -115,13 +119,14 @@ export class QueueWorker {
       let waitMs: number;
       try {
         const batch = Math.min(POP_BATCH, concurrency - this.#running.size);
-        const due = await queue.popDue(shard, batch);
+        const due = await queue.popDue(shard, batch, workerId);
         for (const sessionKey of due.sessionKeys) this.take(sessionKey);
         // a full batch: more may be due right now; fewer: the shard is drained until its marker says otherwise
         if (due.sessionKeys.length === batch) continue;
         waitMs = due.nextDueAt === undefined ? IDLE_WAIT_MS : Math.min(IDLE_WAIT_MS, due.nextDueAt - due.now);
         if (waitMs <= 0) continue;
-        await blocking.bzpopmin(wakeKey, Math.max(waitMs, 1) / 1000);
+        const woken = await blocking.bzpopmin(wakeKey, preferredKey, Math.max(waitMs, 1) / 1000);
+        if (woken?.[0] === preferredKey && woken[1]) this.take(woken[1]);
       } catch (error) {
         if (this.#closing) break;
         logger.warn({ err: error, shard }, 'could not take work from the queue; trying again');
@@ -269,5 +274,9 @@ export class QueueWorker {
     } finally {
       clearTimeout(timer);
     }
+    // sessions that named this worker as their last one (a release or an enqueue while it stopped) go to any worker
+    await this.#options.queue.handBackPreferred(this.#options.workerId).catch((error: unknown) =>
+      this.#options.logger.warn({ err: error }, 'could not hand the sessions waiting for this worker back; they wait for the fallback schedule'),
+    );
   }
 }

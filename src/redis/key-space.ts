@@ -14,6 +14,8 @@ export interface SessionKeys {
   wake: string;
   alive: string;
   held(workerId: string): string;
+  /** ZSET of the sessions a worker is asked to look at first: it ran them last (see lua/enqueue.lua). */
+  preferred(workerId: string): string;
   /** LIST of a running turn's completed steps. */
   steps(turnId: string): string;
   /** HASH of a turn's computed answer and its delivery. */
@@ -44,6 +46,7 @@ export interface ShardKeys {
   wake: string;
   alive: string;
   held(workerId: string): string;
+  preferred(workerId: string): string;
 }
 
 /**
@@ -71,7 +74,14 @@ export class KeySpace {
 
   shard(shard: number): ShardKeys {
     const tag = this.tag(shard);
-    return { shard, sched: `${tag}:sched`, wake: `${tag}:wake`, alive: `${tag}:alive`, held: (workerId) => `${tag}:held:${workerId}` };
+    return {
+      shard,
+      sched: `${tag}:sched`,
+      wake: `${tag}:wake`,
+      alive: `${tag}:alive`,
+      held: (workerId) => `${tag}:held:${workerId}`,
+      preferred: (workerId) => `${tag}:pref:${workerId}`,
+    };
   }
 
   session(sessionKey: string): SessionKeys {
@@ -203,6 +213,9 @@ class SessionKeySet implements SessionKeys {
   }
   held(workerId: string): string {
     return `${this.tag}:held:${workerId}`;
+  }
+  preferred(workerId: string): string {
+    return `${this.tag}:pref:${workerId}`;
   }
   steps(turnId: string): string {
     return `${this.base}:c:${turnId}`;

@@ -3,12 +3,12 @@ import { LuaScripts } from './lua-scripts.js';
 
 /** The session queue's scripts and how many keys each takes. */
 const QUEUE_SCRIPTS = {
-  // 7 with a claim for the enqueuing worker
-  enqueue: [5, 7],
-  'pop-due': 2,
+  // 9 with a claim for the enqueuing worker
+  enqueue: [7, 9],
+  'pop-due': 3,
   acquire: 7,
   renew: 2,
-  release: 8,
+  release: 9,
   requeue: 6,
   park: 5,
   unpark: 4,
@@ -16,7 +16,8 @@ const QUEUE_SCRIPTS = {
   interrupt: 1,
   'append-step': 2,
   'save-delivery': 2,
-  'reap-worker': 4,
+  'reap-worker': 5,
+  'hand-back-preferred': 3,
   beat: 1,
 } as const;
 

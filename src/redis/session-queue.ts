@@ -4,6 +4,7 @@ import { isGroupSessionKey } from '../core/session-key.js';
 import type { KeySpace } from './key-space.js';
 import type { RedisClient } from './redis-client.js';
 import { QueueScripts } from './scripts.js';
+import type { SessionPlacement } from './worker-roster.js';
 
 export type QueueMode = 'collect' | 'followup' | 'interrupt';
 
@@ -11,6 +12,8 @@ const SEEN_TTL_SECONDS = 24 * 60 * 60;
 const THREAD_SESSIONS_TTL_SECONDS = 7 * 24 * 60 * 60;
 /** Entries one turn claims at most (a flood in one chat is answered in turns of this many messages). */
 const MAX_CLAIM = 100;
+/** How long a session's own worker has to take its next turn before any worker may (see enqueue.lua). */
+export const PLACEMENT_GRACE_MS = 1_000;
 const FIELD = '\x1f';
 
 export interface SessionQueueOptions {
@@ -22,6 +25,10 @@ export interface SessionQueueOptions {
   albumWaitMs: number;
   /** The session's queue mode (defaults and config file overrides). */
   modeOf(sessionKey: string): QueueMode;
+  /** Which worker a session's turns go to first (WorkerRoster); absent: any worker takes any session. */
+  placement?: SessionPlacement;
+  /** How long that worker has to take a session before any may (PLACEMENT_GRACE_MS). */
+  placementGraceMs?: number;
 }
 
 export type EnqueueResult = { kind: 'duplicate' } | { kind: 'queued'; running: number } | { kind: 'claimed'; claim: Claim };
@@ -87,17 +94,32 @@ export class SessionQueue {
   }
 
   /**
-   * `claimFor`: a worker of this process with a free slot. A message that finds its session idle and may start at
-   * once becomes that worker's turn in the same round trip (`claimed`, see enqueue.lua); any other is queued.
+   * `localWorker`: a worker of this process with a free slot. A message that finds its session idle and may start at
+   * once becomes that worker's turn in the same round trip (`claimed`, see enqueue.lua) when the session is that
+   * worker's (placement) or no worker is known; any other is queued, for the session's worker first.
    */
-  async enqueue(sessionKey: string, message: InboundMessage, now = Date.now(), claimFor?: string): Promise<EnqueueResult> {
+  async enqueue(sessionKey: string, message: InboundMessage, now = Date.now(), localWorker?: string): Promise<EnqueueResult> {
     const keys = this.keys.session(sessionKey);
     const debounced = this.options.debounceMs > 0 && this.modeOf(sessionKey) !== 'followup';
     const album = message.mediaGroupId ?? '';
     const readyAt = debounced ? now + this.options.debounceMs : album ? now + this.options.albumWaitMs : now;
     const payload = JSON.stringify(message);
-    const keyList = [keys.seen(message.dedupeKey), keys.pending, keys.meta, keys.sched, keys.wake];
-    const args: Array<string | number> = [SEEN_TTL_SECONDS, message.dedupeKey, now, album, payload, this.limitFor(sessionKey), sessionKey, readyAt, debounced ? '' : 'LT'];
+    const placed = this.options.placement?.workerFor(sessionKey) ?? '';
+    const claimFor = localWorker !== undefined && (placed === '' || placed === localWorker) ? localWorker : undefined;
+    const keyList = [keys.seen(message.dedupeKey), keys.pending, keys.meta, keys.sched, keys.wake, keys.alive, keys.preferred(placed)];
+    const args: Array<string | number> = [
+      SEEN_TTL_SECONDS,
+      message.dedupeKey,
+      now,
+      album,
+      payload,
+      this.limitFor(sessionKey),
+      sessionKey,
+      readyAt,
+      debounced ? '' : 'LT',
+      placed,
+      this.options.placementGraceMs ?? PLACEMENT_GRACE_MS,
+    ];
     const claimable = claimFor !== undefined && !debounced && album === '';
     let turnId = '';
     let holder = '';
@@ -115,10 +137,14 @@ export class SessionQueue {
     return { kind: 'claimed', claim: { kind: 'acquired', turnId, holder, messages, resumed: false, historyVersion: reply[1] ?? '', attempt: 1, round: 0 } };
   }
 
-  /** Up to `count` sessions of the shard that are due; they stay scheduled `claimMs` later until acquired. */
-  async popDue(shard: number, count: number, claimMs = this.options.leaseMs): Promise<DueSessions> {
+  /**
+   * Up to `count` sessions of the shard for `workerId`: first those waiting for it as their worker (placement, or the
+   * worker that released them with messages waiting), then the shard's that are due, which stay scheduled `claimMs`
+   * later until acquired.
+   */
+  async popDue(shard: number, count: number, workerId: string, claimMs = this.options.leaseMs): Promise<DueSessions> {
     const keys = this.keys.shard(shard);
-    const [now, next, ...sessionKeys] = await this.#scripts.run<string[]>('pop-due', [keys.sched, keys.wake], [count, claimMs]);
+    const [now, next, ...sessionKeys] = await this.#scripts.run<string[]>('pop-due', [keys.sched, keys.wake, keys.preferred(workerId)], [count, claimMs]);
     return { now: Number(now), nextDueAt: next ? Number(next) : undefined, sessionKeys };
   }
 
@@ -159,10 +185,29 @@ export class SessionQueue {
     const keys = this.keys.session(sessionKey);
     const reply = await this.#scripts.run<string[]>(
       'release',
-      [keys.meta, keys.turns, keys.sched, keys.wake, keys.held(workerOf(holder)), keys.steps(turnId), keys.delivery(turnId), keys.earlyAnswer(turnId)],
-      [turnId, holder, sessionKey, this.limitFor(sessionKey), history?.next ?? '', history?.base ?? ''],
+      [
+        keys.meta,
+        keys.turns,
+        keys.sched,
+        keys.wake,
+        keys.held(workerOf(holder)),
+        keys.steps(turnId),
+        keys.delivery(turnId),
+        keys.earlyAnswer(turnId),
+        keys.preferred(workerOf(holder)),
+      ],
+      [turnId, holder, sessionKey, this.limitFor(sessionKey), history?.next ?? '', history?.base ?? '', this.options.placementGraceMs ?? PLACEMENT_GRACE_MS],
     );
     return reply[0] === 'released' ? { kind: 'released', historyVersion: reply[1] ?? '' } : { kind: 'lost' };
+  }
+
+  /** A worker that stops: the sessions waiting for it go to any worker. */
+  async handBackPreferred(workerId: string): Promise<number> {
+    let handed = 0;
+    for (const shard of this.keys.shards()) {
+      handed += await this.#scripts.run<number>('hand-back-preferred', [shard.preferred(workerId), shard.sched, shard.wake], []);
+    }
+    return handed;
   }
 
   /** A failed turn goes back to the head, same id, to run again after `delayMs` (0: handed back on shutdown). */
@@ -221,10 +266,15 @@ export class SessionQueue {
     for (const shard of this.keys.shards()) {
       const now = Date.now();
       const [workers, dueNow, all] = await Promise.all([this.redis.hkeys(shard.alive), this.redis.zcount(shard.sched, '-inf', now), this.redis.zcard(shard.sched)]);
-      const held = await Promise.all(workers.map((worker) => this.redis.scard(shard.held(worker))));
+      const [held, placed] = await Promise.all([
+        Promise.all(workers.map((worker) => this.redis.scard(shard.held(worker)))),
+        // waiting for their own worker: due now, though the shard's schedule has them a grace later
+        Promise.all(workers.map((worker) => this.redis.zcard(shard.preferred(worker)))),
+      ]);
+      const waitingForTheirWorker = placed.reduce((sum, count) => sum + count, 0);
       running += held.reduce((sum, count) => sum + count, 0);
-      due += dueNow;
-      scheduled += all - dueNow;
+      due += dueNow + waitingForTheirWorker;
+      scheduled += Math.max(0, all - dueNow - waitingForTheirWorker);
     }
     return { running, due, scheduled };
   }

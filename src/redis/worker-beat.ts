@@ -86,7 +86,7 @@ export class WorkerBeat {
 
   private async reap(shard: number, workerId: string, deadline: string): Promise<void> {
     const keys = this.keys.shard(shard);
-    const turns = await this.#scripts.run<number>('reap-worker', [keys.alive, keys.held(workerId), keys.sched, keys.wake], [workerId, deadline]);
+    const turns = await this.#scripts.run<number>('reap-worker', [keys.alive, keys.held(workerId), keys.sched, keys.wake, keys.preferred(workerId)], [workerId, deadline]);
     if (turns < 0) return;
     this.logger.warn({ worker: workerId, shard, turns }, 'a worker stopped beating; its turns are taken over');
     this.onReaped?.(workerId, turns);

@@ -129,7 +129,7 @@ describe('the Approvals section', () => {
     expect(await records.get('dm-write')).toMatchObject({ status: 'denied', decidedBy: 'operator:ops', decidedAtMs: NOW });
 
     // the turn is handed back: its session is due now, and the next acquire resumes the same turn
-    const due = await sessions.popDue(keys.shardOf(fixture.dm.key), 10);
+    const due = await sessions.popDue(keys.shardOf(fixture.dm.key), 10, 'console-test-worker');
     expect(due.sessionKeys).toContain(fixture.dm.key);
     const resumed = await sessions.acquire(fixture.dm.key, WORKER);
     expect(resumed).toMatchObject({ kind: 'acquired', turnId: parked.turnId, resumed: true });

@@ -5,7 +5,7 @@ import type { InboundMessage } from '../../src/core/inbound-message.js';
 import { inboundMessage } from '../support/messages.js';
 import { sessionQueueHarness, wrote } from './support/session-queue-harness.js';
 
-const { redis, WORKER, queue, beat, acquired, due } = sessionQueueHarness();
+const { redis, WORKER, queue, beat, acquired, due, waitsFor } = sessionQueueHarness();
 
 describe('SessionQueue', () => {
   it('registers a message once; a redelivery is a duplicate', async () => {
@@ -26,11 +26,11 @@ describe('SessionQueue', () => {
     const key = sessionKeyOf(message);
     await q.enqueue(key, message);
     const shard = q.keys.shardOf(key);
-    const popped = await q.popDue(shard, 10, 5_000);
+    const popped = await q.popDue(shard, 10, WORKER, 5_000);
     expect(popped.sessionKeys).toEqual([key]);
     // still scheduled, later: a worker that dies before it acquires loses nothing
     expect(await due(q, key)).toBe(false);
-    expect((await q.popDue(shard, 10, 5_000)).sessionKeys).toEqual([]);
+    expect((await q.popDue(shard, 10, WORKER, 5_000)).sessionKeys).toEqual([]);
     const claim = await acquired(q, key);
     expect(claim).toMatchObject({ resumed: false, attempt: 1, historyVersion: '' });
     const history = wrote(claim);
@@ -55,7 +55,9 @@ describe('SessionQueue', () => {
     expect(await due(q, key)).toBe(false);
 
     await q.release(key, turn1.turnId, turn1.holder, wrote(turn1));
-    expect(await due(q, key)).toBe(true);
+    // the releasing worker has the session's history: the next turn waits for it first, any worker later
+    expect(await waitsFor(q, key, WORKER)).toBe(true);
+    expect(await due(q, key)).toBe(false);
     const turn2 = await acquired(q, key);
     expect(turn2.messages.map((m) => m.text)).toEqual([second.text, third.text]);
     // the first turn's release moved the history on: a cache of another version is stale
@@ -172,7 +174,7 @@ describe('SessionQueue', () => {
     expect(shards.size).toBe(4);
     for (const key of keys) await q.enqueue(key, inboundMessage());
     let popped = 0;
-    for (let shard = 0; shard < 4; shard++) popped += (await q.popDue(shard, 100)).sessionKeys.length;
+    for (let shard = 0; shard < 4; shard++) popped += (await q.popDue(shard, 100, WORKER)).sessionKeys.length;
     expect(popped).toBe(40);
   });
 });

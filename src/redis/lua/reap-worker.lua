@@ -1,8 +1,10 @@
 --[[
-  A worker stopped beating: every session it held a turn of in this shard is looked at now (the acquire there
-  takes its turns back), and the worker is forgotten.
+  A worker stopped beating: every session it held a turn of in this shard, and every session waiting for it as the
+  one that ran it last (its preferred set), is looked at now (the acquire there takes its turns back), and the
+  worker is forgotten.
 
   KEYS[1] alive HASH  KEYS[2] the dead worker's held SET  KEYS[3] sched ZSET  KEYS[4] wake ZSET
+  KEYS[5] the dead worker's preferred ZSET
   ARGV[1] the dead worker's id  ARGV[2] the beat deadline the caller saw (the worker is reaped only if it still holds)
 
   Returns how many turns it held, or -1 when it beat again meanwhile.
@@ -15,7 +17,9 @@ local held = redis.call('SMEMBERS', KEYS[2])
 for _, member in ipairs(held) do
   redis.call('ZADD', KEYS[3], now, string.match(member, '^(.*)\31[^\31]*$'))
 end
-redis.call('DEL', KEYS[2])
+local waiting = redis.call('ZRANGE', KEYS[5], 0, -1)
+for _, session in ipairs(waiting) do redis.call('ZADD', KEYS[3], now, session) end
+redis.call('DEL', KEYS[2], KEYS[5])
 redis.call('HDEL', KEYS[1], ARGV[1])
-if #held > 0 then redis.call('ZADD', KEYS[4], 0, '0') end
+if #held + #waiting > 0 then redis.call('ZADD', KEYS[4], 0, '0') end
 return #held

@@ -63,7 +63,12 @@ export function sessionQueueHarness() {
     return score !== null && Number(score) <= Date.now();
   }
 
-  return { redis, WORKER, queue, beat, acquired, heldTurn, due, wrote };
+  /** The session waits for `worker` as the one that ran it last (its preferred set). */
+  async function waitsFor(q: SessionQueue, key: string, worker: string): Promise<boolean> {
+    return (await redis.zscore(q.keys.shard(q.keys.shardOf(key)).preferred(worker), key)) !== null;
+  }
+
+  return { redis, WORKER, queue, beat, acquired, heldTurn, due, waitsFor, wrote };
 }
 
 /** What a worker passes when its turn stored its history: the version it started from and the one it writes. */
