@@ -101,8 +101,8 @@ export class QueueWorker {
   }
 
   /**
-   * `preferredKey`: the sessions this worker ran last and is asked to take first (their history is in its cache);
-   * the wait blocks on it beside the shard's marker, and a session it yields is taken at once.
+   * `preferredKey`: the sessions placed on this worker (or released by it with messages waiting), to take first:
+   * their history is in its cache. The wait blocks on it beside the shard's marker; a session it yields is taken.
    */
   private async loop(shard: number, wakeKey: string, preferredKey: string): Promise<void> {
     const { queue, concurrency, logger, workerId } = this.#options;
@@ -274,7 +274,7 @@ export class QueueWorker {
     } finally {
       clearTimeout(timer);
     }
-    // sessions that named this worker as their last one (a release or an enqueue while it stopped) go to any worker
+    // sessions waiting for this worker (a release or an enqueue while it stopped) go to any worker
     await this.#options.queue.handBackPreferred(this.#options.workerId).catch((error: unknown) =>
       this.#options.logger.warn({ err: error }, 'could not hand the sessions waiting for this worker back; they wait for the fallback schedule'),
     );

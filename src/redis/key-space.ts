@@ -14,7 +14,7 @@ export interface SessionKeys {
   wake: string;
   alive: string;
   held(workerId: string): string;
-  /** ZSET of the sessions a worker is asked to look at first: it ran them last (see lua/enqueue.lua). */
+  /** ZSET of the sessions a worker is asked to look at first: placed on it, or released by it (see lua/enqueue.lua). */
   preferred(workerId: string): string;
   /** LIST of a running turn's completed steps. */
   steps(turnId: string): string;

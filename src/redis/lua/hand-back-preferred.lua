@@ -1,6 +1,6 @@
 --[[
-  A worker that stops taking turns (shutdown) hands the sessions waiting for it as their last worker (its preferred
-  set, see enqueue.lua) to the shard: they are looked at now by any worker.
+  A worker that stops taking turns (shutdown) hands the sessions waiting for it (its preferred set, see
+  enqueue.lua) to the shard: they are looked at now by any worker.
 
   KEYS[1] the worker's preferred ZSET  KEYS[2] sched ZSET  KEYS[3] wake ZSET
 

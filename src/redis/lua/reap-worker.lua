@@ -1,6 +1,6 @@
 --[[
-  A worker stopped beating: every session it held a turn of in this shard, and every session waiting for it as the
-  one that ran it last (its preferred set), is looked at now (the acquire there takes its turns back), and the
+  A worker stopped beating: every session it held a turn of in this shard, and every session waiting for it (its
+  preferred set, see enqueue.lua), is looked at now (the acquire there takes its turns back), and the
   worker is forgotten.
 
   KEYS[1] alive HASH  KEYS[2] the dead worker's held SET  KEYS[3] sched ZSET  KEYS[4] wake ZSET
