@@ -77,6 +77,8 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
   const subscriber = infra.connection('subscriber', 'subscriber');
   const invalidations = new Invalidations(keys.invalidationChannel, redis, moduleLogger('invalidations'));
   await invalidations.listen(subscriber);
+  // a worker that starts or stops says so: the sessions placed on it move at once, not at the next read
+  roster.followChanges(invalidations);
   const memory = new MemoryService(infra.database.db, moduleLogger('memory'), (scope) => void invalidations.publish('memory', scope));
   invalidations.on('memory', (scope) => memory.dropCached(scope), () => memory.dropCached());
   if (config.embedding) await memory.enableEmbeddings(createOpenAiEmbedder(config.embedding));

@@ -14,7 +14,7 @@ import { moduleLogger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { AbortBus, QueueWorker, startCompactionWorker } from '../queue/index.js';
 import { ApprovalRecords } from '../approvals/index.js';
-import { GroupContext, RedisFailoverCooldowns, SessionLock, SessionQueue, TurnStateStore, WorkerBeat } from '../redis/index.js';
+import { announceWorkerChange, GroupContext, RedisFailoverCooldowns, SessionLock, SessionQueue, TurnStateStore, WorkerBeat } from '../redis/index.js';
 import { createFiringOutcomeRecorder, createScheduleTools, FiringWorker } from '../schedules/index.js';
 import { createTurnAbandoner } from '../turn/abandon-turn.js';
 import { turnCheckpointStore } from '../turn/checkpoint-store.js';
@@ -41,8 +41,9 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     metrics.turnsTakenOver.inc(turns),
   );
   await beat.start();
-  // this worker counts from now on: sessions placed on it come to it from its first turn
+  // this worker counts from now on: sessions placed on it come to it from its first turn, in every process
   await shared.roster.refresh().catch(() => undefined);
+  await announceWorkerChange(shared.invalidations);
   const abortBus = new AbortBus(keys.abortChannel, workerRedis, shared.subscriber, moduleLogger('abort'));
   await abortBus.listen();
 
@@ -177,6 +178,7 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     clearInterval(pausePoll);
     // its turns were handed back: nothing of this worker is left to take over
     await beat.stop(true);
+    await announceWorkerChange(shared.invalidations);
     // an enqueue that placed a session on this worker after the worker's own hand-back and before this stop waits in
     // its preferred set; no enqueue places one there now that it does not beat
     await sessions.handBackPreferred(workerId).catch((error: unknown) => logger.warn({ err: error }, 'could not hand the sessions waiting for this worker back'));

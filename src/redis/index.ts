@@ -5,7 +5,7 @@ export { KeySpace, type SessionKeys, type ShardKeys } from './key-space.js';
 export { SessionQueue, inPlatformOrder, runningTurnValue, type AcquireResult, type Claim, type EnqueueResult, type QueueMode, type ReleaseResult, type SessionQueueOptions, type StopResult } from './session-queue.js';
 export { TurnStateStore, type TurnLease } from './turn-state.js';
 export { WorkerBeat, WORKER_BEAT_DEFAULTS, type WorkerBeatOptions } from './worker-beat.js';
-export { WorkerRoster, rendezvousWorker, type SessionPlacement } from './worker-roster.js';
+export { WorkerRoster, announceWorkerChange, rendezvousWorker, type SessionPlacement } from './worker-roster.js';
 export { Invalidations } from './invalidations.js';
 export { GroupContext, type ContextLine } from './group-context.js';
 export { SessionLock, type HeldLock } from './session-lock.js';

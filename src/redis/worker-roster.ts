@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import type { Invalidations } from './invalidations.js';
 import type { KeySpace } from './key-space.js';
 import type { RedisClient } from './redis-client.js';
 
@@ -12,7 +13,7 @@ export interface SessionPlacement {
 
 /**
  * The workers beating now (every worker beats in every shard: shard 0's registry is read), refreshed every
- * second, and for each session the one its turns go to first: the highest hash of (session, worker), rendezvous
+ * second and when a worker says it started or stopped (the `workers` invalidation), and for each session the one its turns go to first: the highest hash of (session, worker), rendezvous
  * hashing. Every process that reads the same registry names the same worker for a session, with no word between
  * them; a worker that joins or leaves moves only the sessions it wins or held. A session that keeps its worker
  * keeps its history in that worker's cache: a gateway and two workers read a returning session's history on 0.8
@@ -44,6 +45,11 @@ export class WorkerRoster implements SessionPlacement {
     clearInterval(this.#timer);
   }
 
+  /** Reads the registry again whenever a worker says it started or stopped (`announceWorkerChange`). */
+  followChanges(invalidations: Invalidations): void {
+    invalidations.on(WORKERS_TOPIC, () => void this.refresh().catch(() => undefined));
+  }
+
   async refresh(): Promise<void> {
     const beating = await this.redis.hgetall(this.keys.shard(0).alive);
     const now = Date.now();
@@ -55,6 +61,13 @@ export class WorkerRoster implements SessionPlacement {
   workerFor(sessionKey: string): string | undefined {
     return rendezvousWorker(sessionKey, this.#workers);
   }
+}
+
+const WORKERS_TOPIC = 'workers';
+
+/** A worker began or stopped beating: every process's roster reads the registry now, not at its next second. */
+export function announceWorkerChange(invalidations: Invalidations): Promise<void> {
+  return invalidations.publish(WORKERS_TOPIC);
 }
 
 /** The worker with the highest hash of (session, worker); ties go to the first in order. */

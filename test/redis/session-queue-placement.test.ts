@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { sessionKeyOf } from '../../src/core/session-key.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { Invalidations } from '../../src/redis/invalidations.js';
 import { KeySpace } from '../../src/redis/key-space.js';
-import { rendezvousWorker, WorkerRoster, type SessionPlacement } from '../../src/redis/worker-roster.js';
+import { createRedisClient } from '../../src/redis/redis-client.js';
+import { announceWorkerChange, rendezvousWorker, WorkerRoster, type SessionPlacement } from '../../src/redis/worker-roster.js';
+import { waitFor } from '../support/service-process.js';
 import { inboundMessage } from '../support/messages.js';
-import { uniqueName } from '../support/services.js';
+import { testRedisTarget, uniqueName } from '../support/services.js';
 import { sessionQueueHarness, wrote } from './support/session-queue-harness.js';
 
 const { redis, queue, beat, acquired, due, waitsFor } = sessionQueueHarness();
@@ -125,5 +129,26 @@ describe('WorkerRoster', () => {
     await roster.refresh();
     expect(roster.workerFor(sessions[0]!)).toBeUndefined();
     expect(rendezvousWorker('s', ['only'])).toBe('only');
+  });
+
+  it('reads the registry again when a worker says it started, long before its next second', async () => {
+    const keys = new KeySpace(uniqueName('roster'), 4, false);
+    const subscriber = createRedisClient(testRedisTarget(), 'subscriber');
+    try {
+      const invalidations = new Invalidations(`${keys.prefix}:invalidate`, redis, createLogger({ level: 'silent' }));
+      await invalidations.listen(subscriber);
+      const roster = new WorkerRoster(redis, keys, 60_000);
+      await roster.start();
+      roster.followChanges(invalidations);
+      expect(roster.workers).toEqual([]);
+      await redis.hset(keys.shard(0).alive, 'w-new', String(Date.now() + 60_000));
+      await announceWorkerChange(invalidations);
+      await waitFor(() => (roster.workers.length === 1 ? true : undefined), { timeoutMs: 2_000, what: 'the roster to see the new worker' });
+      expect(roster.workerFor('any session')).toBe('w-new');
+      roster.stop();
+    } finally {
+      subscriber.disconnect();
+      await redis.del(keys.shard(0).alive);
+    }
   });
 });
