@@ -13,10 +13,13 @@ export default defineConfig({
       'test/cluster/**/*.test.ts',
       // the Redis layer and the turn path against the cluster
       'test/redis/session-queue.test.ts',
+      'test/redis/session-queue-held-turns.test.ts',
+      'test/redis/session-queue-placement.test.ts',
       'test/redis/group-context.test.ts',
       'test/redis/redis-client.test.ts',
       'test/app/infrastructure.test.ts',
       'test/queue/queue-worker.test.ts',
+      'test/queue/placement.test.ts',
       'test/turn/delivery-once.test.ts',
       // sessions: the group limit (3 at once) and /stop
       'test/e2e/sessions.test.ts',
