@@ -13,12 +13,13 @@ export interface SessionPlacement {
 
 /**
  * The workers beating now (every worker beats in every shard: shard 0's registry is read), refreshed every
- * second and when a worker says it started or stopped (the `workers` invalidation), and for each session the one its turns go to first: the highest hash of (session, worker), rendezvous
- * hashing. Every process that reads the same registry names the same worker for a session, with no word between
- * them; a worker that joins or leaves moves only the sessions it wins or held. A session that keeps its worker
- * keeps its history in that worker's cache: a gateway and two workers read a returning session's history on 0.8
- * of its turns with any worker taking any session. A stale view costs a cache miss, never a turn: enqueue.lua
- * checks the worker is beating and any worker takes the session after a grace.
+ * second and when a worker says it started or stopped (the `workers` invalidation), and for each session the one
+ * its turns go to first: the highest hash of (session, worker), rendezvous hashing. Every process that reads the
+ * same registry names the same worker for a session, with no word between them; a worker that joins or leaves
+ * moves only the sessions it wins or held. A session that keeps its worker keeps its history in that worker's
+ * cache: a gateway and two workers read a returning session's history on 0.8 of its turns with any worker taking
+ * any session. A stale view costs a cache miss, never a turn: enqueue.lua checks the worker is beating and any
+ * worker takes the session after a grace.
  */
 export class WorkerRoster implements SessionPlacement {
   #workers: readonly string[] = [];

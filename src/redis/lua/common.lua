@@ -42,3 +42,12 @@ end
 local function counter(value)
   return tonumber(value or '0') or 0
 end
+
+-- The sessions waiting in a worker's preferred set (see enqueue.lua) go to the shard's schedule, due at `now`, and
+-- the set is deleted; returns how many moved.
+local function hand_to_shard(preferred, sched, now)
+  local waiting = redis.call('ZRANGE', preferred, 0, -1)
+  for _, session in ipairs(waiting) do redis.call('ZADD', sched, now, session) end
+  if #waiting > 0 then redis.call('DEL', preferred) end
+  return #waiting
+end

@@ -7,10 +7,6 @@
   Returns how many sessions it handed back.
 ]]
 --- @include "common"
-local waiting = redis.call('ZRANGE', KEYS[1], 0, -1)
-if #waiting == 0 then return 0 end
-local now = now_ms()
-for _, session in ipairs(waiting) do redis.call('ZADD', KEYS[2], now, session) end
-redis.call('DEL', KEYS[1])
-redis.call('ZADD', KEYS[3], 0, '0')
-return #waiting
+local handed = hand_to_shard(KEYS[1], KEYS[2], now_ms())
+if handed > 0 then redis.call('ZADD', KEYS[3], 0, '0') end
+return handed

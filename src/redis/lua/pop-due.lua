@@ -1,8 +1,8 @@
 --[[
   A worker takes up to ARGV[1] sessions that are due: first those it is asked to look at first (placed on it, or
-  released by it with messages waiting: see enqueue.lua), then the shard's. The shard's stay scheduled, ARGV[2] ms later: a worker that dies
-  before it acquires them loses nothing (an acquire or a release schedules them properly); a preferred one is in
-  the shard's schedule too, a little later, for the same reason.
+  released by it with messages waiting: see enqueue.lua), then the shard's. The shard's stay scheduled, ARGV[2] ms
+  later: a worker that dies before it acquires them loses nothing (an acquire or a release schedules them
+  properly); a preferred one is in the shard's schedule too, a little later, for the same reason.
 
   KEYS[1] sched ZSET the shard's sessions → when to look at them
   KEYS[2] wake  ZSET the shard's marker

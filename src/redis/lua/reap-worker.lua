@@ -17,9 +17,8 @@ local held = redis.call('SMEMBERS', KEYS[2])
 for _, member in ipairs(held) do
   redis.call('ZADD', KEYS[3], now, string.match(member, '^(.*)\31[^\31]*$'))
 end
-local waiting = redis.call('ZRANGE', KEYS[5], 0, -1)
-for _, session in ipairs(waiting) do redis.call('ZADD', KEYS[3], now, session) end
-redis.call('DEL', KEYS[2], KEYS[5])
+local waiting = hand_to_shard(KEYS[5], KEYS[3], now)
+redis.call('DEL', KEYS[2])
 redis.call('HDEL', KEYS[1], ARGV[1])
-if #held + #waiting > 0 then redis.call('ZADD', KEYS[4], 0, '0') end
+if #held + waiting > 0 then redis.call('ZADD', KEYS[4], 0, '0') end
 return #held
