@@ -5,7 +5,8 @@ import type { LoadResult } from './load.js';
 import { summarize, type LatencySummary } from './percentiles.js';
 import { cpuWindow, type CpuProbe } from './process-stats.js';
 import { progress, sleep } from './progress.js';
-import { counterDelta, pipelineCounters, type EventLoopDelay, type PipelineCounters } from './prometheus.js';
+import { bucketsDelta, bucketsOf, quantileOf, shareAtOrBelow, type Buckets } from './histogram.js';
+import { counterDelta, pipelineCounters, scrape, type EventLoopDelay, type PipelineCounters } from './prometheus.js';
 import { commandDelta, commandStats, type CommandDelta } from './redis-stats.js';
 import type { TrackedMessage } from './tracker.js';
 
@@ -22,6 +23,11 @@ export interface PhaseResult {
   wallSeconds: number;
   messagesPerSec: number;
   ack: LatencySummary;
+  /**
+   * The service's own side of the ack (`bot_webhook_ack_seconds`: from the request read to the answer written), in ms
+   * from its buckets: what the client's figure holds beyond it is the network and both sides' scheduling.
+   */
+  serverAck: ServerAck;
   /** POST sent → matching sendMessage, minus the model's own time for the message. */
   overhead: LatencySummary;
   /** The overhead's two halves: POST sent → model request received, and model response ended → sendMessage. */
@@ -37,6 +43,31 @@ export interface PhaseResult {
   /** Wall-clock ms of the CPU window (the phase plus waiting for its answers). */
   cpuWallMs: number;
   redis: CommandDelta;
+}
+
+export interface ServerAck {
+  count: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  /** The share answered within 5 ms (a bucket bound). */
+  within5Ms: number | null;
+}
+
+const WEBHOOK_ACK = 'bot_webhook_ack_seconds';
+
+async function webhookAckBuckets(urls: string[]): Promise<Buckets> {
+  return bucketsOf(await Promise.all(urls.map(scrape)), WEBHOOK_ACK);
+}
+
+function serverAckOf(buckets: Buckets): ServerAck {
+  const ms = (seconds: number | null) => (seconds === null ? null : Math.round(seconds * 10_000) / 10);
+  const share = shareAtOrBelow(buckets, 0.005);
+  return {
+    count: buckets.counts.at(-1) ?? 0,
+    p50Ms: ms(quantileOf(buckets, 0.5)),
+    p99Ms: ms(quantileOf(buckets, 0.99)),
+    within5Ms: share === null ? null : Math.round(share * 1000) / 1000,
+  };
 }
 
 /**
@@ -86,6 +117,7 @@ export async function measurePhase(options: {
   const { deployment, label } = options;
   const { tracker } = deployment;
   const countersBefore = await settledCounters(deployment.urls);
+  const ackBefore = await webhookAckBuckets(deployment.urls);
   const redisBefore = await commandStats(options.redisServers);
   const cpu = cpuWindow(options.cpuProbes);
   progress(`${label}: running`);
@@ -93,6 +125,7 @@ export async function measurePhase(options: {
   progress(`${label}: sent ${load.seqs.length} in ${load.sendSeconds.toFixed(1)} s; waiting for the answers`);
   const unanswered = await tracker.waitAnswered(load.seqs, options.answerTimeoutMs);
   const countersAfter = await settledCounters(deployment.urls);
+  const ackAfter = await webhookAckBuckets(deployment.urls);
   const { cpuMs, wallMs: cpuWallMs } = cpu.stop();
   const redis = commandDelta(await commandStats(options.redisServers), redisBefore);
   await sleep(100);
@@ -115,6 +148,7 @@ export async function measurePhase(options: {
     wallSeconds,
     messagesPerSec: answered.length > 0 ? answered.length / wallSeconds : 0,
     ack: summarize(messages.flatMap((message) => (message.ackMs === undefined ? [] : [message.ackMs]))),
+    serverAck: serverAckOf(bucketsDelta(ackAfter, ackBefore)),
     overhead: summarize(withModel.map((message) => message.answeredAt! - message.postAt - message.modelMs)),
     beforeModel: summarize(withModel.map((message) => message.modelFirstReceivedAt! - message.postAt)),
     afterModel: summarize(withModel.map((message) => message.answeredAt! - message.modelLastEndedAt!)),
@@ -129,7 +163,8 @@ export async function measurePhase(options: {
   };
   progress(
     `${label}: ${result.answered}/${result.sent} answered in ${wallSeconds.toFixed(1)} s = ${result.messagesPerSec.toFixed(1)} msg/s; ` +
-      `ack p50/p99 ${result.ack.p50}/${result.ack.p99} ms; e2e p50/p99 ${result.endToEnd.p50}/${result.endToEnd.p99} ms; ` +
+      `ack p50/p99 ${result.ack.p50}/${result.ack.p99} ms (the service's side ${result.serverAck.p50Ms}/${result.serverAck.p99Ms} ms, ` +
+      `${result.serverAck.within5Ms === null ? '-' : Math.round(result.serverAck.within5Ms * 1000) / 10} % within 5 ms); e2e p50/p99 ${result.endToEnd.p50}/${result.endToEnd.p99} ms; ` +
       `overhead p50/p99 ${result.overhead.p50}/${result.overhead.p99} ms (before the model ${result.beforeModel.p50}/${result.beforeModel.p99}, ` +
       `after it ${result.afterModel.p50}/${result.afterModel.p99}); turns ${result.counters.turns}, ` +
       `pg writes ${result.counters.dbWrite}, reads ${result.counters.dbRead}, tx ${result.counters.dbTransaction}; ` +
