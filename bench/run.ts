@@ -92,7 +92,8 @@ try {
     progress(`bare BullMQ: ${bare.completed} jobs in ${bare.seconds.toFixed(2)} s = ${bare.jobsPerSec.toFixed(0)} jobs/s`);
   }
 
-  const separateLatencyDeployment = settings.latencyWorkerConcurrency !== undefined && settings.latencyWorkerConcurrency !== settings.workerConcurrency;
+  const separateLatencyDeployment =
+    settings.latencySplit || (settings.latencyWorkerConcurrency !== undefined && settings.latencyWorkerConcurrency !== settings.workerConcurrency);
   const latencyOnAll = phases.has('latency') && !separateLatencyDeployment;
   if (phases.has('throughput') || phases.has('rss') || latencyOnAll) {
     const all = await startRoleAll('all', settings.workerConcurrency);
@@ -124,10 +125,13 @@ try {
   }
 
   if (phases.has('latency') && separateLatencyDeployment) {
-    latencyWorkerConcurrency = settings.latencyWorkerConcurrency;
-    const slow = await startRoleAll('latency', latencyWorkerConcurrency);
+    latencyWorkerConcurrency = settings.latencyWorkerConcurrency ?? settings.workerConcurrency;
+    const roles: Array<'all' | 'gateway' | 'worker'> = settings.latencySplit ? ['gateway', 'worker'] : ['all'];
+    const slow = harness.track(
+      await startDeployment({ name: 'latency', roles, prefix: harness.prefixFor('latency'), databaseUrl: database.url, redisUrl, workerConcurrency: latencyWorkerConcurrency, extraEnv: harness.extraEnv('latency') }),
+    );
     const sessions = harness.pool(slow, { dmUsers: settings.dmPool, firstUserId: 2_000_000 });
-    warmups.push(await harness.closedPhase(slow, 'warm-up (ROLE=all, model 0 ms)', sessions, settings.dmPool + settings.groupPool, 60_000));
+    warmups.push(await harness.closedPhase(slow, `warm-up (${settings.latencySplit ? 'gateway + worker' : 'ROLE=all'}, model 0 ms)`, sessions, settings.dmPool + settings.groupPool, 60_000));
     await latencyPhases(slow, sessions);
     await harness.stop(slow);
   }

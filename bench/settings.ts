@@ -63,6 +63,8 @@ export function loadSettings() {
     lowOpenSeconds: integer('BENCH_LOW_OPEN_SECONDS', scale(5, 3)),
     /** Set: (b) and (b') run on their own ROLE=all deployment with this WORKER_CONCURRENCY (Little's law: 200 msg/s × 0.5 s = 100 turns at once). */
     latencyWorkerConcurrency: process.env.BENCH_LATENCY_WORKER_CONCURRENCY ? integer('BENCH_LATENCY_WORKER_CONCURRENCY', 32) : undefined,
+    /** `BENCH_LATENCY_SPLIT=1`: (b) and (b') run on a gateway and one worker of their own (the webhooks alone in a process). */
+    latencySplit: process.env.BENCH_LATENCY_SPLIT === '1',
     /** (c) one gateway + two workers, model 0 ms. */
     splitMessages: integer('BENCH_SPLIT_MESSAGES', scale(1_500, 500)),
     /** The split deployment's own session pool (warmed once each before it is measured). */
