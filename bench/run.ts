@@ -36,8 +36,8 @@ progress(`run ${harness.runId}: database ${databaseName}, Redis ${redisUrl}, ${a
 progress(`phases: ${[...settings.phases].join(', ')}`);
 if (settings.quick) progress('BENCH_QUICK=1: reduced counts, figures are indicative only');
 
-const startRoleAll = async (name: string, workerConcurrency: number | undefined): Promise<Deployment> =>
-  harness.track(await startDeployment({ name, roles: ['all'], prefix: harness.prefixFor(name), databaseUrl: database.url, redisUrl, workerConcurrency, extraEnv: harness.extraEnv(name) }));
+const startRoles = async (name: string, roles: Array<'all' | 'gateway' | 'worker'>, workerConcurrency: number | undefined): Promise<Deployment> =>
+  harness.track(await startDeployment({ name, roles, prefix: harness.prefixFor(name), databaseUrl: database.url, redisUrl, workerConcurrency, extraEnv: harness.extraEnv(name) }));
 
 /** RSS is read at rest, this long after a phase (see phase (d)). */
 const RSS_SETTLE_MS = 4_000;
@@ -96,7 +96,7 @@ try {
     settings.latencySplit || (settings.latencyWorkerConcurrency !== undefined && settings.latencyWorkerConcurrency !== settings.workerConcurrency);
   const latencyOnAll = phases.has('latency') && !separateLatencyDeployment;
   if (phases.has('throughput') || phases.has('rss') || latencyOnAll) {
-    const all = await startRoleAll('all', settings.workerConcurrency);
+    const all = await startRoles('all', ['all'], settings.workerConcurrency);
     const servicePid = all.children[0]!.pid;
     const startMb = rssMb(servicePid);
     const sessions = harness.pool(all, { dmUsers: settings.dmPool, firstUserId: 1_000_000 });
@@ -127,9 +127,7 @@ try {
   if (phases.has('latency') && separateLatencyDeployment) {
     latencyWorkerConcurrency = settings.latencyWorkerConcurrency ?? settings.workerConcurrency;
     const roles: Array<'all' | 'gateway' | 'worker'> = settings.latencySplit ? ['gateway', 'worker'] : ['all'];
-    const slow = harness.track(
-      await startDeployment({ name: 'latency', roles, prefix: harness.prefixFor('latency'), databaseUrl: database.url, redisUrl, workerConcurrency: latencyWorkerConcurrency, extraEnv: harness.extraEnv('latency') }),
-    );
+    const slow = await startRoles('latency', roles, latencyWorkerConcurrency);
     const sessions = harness.pool(slow, { dmUsers: settings.dmPool, firstUserId: 2_000_000 });
     warmups.push(await harness.closedPhase(slow, `warm-up (${settings.latencySplit ? 'gateway + worker' : 'ROLE=all'}, model 0 ms)`, sessions, settings.dmPool + settings.groupPool, 60_000));
     await latencyPhases(slow, sessions);
