@@ -3,13 +3,14 @@ import { createApprovalAnswerHandler, stopWaitingTurn, type ApprovalAnswerDepend
 import { createUsageReport, sessionUsageOf } from '../usage/index.js';
 import { createCommandHandler } from '../commands/index.js';
 import type { InboundSink } from '../core/channel.js';
+import { contextKeyOf } from '../core/session-key.js';
 import { createChatMembershipHandler, createInboundHandler } from '../gateway/index.js';
 import { forgetCommand, memoryCommand } from '../memory/index.js';
 import { moduleLogger } from '../observability/logger.js';
 import { stopSessions } from '../queue/index.js';
 import { AlbumMarks, ChannelActivity } from '../redis/index.js';
 import { tasksCommand } from '../schedules/index.js';
-import { resetSession, sessionStats } from '../store/index.js';
+import { sessionStats, storedConversation } from '../store/index.js';
 import type { Infrastructure } from './infrastructure.js';
 import { chatLocationOf, type SharedServices } from './shared-services.js';
 
@@ -64,17 +65,20 @@ export function buildGateway(infra: Infrastructure, shared: SharedServices): Gat
     logger: moduleLogger('inbound'),
     commands: createCommandHandler({
       stopSession,
-      resetSession: async (sessionKey) => {
-        await resetSession(database.db, sessionKey);
-        await Promise.all([shared.approvals.forgetSession(sessionKey), sessions.historyChanged(sessionKey)]);
+      resetSession: async (sessionKey, message) => {
+        // in the session's own order (see redis/lua/new-conversation.lua): nothing is written to PostgreSQL here
+        await sessions.newConversation(sessionKey, await storedConversation(database.db, sessionKey));
+        const groupLines = message.conversation.chatType === 'group' ? shared.groupContext.forget(contextKeyOf(message)) : undefined;
+        await Promise.all([shared.approvals.forgetSession(sessionKey), groupLines]);
       },
       requestCompaction: async (sessionKey, message) => {
-        const stats = await sessionStats(database.db, sessionKey);
+        const stats = await sessionStats(database.db, sessionKey, await sessions.conversationOf(sessionKey));
         if (!stats || stats.messageCount < 2) return 'nothing-to-compact';
         await shared.inbound.addCompactionJob(sessionKey, message);
         return 'scheduled';
       },
-      sessionUsage: async (sessionKey) => sessionUsageOf(await sessionStats(database.db, sessionKey), agentConfigOf(sessionKey).llm.provider),
+      sessionUsage: async (sessionKey) =>
+        sessionUsageOf(await sessionStats(database.db, sessionKey, await sessions.conversationOf(sessionKey)), agentConfigOf(sessionKey).llm.provider),
       queueDepth: (sessionKey) => sessions.depth(sessionKey),
       model: (sessionKey) => {
         const { llm } = agentConfigOf(sessionKey);

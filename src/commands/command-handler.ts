@@ -12,7 +12,8 @@ export interface ModelInfo {
 /** What commands act on; wired to the scheduler, abort bus, store and channels by the app. */
 export interface CommandDependencies {
   stopSession(sessionKey: string): Promise<{ abortedTurns: number; droppedMessages: number }>;
-  resetSession(sessionKey: string): Promise<void>;
+  /** `/new`: turns claimed from now on start a new conversation (the one running or storing ends the old one). */
+  resetSession(sessionKey: string, message: InboundMessage): Promise<void>;
   /** `message`: the /compact itself; the summary is charged to its user, chat and agent. */
   requestCompaction(sessionKey: string, message: InboundMessage): Promise<'scheduled' | 'nothing-to-compact'>;
   sessionUsage(sessionKey: string): Promise<SessionUsage | undefined>;
@@ -48,7 +49,7 @@ export function createCommandHandler(deps: CommandDependencies) {
         return `Stopped.${dropped}`;
       }
       case 'new':
-        await deps.resetSession(sessionKey);
+        await deps.resetSession(sessionKey, message);
         return 'Started a fresh conversation. Earlier messages are kept but no longer sent to the model.';
       case 'compact':
         return (await deps.requestCompaction(sessionKey, message)) === 'scheduled'

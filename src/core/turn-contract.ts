@@ -21,6 +21,11 @@ export interface TurnRequest {
    * a history cached at another version is stale. Absent: unknown, load it.
    */
   historyVersion?: string;
+  /**
+   * The conversation (count of `/new`) the turn started in, as the session queue recorded it at the turn's first
+   * claim: its history is that conversation's and its messages are stored in it. Absent: the stored session's.
+   */
+  conversation?: number | undefined;
 }
 
 export type TurnOutcome =
@@ -33,4 +38,11 @@ export type TurnOutcome =
 export type TurnRunner = (request: TurnRequest) => Promise<TurnOutcome>;
 
 /** A turn that failed every round of attempts: what the turn layer does to end it (apology, failed record). */
-export type TurnAbandoner = (abandoned: { turnId: string; sessionKey: string; holder: string; messages: InboundMessage[]; error: unknown }) => Promise<void>;
+export type TurnAbandoner = (abandoned: {
+  turnId: string;
+  sessionKey: string;
+  holder: string;
+  messages: InboundMessage[];
+  error: unknown;
+  conversation?: number | undefined;
+}) => Promise<void>;

@@ -189,6 +189,7 @@ export class QueueWorker {
           attempt,
           finalAttempt,
           historyVersion: claim.historyVersion,
+          conversation: claim.conversation,
           holdsLease: async () => (await renew()) === 'ok',
         }),
       );
@@ -241,10 +242,10 @@ export class QueueWorker {
   /** The last round failed too: end the turn for good (apology, failed record), release its slot, move on. */
   private async abandon(claim: Claim, sessionKey: string, error: unknown): Promise<void> {
     const { logger, metrics, queue } = this.#options;
-    const { turnId, holder, messages } = claim;
+    const { turnId, holder, messages, conversation } = claim;
     logger.error({ turnId, sessionKey, err: error }, 'turn failed on every round of attempts; abandoning it');
     metrics?.turns.inc({ outcome: 'abandoned' });
-    await this.#options.abandonTurn?.({ turnId, sessionKey, holder, messages, error }).catch((failure: unknown) =>
+    await this.#options.abandonTurn?.({ turnId, sessionKey, holder, messages, error, conversation }).catch((failure: unknown) =>
       logger.error({ turnId, sessionKey, err: failure }, 'could not end the abandoned turn cleanly'),
     );
     await this.release(claim, sessionKey, true);

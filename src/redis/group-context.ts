@@ -40,6 +40,11 @@ export class GroupContext implements GroupContextPort {
     return raw.reverse().map((line) => JSON.parse(line) as ContextLine);
   }
 
+  /** `/new`: the lines waiting for the next turn belong to the old conversation. */
+  async forget(sessionKey: string): Promise<void> {
+    await this.redis.del(this.key(sessionKey));
+  }
+
   /** The turn is stored: the lines it showed are done with. */
   async release(sessionKey: string, turnId: string): Promise<void> {
     await this.redis.del(this.keys.session(sessionKey).groupContextClaim(turnId));

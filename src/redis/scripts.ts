@@ -19,6 +19,7 @@ const QUEUE_SCRIPTS = {
   'reap-worker': 5,
   'hand-back-preferred': 3,
   beat: 1,
+  'new-conversation': 1,
 } as const;
 
 export type QueueScriptName = keyof typeof QUEUE_SCRIPTS;

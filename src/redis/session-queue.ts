@@ -46,6 +46,8 @@ export type AcquireResult =
       historyVersion: string;
       attempt: number;
       round: number;
+      /** The conversation (count of /new) the turn started in; undefined when Redis had none (PostgreSQL's then). */
+      conversation: number | undefined;
     };
 
 /** A turn a worker holds: from `acquire`, or claimed for it at enqueue. */
@@ -129,12 +131,15 @@ export class SessionQueue {
       keyList.push(keys.turns, keys.held(claimFor));
       args.push(this.options.leaseMs, turnId, holder);
     }
-    const reply = await this.#scripts.run<[string, string?]>('enqueue', keyList, args);
+    const reply = await this.#scripts.run<[string, string?, string?]>('enqueue', keyList, args);
     if (reply[0] === 'duplicate') return { kind: 'duplicate' };
     if (reply[0] !== 'claimed') return { kind: 'queued', running: Number(reply[1]) };
     // the message as a worker would read it back from the queue
     const messages = [JSON.parse(payload) as InboundMessage];
-    return { kind: 'claimed', claim: { kind: 'acquired', turnId, holder, messages, resumed: false, historyVersion: reply[1] ?? '', attempt: 1, round: 0 } };
+    return {
+      kind: 'claimed',
+      claim: { kind: 'acquired', turnId, holder, messages, resumed: false, historyVersion: reply[1] ?? '', attempt: 1, round: 0, conversation: conversationOf(reply[2]) },
+    };
   }
 
   /**
@@ -168,6 +173,7 @@ export class SessionQueue {
       historyVersion: reply[4] ?? '',
       attempt: Number(reply[5]),
       round: Number(reply[6]),
+      conversation: conversationOf(reply[7]),
     };
   }
 
@@ -284,7 +290,20 @@ export class SessionQueue {
     return { pending: Number(pending ?? 0), active: Number(active ?? 0) };
   }
 
-  /** /new, a summary: turns that cached the session's history load it again. */
+  /**
+   * /new: turns claimed from now on belong to a new conversation (see lua/new-conversation.lua); `stored` is the
+   * session's conversation in PostgreSQL, the floor when Redis has none. Returns the new conversation's number.
+   */
+  async newConversation(sessionKey: string, stored: number): Promise<number> {
+    return this.#scripts.run<number>('new-conversation', [this.keys.session(sessionKey).meta], [stored, newHistoryVersion()]);
+  }
+
+  /** The session's conversation as the queue counts it (see newConversation); undefined: it has none (PostgreSQL's). */
+  async conversationOf(sessionKey: string): Promise<number | undefined> {
+    return conversationOf((await this.redis.hget(this.keys.session(sessionKey).meta, 'c')) ?? undefined);
+  }
+
+  /** A summary: turns that cached the session's history load it again. */
   async historyChanged(sessionKey: string): Promise<void> {
     await this.redis.hset(this.keys.session(sessionKey).meta, 'hv', newHistoryVersion());
   }
@@ -315,6 +334,11 @@ export class SessionQueue {
 }
 
 /** A history version: random, so a session whose meta was lost never matches a version cached before. */
+/** A claim's conversation: undefined when the session had none in Redis (the turn takes PostgreSQL's). */
+function conversationOf(value: string | undefined): number | undefined {
+  return value === undefined || value === '' ? undefined : Number(value);
+}
+
 export function newHistoryVersion(): string {
   return randomUUID().slice(0, 13);
 }

@@ -16,6 +16,9 @@ import type { TurnMessage, TurnPerson, TurnRecord } from './turn-record.js';
  *   table (3–10 ms a statement at 10,000 sessions, growing with them); with the array it uses the primary key;
  * - runs, messages and spans arrive as one JSON array each (messages and spans name their run; a message's
  *   `seq` is its place in its turn), turned into rows by jsonb_to_recordset / jsonb_populate_recordset;
+ * - a turn carries its conversation (the count of /new it started after; none: the session's): the first turn of a
+ *   newer one moves the session's history start to its first message, and every message is stored with its turn's
+ *   conversation, so a turn of the old one that flushes late (it ran across /new) is never a newer one's history;
  * - a group's title rides on its session's UPDATE, and senders whose name changed (`record.people`, usually
  *   none: see turn/store-adapter.ts) are upserted in one more step when a run was written, which writes
  *   nothing when the stored names are already these.
@@ -28,7 +31,7 @@ with batch as (
            id text, session_id uuid, status text, silent boolean, provider text, model text, iterations integer,
            input_tokens bigint, output_tokens bigint, cache_read_tokens bigint, cache_write_tokens bigint,
            cost_usd double precision, error text, started_at timestamptz, finished_at timestamptz, duration_ms integer,
-           delivered_message_ids jsonb, message_count bigint, title text)
+           delivered_message_ids jsonb, message_count bigint, title text, conversation integer)
 ),
 inserted_run as (
   insert into runs (id, session_id, status, silent, provider, model, iterations, input_tokens, output_tokens,
@@ -51,16 +54,20 @@ claimed as (
          cost_usd = sessions.cost_usd + batch.cost_usd,
          last_model = batch.model,
          title = coalesce(batch.title, sessions.title),
+         conversation = greatest(sessions.conversation, coalesce(batch.conversation, sessions.conversation)),
+         history_start_seq = case when batch.conversation > sessions.conversation then sessions.next_seq else sessions.history_start_seq end,
          updated_at = now()
     from batch
    where sessions.id = batch.session_id and batch.id in (select id from inserted_run)
      and sessions.id = any(array(select session_id from batch))
-  returning batch.id as run_id, sessions.id as session_id, sessions.next_seq - batch.message_count as first_seq
+  returning batch.id as run_id, sessions.id as session_id, sessions.next_seq - batch.message_count as first_seq,
+            coalesce(batch.conversation, sessions.conversation) as conversation
 ),
 inserted_messages as (
-  insert into messages (session_id, seq, run_id, role, parts, inbound_key, created_at, attachments, omitted_from_context)
+  insert into messages (session_id, seq, run_id, role, parts, inbound_key, created_at, attachments, omitted_from_context, conversation)
   select claimed.session_id, claimed.first_seq + message.seq, claimed.run_id,
-         message.role, message.parts, message.inbound_key, message.created_at, message.attachments, message.omitted_from_context
+         message.role, message.parts, message.inbound_key, message.created_at, message.attachments, message.omitted_from_context,
+         claimed.conversation
     from claimed
     join jsonb_populate_recordset(null::messages, $2::text::jsonb) as message on message.run_id = claimed.run_id
 ),
@@ -133,6 +140,7 @@ export function flushTurnsStatement(records: readonly TurnRecord[]): Statement {
       delivered_message_ids: run.deliveredMessageIds,
       message_count: record.messages.length,
       title: record.chatTitle === undefined || record.chatTitle === '' ? null : record.chatTitle,
+      conversation: record.conversation ?? null,
     });
     record.messages.forEach((message, seq) => messages.push(messageRow(message, runId, seq)));
     record.spans.forEach((span, position) => spans.push({ ...spanRow(span, position), run_id: runId }));

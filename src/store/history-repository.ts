@@ -20,7 +20,7 @@ export interface LoadHistoryOptions {
   limit?: number;
 }
 
-/** The session's current conversation in seq order, from max(history start, fromSeq). */
+/** The session's current conversation (sessions.conversation) in seq order, from max(history start, fromSeq). */
 export async function loadHistory(db: StoreDatabase, sessionId: string, options: LoadHistoryOptions = {}): Promise<StoredMessage[]> {
   const query = db
     .select({
@@ -33,7 +33,13 @@ export async function loadHistory(db: StoreDatabase, sessionId: string, options:
     })
     .from(messages)
     .innerJoin(sessions, eq(sessions.id, messages.sessionId))
-    .where(and(eq(messages.sessionId, sessionId), gte(messages.seq, sql`greatest(${sessions.historyStartSeq}, ${options.fromSeq ?? 0})`)));
+    .where(
+      and(
+        eq(messages.sessionId, sessionId),
+        gte(messages.seq, sql`greatest(${sessions.historyStartSeq}, ${options.fromSeq ?? 0})`),
+        eq(messages.conversation, sessions.conversation),
+      ),
+    );
   if (options.limit === undefined) return query.orderBy(asc(messages.seq));
   const newestFirst = await query.orderBy(desc(messages.seq)).limit(options.limit);
   return newestFirst.reverse();

@@ -68,12 +68,14 @@ export async function findSession(db: StoreDatabase, key: string): Promise<Sessi
   return session;
 }
 
-/** `/new`: history stays stored but is no longer loaded. Returns whether the session existed. */
-export async function resetSession(db: StoreDatabase, key: string): Promise<boolean> {
-  const updated = await db
-    .update(sessions)
-    .set({ historyStartSeq: sql`${sessions.nextSeq}`, updatedAt: sql`now()` })
-    .where(eq(sessions.key, key))
-    .returning({ id: sessions.id });
-  return updated.length > 0;
+const CONVERSATION = 'select conversation from sessions where key = $1::text';
+
+/**
+ * The conversation the stored session is in (0 when there is none): `/new` counts on from it when the session queue
+ * has lost its own count. `/new` itself writes nothing here: the first turn after it moves the session on when it is
+ * stored (flush-turn-statement.ts), so a turn of the old conversation stored late stays in the old one.
+ */
+export async function storedConversation(db: StoreDatabase, key: string): Promise<number> {
+  const [row] = await runStatement<{ conversation: number }>(db, CONVERSATION, [key]);
+  return Number(row?.conversation ?? 0);
 }

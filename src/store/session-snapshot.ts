@@ -4,6 +4,8 @@ import { runStatement, type StoreDatabase } from './database.js';
 /** A session as a turn starts from it: its id, the latest summary of the current conversation and the messages after it. */
 export interface SessionSnapshot {
   sessionId: string;
+  /** The conversation the history is of: the one asked for, or the session's current one. */
+  conversation: number;
   summary: string | undefined;
   /** Oldest first, at most the `limit` newest. */
   history: SnapshotMessage[];
@@ -19,17 +21,20 @@ export interface SnapshotMessage {
 }
 
 /**
- * ONE statement (a read, prepared once per connection): the session by key, its newest summary since the last
- * `/new`, and the newest messages after both, aggregated into one JSON value so a long history is one row.
+ * ONE statement (a read, prepared once per connection): the session by key, the newest summary of the conversation
+ * (`$3`, the turn's; null: the session's current one) and the newest messages of that conversation after both,
+ * aggregated into one JSON value so a long history is one row. A conversation newer than the stored one (a turn
+ * after /new, before anything of it was stored) has no history yet.
  */
 const SNAPSHOT = `
 with session as (
-  select id, history_start_seq from sessions where key = $1::text
+  select id, history_start_seq, coalesce($3::integer, conversation) as conversation from sessions where key = $1::text
 ),
 summary as (
   select summaries.summary, summaries.covers_up_to_seq
     from summaries, session
    where summaries.session_id = session.id and summaries.covers_up_to_seq >= session.history_start_seq
+     and summaries.conversation = session.conversation
    order by summaries.covers_up_to_seq desc, summaries.created_at desc
    limit 1
 ),
@@ -38,22 +43,25 @@ recent as (
     from messages, session
    where messages.session_id = session.id
      and messages.seq >= greatest(session.history_start_seq, coalesce((select covers_up_to_seq + 1 from summary), 0))
+     and messages.conversation = session.conversation
    order by messages.seq desc
    limit $2::integer
 )
-select session.id as session_id,
+select session.id as session_id, session.conversation,
        (select summary from summary) as summary,
        coalesce((select json_agg(json_build_array(seq, role, parts, created_at, omitted_from_context) order by seq) from recent), '[]'::json) as messages
   from session`;
 
-type Row = { session_id: string; summary: string | null; messages: Array<[number, MessageRole, MessagePart[], string, boolean]> };
+type Row = { session_id: string; conversation: number; summary: string | null; messages: Array<[number, MessageRole, MessagePart[], string, boolean]> };
 
-export async function loadSessionSnapshot(db: StoreDatabase, key: string, limit: number): Promise<SessionSnapshot | undefined> {
-  const [row] = await runStatement<Row>(db, SNAPSHOT, [key, limit]);
+/** `conversation`: the turn's (see SNAPSHOT); undefined: the session's current one. */
+export async function loadSessionSnapshot(db: StoreDatabase, key: string, limit: number, conversation?: number): Promise<SessionSnapshot | undefined> {
+  const [row] = await runStatement<Row>(db, SNAPSHOT, [key, limit, conversation ?? null]);
   if (!row) return undefined;
   const messages = typeof row.messages === 'string' ? (JSON.parse(row.messages) as Row['messages']) : row.messages;
   return {
     sessionId: row.session_id,
+    conversation: Number(row.conversation),
     summary: row.summary ?? undefined,
     history: messages.map(([seq, role, parts, createdAt, omittedFromContext]) => ({ seq: Number(seq), role, parts, createdAt: new Date(createdAt), omittedFromContext })),
   };

@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, sql } from 'drizzle-orm';
 import type { ChatMessage } from '../core/chat-message.js';
 import { rowsOf, type StoreDatabase } from './database.js';
-import { messages } from './schema/index.js';
+import { messages, type SessionRow } from './schema/index.js';
 import { findSession } from './session-repository.js';
 import { latestSummary } from './summary-repository.js';
 
@@ -31,17 +31,21 @@ export interface MediaStats {
 /** A turn never loads more than this many messages (turn/store-adapter.ts); neither does /status. */
 const CONTEXT_LOAD_LIMIT = 500;
 
-/** What `/status` shows about a session; undefined when there is none. */
-export async function sessionStats(db: StoreDatabase, key: string): Promise<SessionStats | undefined> {
+/**
+ * What `/status` shows about a session; undefined when there is none. `conversation`: the session queue's (the
+ * count of /new); one newer than the stored session's has nothing stored yet (a /new not followed by a turn).
+ */
+export async function sessionStats(db: StoreDatabase, key: string, conversation?: number): Promise<SessionStats | undefined> {
   const session = await findSession(db, key);
   if (!session) return undefined;
+  if (conversation !== undefined && conversation > session.conversation) return freshConversation(session);
   const summary = await latestSummary(db, session.id);
   const fromSeq = Math.max(session.historyStartSeq, summary ? summary.coversUpToSeq + 1 : 0);
   const rows = await db
     .select({ role: messages.role, parts: messages.parts })
     .from(messages)
     // what a turn replays: messages left out of the context (a turn refused as too long) are not counted
-    .where(and(eq(messages.sessionId, session.id), gte(messages.seq, fromSeq), eq(messages.omittedFromContext, false)))
+    .where(and(eq(messages.sessionId, session.id), gte(messages.seq, fromSeq), eq(messages.omittedFromContext, false), eq(messages.conversation, session.conversation)))
     .orderBy(asc(messages.seq))
     .limit(CONTEXT_LOAD_LIMIT);
   const media = await mediaStats(db, session.id, session.historyStartSeq);
@@ -57,6 +61,22 @@ export async function sessionStats(db: StoreDatabase, key: string): Promise<Sess
     compactionCount: session.compactionCount,
     context: { summary: summary?.summary, messages: rows },
     media,
+  };
+}
+
+function freshConversation(session: SessionRow): SessionStats {
+  const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, lastModel, compactionCount } = session;
+  return {
+    messageCount: 0,
+    inputTokens,
+    outputTokens,
+    cacheReadTokens,
+    cacheWriteTokens,
+    costUsd,
+    lastModel,
+    compactionCount,
+    context: { summary: undefined, messages: [] },
+    media: { files: 0, bytes: 0, transcriptions: 0, transcriptionMs: 0 },
   };
 }
 

@@ -2,10 +2,13 @@ import { and, desc, eq, gte, sql } from 'drizzle-orm';
 import type { StoreDatabase } from './database.js';
 import { sessions, summaries, type SummaryRow } from './schema/index.js';
 
-/** Records a compaction: the summary and the last seq it covers. Messages are never deleted. */
-export async function saveSummary(db: StoreDatabase, sessionId: string, summary: string, coversUpToSeq: number): Promise<SummaryRow> {
+/**
+ * Records a compaction: the summary, the last seq it covers and the conversation its messages are of (one that
+ * lands after `/new` is not the new conversation's). Messages are never deleted.
+ */
+export async function saveSummary(db: StoreDatabase, sessionId: string, summary: string, coversUpToSeq: number, conversation = 0): Promise<SummaryRow> {
   return db.transaction(async (transaction) => {
-    const [saved] = await transaction.insert(summaries).values({ sessionId, summary, coversUpToSeq }).returning();
+    const [saved] = await transaction.insert(summaries).values({ sessionId, summary, coversUpToSeq, conversation }).returning();
     if (!saved) throw new Error(`summary for session ${sessionId} was not saved`);
     await transaction
       .update(sessions)
@@ -21,7 +24,7 @@ export async function latestSummary(db: StoreDatabase, sessionId: string): Promi
     .select({ summary: summaries })
     .from(summaries)
     .innerJoin(sessions, eq(sessions.id, summaries.sessionId))
-    .where(and(eq(summaries.sessionId, sessionId), gte(summaries.coversUpToSeq, sessions.historyStartSeq)))
+    .where(and(eq(summaries.sessionId, sessionId), gte(summaries.coversUpToSeq, sessions.historyStartSeq), eq(summaries.conversation, sessions.conversation)))
     .orderBy(desc(summaries.coversUpToSeq), desc(summaries.createdAt))
     .limit(1);
   return latest?.summary;

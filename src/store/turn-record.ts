@@ -21,6 +21,8 @@ export interface TurnRecord {
   people?: TurnPerson[] | undefined;
   /** The group's title as the latest message had it: kept current on the session. */
   chatTitle?: string | undefined;
+  /** The conversation (count of `/new`) the turn started in; absent: the session's current one. */
+  conversation?: number | undefined;
 }
 
 /** A sender as the platform named them; an absent field leaves the stored one as it is. */

@@ -10,7 +10,7 @@ import type { TurnDependencies } from './turn-dependencies.js';
  * turn is released either way.
  */
 export function createTurnAbandoner(deps: TurnDependencies): TurnAbandoner {
-  return async ({ turnId, sessionKey, holder, messages, error }) => {
+  return async ({ turnId, sessionKey, holder, messages, error, conversation }) => {
     const latest = messages.at(-1);
     if (!latest) return;
     const now = new Date();
@@ -19,7 +19,7 @@ export function createTurnAbandoner(deps: TurnDependencies): TurnAbandoner {
       .then((progress) => deps.channels.for(latest.conversation).sendNotice(latest.conversation, APOLOGY, progress))
       .catch((failure: unknown) => deps.logger.warn({ err: failure, runId: turnId, sessionKey }, 'could not send the apology of an abandoned turn'));
     try {
-      const session = await deps.store.openSession(sessionInfoOf(sessionKey, latest), undefined);
+      const session = await deps.store.openSession(sessionInfoOf(sessionKey, latest), undefined, conversation);
       const record: TurnRecord = {
         runId: turnId,
         sessionKey,
@@ -41,6 +41,7 @@ export function createTurnAbandoner(deps: TurnDependencies): TurnAbandoner {
         },
         spans: [],
         ...namesOf(messages),
+        conversation: session.conversation,
       };
       await deps.store.flushTurn(record);
       await deps.afterTurn?.({ messages, record, outcome: { kind: 'failed' } });

@@ -127,7 +127,7 @@ export function createCompactor(deps: CompactorDependencies): Compactor {
       }
       if (!result || !lock.held) return 'nothing-to-summarize';
       const coversUpToSeq = history[result.coversCount - 1]!.seq;
-      await saveSummary(deps.db, session.id, result.summary, coversUpToSeq);
+      await saveSummary(deps.db, session.id, result.summary, coversUpToSeq, session.conversation);
       await deps.historyChanged?.(sessionKey);
       deps.logger.info({ sessionKey, coversUpToSeq, summarized: result.coversCount }, 'conversation summarized');
       return 'summarized';

@@ -152,7 +152,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     priorLength: prior.length,
     compactor: deps.compactor,
     loadPrior: async () => {
-      const reloaded = await deps.store.reloadContext(input.sessionInfo);
+      const reloaded = await deps.store.reloadContext(input.sessionInfo, input.session.conversation);
       return priorMessages(reloaded.summary, reloaded.history, latest.conversation.chatType === 'dm');
     },
     logger: deps.logger,

@@ -53,7 +53,7 @@ export function createTurnRunner(deps: TurnDependencies) {
     // asked for before the session is opened: a new session's history and its sender's memories are two reads of
     // PostgreSQL, made at once rather than one after the other (a returning session has both in memory)
     const memories = memoryLinesFor(agentDeps, latest, latestText, sessionKey);
-    const session = await deps.store.openSession(sessionInfoOf(sessionKey, latest), request.historyVersion);
+    const session = await deps.store.openSession(sessionInfoOf(sessionKey, latest), request.historyVersion, request.conversation);
     const startedAt = new Date(clock());
     const groupLines = latest.conversation.chatType === 'group' ? await deps.groupContext.claim(contextKeyOf(messages[0]!), turnId) : [];
     const media = await prepareTurnMedia(agentDeps, messages, channel, request.signal);
@@ -82,6 +82,7 @@ export function createTurnRunner(deps: TurnDependencies) {
       },
       spans: [...user.spans, ...(terminal?.spans ?? [])],
       ...namesOf(messages),
+      conversation: session.conversation,
     });
 
     if (user.blockedReply) {

@@ -11,6 +11,8 @@ export interface CachedSession {
   history: readonly HistoryMessage[];
   /** The session's history version in Redis when this was read (see SessionQueue); '' when it had none. */
   version: string;
+  /** The conversation (count of `/new`) the history is of. */
+  conversation: number;
 }
 
 interface Staged {
@@ -46,10 +48,14 @@ export class SessionCache {
     return this.#entries.bytes;
   }
 
-  /** The session at exactly this version; an unknown version ('') never matches. */
-  get(sessionKey: string, version: string | undefined): CachedSession | undefined {
+  /**
+   * The session at exactly this version; an unknown version ('') never matches, nor another conversation (/new moves
+   * the version on too: this is the belt to its braces).
+   */
+  get(sessionKey: string, version: string | undefined, conversation?: number): CachedSession | undefined {
     const entry = this.#entries.peek(sessionKey);
     if (!entry || !version || entry.version !== version) return undefined;
+    if (conversation !== undefined && entry.conversation !== conversation) return undefined;
     return this.#entries.get(sessionKey);
   }
 
@@ -91,7 +97,7 @@ export class SessionCache {
       this.forget(sessionKey);
       return;
     }
-    this.put(sessionKey, { sessionId: entry.sessionId, summary: entry.summary, history: [...entry.history, ...staged.messages], version: next });
+    this.put(sessionKey, { ...entry, history: [...entry.history, ...staged.messages], version: next });
   }
 
   /** The release came back with the session's version now (undefined: lost): an entry at a `next` it did not write goes. */

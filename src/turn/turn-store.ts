@@ -15,6 +15,8 @@ export interface OpenedSession {
   summary: string | undefined;
   /** Since `/new`, after the latest summary, oldest first; a message left out of context is a note. Never mutated. */
   history: ReadonlyArray<ChatMessage & { createdAt?: Date }>;
+  /** The conversation (count of `/new`) the history is of: the turn's, or the stored session's when it had none. */
+  conversation: number;
 }
 
 /** The store as a turn sees it. */
@@ -23,10 +25,11 @@ export interface TurnStore {
   /**
    * The session's id, summary and history; created when new. `version` is the session's history version the queue
    * reported when the turn was claimed: a history this process holds at that version is not read again.
+   * `conversation`: the turn's (see TurnRequest.conversation); undefined: the stored session's.
    */
-  openSession(session: SessionInfo, version: string | undefined): Promise<OpenedSession>;
+  openSession(session: SessionInfo, version: string | undefined, conversation?: number): Promise<OpenedSession>;
   /** The summary and history as stored now (after a summary written mid-turn), read again. */
-  reloadContext(session: SessionInfo): Promise<Omit<OpenedSession, 'id'>>;
+  reloadContext(session: SessionInfo, conversation?: number): Promise<Omit<OpenedSession, 'id'>>;
   /** `historyVersion`: the version the turn opened the session at (its stored messages join the cached history). */
   flushTurn(record: TurnRecord, options?: { historyVersion?: string | undefined }): Promise<{ written: boolean }>;
   /** The worker is about to release the turn's session, whose history version becomes `next` (see SessionCache.releasing). */

@@ -188,3 +188,51 @@ describe('inPlatformOrder', () => {
     expect(inPlatformOrder([message('b', 11), message('a')]).map((entry) => entry.text)).toEqual(['b', 'a']);
   });
 });
+
+describe('SessionQueue conversations (/new)', () => {
+  it('gives a turn the conversation it was first claimed in, through a retry, and counts on from the stored one', async () => {
+    const q = queue();
+    await beat(q);
+    const first = inboundMessage();
+    const key = sessionKeyOf(first);
+    // never a /new: the queue has no count, the turn takes the stored session's
+    await q.enqueue(key, first);
+    const a = await acquired(q, key);
+    expect(a.conversation).toBeUndefined();
+    expect(await q.conversationOf(key)).toBeUndefined();
+    // /new while it runs, the stored session being in conversation 4 (the queue's count lost with an old Redis)
+    expect(await q.newConversation(key, 4)).toBe(5);
+    expect(await q.conversationOf(key)).toBe(5);
+    expect(await q.requeue(key, a.turnId, a.holder, { delayMs: 0, attempt: 2, round: 0 })).toBe('requeued');
+    await q.enqueue(key, inboundMessage());
+    // the turn put back is still of the conversation it started in; the message after /new is of the new one
+    const retried = await acquired(q, key);
+    expect(retried).toMatchObject({ turnId: a.turnId, resumed: true, conversation: undefined });
+    expect(retried.messages.map((message) => message.text)).toEqual([first.text]);
+    await q.release(key, retried.turnId, retried.holder, wrote(retried));
+    const next = await acquired(q, key);
+    expect(next.conversation).toBe(5);
+    await q.release(key, next.turnId, next.holder, wrote(next));
+    // a second /new counts on from the queue's own count; a turn claimed at enqueue carries it too
+    expect(await q.newConversation(key, 0)).toBe(6);
+    const claimed = await q.enqueue(key, inboundMessage(), Date.now(), WORKER);
+    expect(claimed.kind === 'claimed' && claimed.claim.conversation).toBe(6);
+  });
+
+  it('keeps a running turn’s conversation when its worker dies and another takes it back', async () => {
+    const q = queue({ leaseMs: 60_000 });
+    await beat(q, 'doomed', 300);
+    await beat(q, WORKER);
+    const message = inboundMessage();
+    const key = sessionKeyOf(message);
+    await q.newConversation(key, 0);
+    await q.enqueue(key, message);
+    const running = await acquired(q, key, 'doomed');
+    expect(running.conversation).toBe(1);
+    await q.newConversation(key, 0);
+    // the worker stops beating: the next acquire takes the turn back and resumes it
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    const taken = await acquired(q, key, WORKER);
+    expect(taken).toMatchObject({ turnId: running.turnId, resumed: true, conversation: 1 });
+  });
+});

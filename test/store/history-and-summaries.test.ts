@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { findSession, flushTurn, latestSummary, loadHistory, resetSession, saveSummary, sessionStats } from '../../src/store/index.js';
+import { findSession, flushTurn, latestSummary, loadHistory, saveSummary, sessionStats } from '../../src/store/index.js';
 import { newSession, turnRecord } from './fixtures.js';
 import { describeEachBackend } from './store-backends.js';
 
@@ -23,9 +23,12 @@ describeEachBackend('history, summaries and stats', (database) => {
     expect((await loadHistory(db, session.id, { fromSeq: 6 })).map((message) => message.seq)).toEqual([6, 7]);
     expect((await loadHistory(db, session.id, { fromSeq: 2, limit: 3 })).map((message) => message.seq)).toEqual([5, 6, 7]);
 
-    await resetSession(db, session.key);
-    await flushTurn(db, turnRecord(session));
+    // the first turn after /new moves the history start to its first message
+    await flushTurn(db, turnRecord(session, { conversation: 1 }));
     expect((await loadHistory(db, session.id, { fromSeq: 2 })).map((message) => message.seq)).toEqual([8, 9, 10, 11]);
+    // a turn of the old conversation stored after it is not the current conversation's
+    await flushTurn(db, turnRecord(session, { conversation: 0 }));
+    expect((await loadHistory(db, session.id)).map((message) => message.seq)).toEqual([8, 9, 10, 11]);
   });
 
   it('loadHistory of a session without messages is empty', async () => {
@@ -58,9 +61,13 @@ describeEachBackend('history, summaries and stats', (database) => {
     await flushTurn(db, turnRecord(session));
     await saveSummary(db, session.id, 'Old conversation.', 3);
 
-    await resetSession(db, session.key);
-
+    await flushTurn(db, turnRecord(session, { conversation: 1 }));
     expect(await latestSummary(db, session.id)).toBeUndefined();
+    // nor one of the old conversation that lands after it
+    await saveSummary(db, session.id, 'Late old summary.', 5, 0);
+    expect(await latestSummary(db, session.id)).toBeUndefined();
+    await saveSummary(db, session.id, 'New conversation.', 5, 1);
+    expect(await latestSummary(db, session.id)).toMatchObject({ summary: 'New conversation.' });
   });
 
   it('sessionStats counts the current conversation', async () => {
@@ -82,8 +89,11 @@ describeEachBackend('history, summaries and stats', (database) => {
     const summarized = await sessionStats(db, session.key);
     expect(summarized).toMatchObject({ messageCount: 8, compactionCount: 1, context: { summary: 'x'.repeat(400), messages: [] } });
 
-    await resetSession(db, session.key);
-    expect(await sessionStats(db, session.key)).toMatchObject({ messageCount: 0, context: { messages: [] }, inputTokens: 300 });
+    // /new counted by the queue, nothing of the new conversation stored yet
+    expect(await sessionStats(db, session.key, 1)).toMatchObject({ messageCount: 0, context: { messages: [] }, inputTokens: 300 });
+    expect(await sessionStats(db, session.key, 0)).toMatchObject({ messageCount: 8 });
+    await flushTurn(db, turnRecord(session, { conversation: 1 }));
+    expect(await sessionStats(db, session.key, 1)).toMatchObject({ messageCount: 4, context: { summary: undefined } });
   });
 
   it('sessionStats of an unknown key is undefined', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { expect, it } from 'vitest';
-import { createOrFindSessionId, ensureSession, findSession, flushTurn, loadHistory, resetSession, sessions, type EnsureSessionInput } from '../../src/store/index.js';
+import { createOrFindSessionId, ensureSession, findSession, flushTurn, loadHistory, sessions, storedConversation, type EnsureSessionInput } from '../../src/store/index.js';
 import { turnRecord } from './fixtures.js';
 import { describeEachBackend } from './store-backends.js';
 
@@ -89,22 +89,22 @@ describeEachBackend('sessions', (database) => {
     await expect(ensureSession(db, groupInput({ chatType: 'channel' as 'group' }))).rejects.toThrow();
   });
 
-  it('resetSession keeps the history but stops loading it', async () => {
+  it('a turn of a newer conversation (after /new) keeps the history but stops loading it', async () => {
     const { db } = database();
     const session = await ensureSession(db, groupInput());
     await flushTurn(db, turnRecord(session));
+    expect(await storedConversation(db, session.key)).toBe(0);
 
-    expect(await resetSession(db, session.key)).toBe(true);
+    await flushTurn(db, turnRecord(session, { conversation: 1 }));
 
-    expect(await loadHistory(db, session.id)).toEqual([]);
-    expect(await findSession(db, session.key)).toMatchObject({ nextSeq: 4, historyStartSeq: 4 });
-    await flushTurn(db, turnRecord(session));
+    expect(await findSession(db, session.key)).toMatchObject({ nextSeq: 8, historyStartSeq: 4, conversation: 1 });
     expect((await loadHistory(db, session.id)).map((message) => message.seq)).toEqual([4, 5, 6, 7]);
+    expect(await storedConversation(db, session.key)).toBe(1);
   });
 
-  it('resetSession of an unknown key says so', async () => {
+  it('the stored conversation of an unknown key is 0', async () => {
     const { db } = database();
-    expect(await resetSession(db, 'agent:main:telegram:bot:dm:nobody')).toBe(false);
+    expect(await storedConversation(db, 'agent:main:telegram:bot:dm:nobody')).toBe(0);
     expect(await findSession(db, 'agent:main:telegram:bot:dm:nobody')).toBeUndefined();
   });
 });

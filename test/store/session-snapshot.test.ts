@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flushTurn, resetSession, saveSummary } from '../../src/store/index.js';
+import { flushTurn, saveSummary } from '../../src/store/index.js';
 import { loadSessionSnapshot } from '../../src/store/session-snapshot.js';
 import { newSession, turnRecord } from './fixtures.js';
 import { describeEachBackend } from './store-backends.js';
@@ -25,8 +25,28 @@ describeEachBackend('session snapshot', (database) => {
     expect(summarized!.history.map((message) => message.seq)).toEqual([8, 9, 10, 11]);
     expect((await loadSessionSnapshot(db, session.key, 1))!.history.map((message) => message.seq)).toEqual([11]);
 
-    await resetSession(db, session.key);
-    const fresh = await loadSessionSnapshot(db, session.key, 500);
-    expect(fresh).toEqual({ sessionId: session.id, summary: undefined, history: [] });
+    // a turn after /new (conversation 1) has nothing of the old one before anything of the new one is stored
+    expect(await loadSessionSnapshot(db, session.key, 500, 1)).toEqual({ sessionId: session.id, conversation: 1, summary: undefined, history: [] });
+    expect((await loadSessionSnapshot(db, session.key, 500, 0))!.summary).toBe('they talked about tea');
+  });
+
+  it('is the turn’s conversation only, whatever order the turns of two conversations are stored in', async () => {
+    const db = database().db;
+    const session = await newSession(db);
+    await flushTurn(db, turnRecord(session));
+    await saveSummary(db, session.id, 'the old conversation', 1, 0);
+    // the first turn after /new is stored, then a turn that ran across /new (the old conversation) lands late
+    await flushTurn(db, turnRecord(session, { conversation: 1 }));
+    await flushTurn(db, turnRecord(session, { conversation: 0 }));
+    // a summary of the old conversation that lands after /new
+    await saveSummary(db, session.id, 'late old summary', 11, 0);
+
+    const fresh = await loadSessionSnapshot(db, session.key, 500, 1);
+    expect(fresh).toMatchObject({ conversation: 1, summary: undefined });
+    expect(fresh!.history.map((message) => message.seq)).toEqual([4, 5, 6, 7]);
+    // a turn with no conversation of its own (the queue had none) takes the stored session's: the newest stored
+    const stored = await loadSessionSnapshot(db, session.key, 500);
+    expect(stored).toMatchObject({ conversation: 1, summary: undefined });
+    expect(stored!.history.map((message) => message.seq)).toEqual([4, 5, 6, 7]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SessionCache, type HistoryMessage } from '../../src/turn/session-cache.js';
 
 const text = (value: string, role: 'user' | 'assistant' = 'user'): HistoryMessage => ({ role, parts: [{ type: 'text', text: value }] });
-const session = (version: string, history: HistoryMessage[] = [text('hi'), text('hello', 'assistant')]) => ({ sessionId: 's1', summary: undefined, history, version });
+const session = (version: string, history: HistoryMessage[] = [text('hi'), text('hello', 'assistant')], conversation = 0) => ({ sessionId: 's1', summary: undefined, history, version, conversation });
 
 describe('SessionCache', () => {
   it('answers only at the version it was read at, never at an unknown one', () => {
@@ -13,6 +13,14 @@ describe('SessionCache', () => {
     expect(cache.get('a', undefined)).toBeUndefined();
     cache.put('b', session(''));
     expect(cache.get('b', '')).toBeUndefined();
+  });
+
+  it('never answers a turn of another conversation', () => {
+    const cache = new SessionCache(1_000_000, 500);
+    cache.put('a', session('v1', undefined, 2));
+    expect(cache.get('a', 'v1', 2)?.conversation).toBe(2);
+    expect(cache.get('a', 'v1')?.conversation).toBe(2);
+    expect(cache.get('a', 'v1', 3)).toBeUndefined();
   });
 
   it('holds a turn’s stored messages at the version its release writes before the release goes out', () => {

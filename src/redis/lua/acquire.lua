@@ -3,7 +3,7 @@
   back keeps its id: `resumed`), an album's parts together once its newest part has waited, messages collected
   behind a turn (collect mode), all of them (interrupt), or one (followup).
 
-  KEYS[1] pending LIST   KEYS[2] meta HASH (w, n, p, la, s: seq of claims, hv: history version)
+  KEYS[1] pending LIST   KEYS[2] meta HASH (w, n, p, la, s: seq of claims, hv: history version, c: conversation)
   KEYS[3] turns   HASH   turn id → running turn (see common.lua)
   KEYS[4] sched   ZSET   KEYS[5] wake ZSET   KEYS[6] alive HASH worker → beating until ms
   KEYS[7] held    SET    '<session>\31<turn>' held by this worker (a dead worker's turns are found by it)
@@ -11,7 +11,8 @@
   ARGV[1] session key  ARGV[2] slot limit  ARGV[3] lease ms  ARGV[4] mode (collect|followup|interrupt)
   ARGV[5] debounce ms  ARGV[6] album wait ms  ARGV[7] new turn id  ARGV[8] holder token  ARGV[9] most entries claimed
 
-  Returns { 'acquired', turn id, body (JSON array of messages), resumed '1'|'0', history version, attempt, round }
+  Returns { 'acquired', turn id, body (JSON array of messages), resumed '1'|'0', history version, attempt, round,
+                  conversation ('' unknown: see common.lua) }
         | { 'busy' } (every slot taken) | { 'empty' } | { 'waiting' } (a debounce, an album or a retry's backoff)
 ]]
 --- @include "common"
@@ -20,7 +21,7 @@ local pending_key, meta_key, turns_key, sched, wake, alive, held = KEYS[1], KEYS
 local session, limit, lease_ms, mode = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local debounce_ms, album_wait_ms, new_turn_id, holder, max_claim = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], ARGV[8], tonumber(ARGV[9])
 local now = now_ms()
-local meta = redis.call('HMGET', meta_key, 'w', 'n', 'p', 'la', 's', 'hv')
+local meta = redis.call('HMGET', meta_key, 'w', 'n', 'p', 'la', 's', 'hv', 'c')
 local waiting, running, pending, last_arrival = counter(meta[1]), counter(meta[2]), counter(meta[3]), counter(meta[4])
 local seq, history_version = counter(meta[5]), meta[6] or ''
 local earliest, taken_back = nil, 0
@@ -98,9 +99,10 @@ if not popped then
   end
 end
 
-local turn_id, body, attempt, round, resumed = new_turn_id, nil, 1, 0, '0'
+-- a new turn belongs to the conversation the session is in now; a turn put back keeps the one it started in
+local turn_id, body, attempt, round, resumed, conversation = new_turn_id, nil, 1, 0, '0', meta[7] or ''
 if head.kind == 't' then
-  turn_id, body, attempt, round, resumed = head.id, head.payload, head.attempt, head.round, '1'
+  turn_id, body, attempt, round, resumed, conversation = head.id, head.payload, head.attempt, head.round, '1', head.conversation
 else
   local payloads = {}
   for _, index in ipairs(claimed) do payloads[#payloads + 1] = entries[index].payload end
@@ -114,7 +116,7 @@ pending = pending - #claimed
 running = running + 1
 seq = seq + 1
 local expiry = now + lease_ms
-redis.call('HSET', turns_key, turn_id, turn_value({ holder = holder, expiry = expiry, flags = '', attempt = attempt, round = round, seq = seq, body = body }))
+redis.call('HSET', turns_key, turn_id, turn_value({ holder = holder, expiry = expiry, flags = '', attempt = attempt, round = round, seq = seq, conversation = conversation, body = body }))
 redis.call('SADD', held, session .. SEP .. turn_id)
 redis.call('HSET', meta_key, 'w', waiting, 'n', running, 'p', pending, 's', seq)
 if running < limit and pending > 0 then
@@ -125,4 +127,4 @@ else
   -- the backstop: the session is looked at again when this lease would expire (a release comes first)
   look_again_at(math.min(expiry, earliest or expiry))
 end
-return { 'acquired', turn_id, body, resumed, history_version, tostring(attempt), tostring(round) }
+return { 'acquired', turn_id, body, resumed, history_version, tostring(attempt), tostring(round), conversation }

@@ -33,24 +33,24 @@
   schedule at once.
 
   Returns { 'duplicate' } | { 'queued', running } (running: turns of the session running now)
-        | { 'claimed', history version } (the message is the turn ARGV[13], held by ARGV[14])
+        | { 'claimed', history version, conversation } (the message is the turn ARGV[13], held by ARGV[14])
 ]]
 --- @include "common"
 if not redis.call('SET', KEYS[1], 'q', 'NX', 'EX', ARGV[1]) then return { 'duplicate' } end
-local meta = redis.call('HMGET', KEYS[3], 'w', 'n', 'p', 's', 'hv')
+local meta = redis.call('HMGET', KEYS[3], 'w', 'n', 'p', 's', 'hv', 'c')
 local waiting, running, pending = counter(meta[1]), counter(meta[2]), counter(meta[3])
 local limit = tonumber(ARGV[6])
 local now_ready = ARGV[9] == 'LT' and ARGV[4] == ''
 if ARGV[12] and running == 0 and pending == 0 and waiting == 0 and now_ready then
   local seq = counter(meta[4]) + 1
   local expiry = now_ms() + tonumber(ARGV[12])
-  local turn = { holder = ARGV[14], expiry = expiry, flags = '', attempt = 1, round = 0, seq = seq, body = '[' .. ARGV[5] .. ']' }
+  local turn = { holder = ARGV[14], expiry = expiry, flags = '', attempt = 1, round = 0, seq = seq, conversation = meta[6] or '', body = '[' .. ARGV[5] .. ']' }
   redis.call('HSET', KEYS[8], ARGV[13], turn_value(turn))
   redis.call('SADD', KEYS[9], ARGV[7] .. SEP .. ARGV[13])
   redis.call('HSET', KEYS[3], 'w', 0, 'n', 1, 'p', 0, 's', seq, 'la', ARGV[3])
   -- the backstop, as for any acquired turn: the session is looked at again when the lease would expire
   redis.call('ZADD', KEYS[4], expiry, ARGV[7])
-  return { 'claimed', meta[5] or '' }
+  return { 'claimed', meta[5] or '', meta[6] or '' }
 end
 -- a message that arrives while every slot is taken (or promised) is collected into a later turn
 local behind = running + waiting >= limit

@@ -25,7 +25,7 @@ if turn.flags == 'a' then
   return 'dropped'
 end
 local at = now_ms() + tonumber(ARGV[4])
-redis.call('LPUSH', KEYS[1], entry_of('t', ARGV[1], at, '', '', ARGV[5], ARGV[6], turn.body))
+redis.call('LPUSH', KEYS[1], entry_of('t', ARGV[1], at, '', '', ARGV[5], ARGV[6], turn.body, turn.conversation))
 redis.call('HSET', KEYS[2], 'n', running, 'p', pending + 1, 'w', waiting + 1)
 redis.call('ZADD', KEYS[4], 'LT', at, ARGV[3])
 redis.call('ZADD', KEYS[5], 0, '0')

@@ -35,7 +35,7 @@ local function take_back(turns_key, pending_key, alive_key, now, running, pendin
     redis.call('HDEL', turns_key, turn.id)
     running = running - 1
     if turn.flags ~= 'a' then
-      redis.call('LPUSH', pending_key, entry_of('t', turn.id, 0, '', '', turn.attempt + 1, turn.round, turn.body))
+      redis.call('LPUSH', pending_key, entry_of('t', turn.id, 0, '', '', turn.attempt + 1, turn.round, turn.body, turn.conversation))
       pending = pending + 1
       waiting = waiting + 1
     end

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { StoredAttachment } from '../../core/attachment.js';
 import type { MessagePart, MessageRole } from '../../core/chat-message.js';
 import { runs } from './runs.js';
@@ -27,6 +27,8 @@ export const messages = pgTable(
      * long. Later turns see a short note in place of a user message and nothing of the rest (agent/history).
      */
     omittedFromContext: boolean('omitted_from_context').notNull().default(false),
+    /** The conversation (count of `/new`, see sessions.conversation) of the turn that stored it. */
+    conversation: integer('conversation').notNull().default(0),
   },
   // The unique index doubles as the (session_id, seq) index every history load walks.
   (table) => [

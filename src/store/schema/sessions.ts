@@ -20,6 +20,12 @@ export const sessions = pgTable(
     nextSeq: bigint('next_seq', { mode: 'number' }).notNull().default(0),
     /** `/new` moves this to `next_seq`: older messages stay stored but are no longer loaded. */
     historyStartSeq: bigint('history_start_seq', { mode: 'number' }).notNull().default(0),
+    /**
+     * The conversation of the newest stored turn: how many `/new` came before it (the session queue in Redis counts
+     * them and gives each turn its number; see redis/lua/new-conversation.lua). Only messages of a turn's own
+     * conversation are its history, whatever order late flushes arrive in.
+     */
+    conversation: integer('conversation').notNull().default(0),
     inputTokens: bigint('input_tokens', { mode: 'number' }).notNull().default(0),
     outputTokens: bigint('output_tokens', { mode: 'number' }).notNull().default(0),
     cacheReadTokens: bigint('cache_read_tokens', { mode: 'number' }).notNull().default(0),

@@ -1,4 +1,4 @@
-import { bigint, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { sessions } from './sessions.js';
 
 /** Compaction records a summary and the point it covers; it never deletes messages. */
@@ -13,6 +13,8 @@ export const summaries = pgTable(
     /** The last seq the summary includes; history loads continue at the seq after it. */
     coversUpToSeq: bigint('covers_up_to_seq', { mode: 'number' }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** The conversation of the messages it summarizes: a summary that lands after `/new` is not the new one's. */
+    conversation: integer('conversation').notNull().default(0),
   },
   (table) => [index('summaries_session_id_covers_up_to_seq_index').on(table.sessionId, table.coversUpToSeq)],
 );

@@ -1,0 +1,3 @@
+ALTER TABLE "sessions" ADD COLUMN "conversation" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "messages" ADD COLUMN "conversation" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "summaries" ADD COLUMN "conversation" integer DEFAULT 0 NOT NULL;
