@@ -1,7 +1,7 @@
 import { assistantText, textOf, toolCallsOf, userText, type ChatMessage, type ToolCallPart } from '../core/chat-message.js';
 import { BotError, isAbortError } from '../core/errors.js';
 import type { ChatModel, ChatRequest, ModelResponse, ToolSpec } from '../llm/chat-model.js';
-import type { AgentEvent } from './agent-events.js';
+import type { AgentEvent, TraceSpan } from './agent-events.js';
 import { deniedToolResult, type ApprovalGate, type ApprovalVerdict } from '../core/approval.js';
 import type { ContextControl, PreparedRequest } from './context/context-control.js';
 import { DEFAULT_MAX_REPEATED_TOOL_CALLS, LoopDetector, REPEATED_CALL_RESULT, repeatedCallPrompt } from './loop-detection.js';
@@ -209,7 +209,12 @@ async function* toolStep(state: RunState, calls: ToolCallPart[], interrupted: Re
     } else {
       // Only a tool with side effects needs the mark: a read can safely run again after a crash.
       if (tool && tool.category !== 'read' && !state.input.signal.aborted) await state.checkpoint({ type: 'tool-start', toolCallId: call.id });
-      outcome = await executeToolCall(call, state.tools, state.toolContext, state.clock);
+      // a sub-agent's spans count and are saved as they happen: a crash mid-call loses none that was charged
+      const recordSpan = async (span: TraceSpan) => {
+        run.recordSpan(span);
+        await state.checkpoint({ type: 'subagent-span', toolCallId: call.id, span });
+      };
+      outcome = await executeToolCall(call, state.tools, { ...state.toolContext, recordSpan }, state.clock);
     }
     const span = run.recordToolCall(outcome);
     if (!outcome.cancelled) {

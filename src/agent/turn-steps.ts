@@ -21,7 +21,13 @@ export type TurnStep =
   /** A tool with side effects is about to run: if no result follows, it was interrupted and is not run again. */
   | { type: 'tool-start'; toolCallId: string }
   /** `spans`: what the tool did for the run (a finished sub-agent's calls), with their tokens and cost. */
-  | { type: 'tool-result'; toolCallId: string; name: string; content: string; isError: boolean; span: ToolSpan; spans?: TraceSpan[] };
+  | { type: 'tool-result'; toolCallId: string; name: string; content: string; isError: boolean; span: ToolSpan; spans?: TraceSpan[] }
+  /**
+   * One span of a tool call's work for the run, saved as it happened (a sub-agent's model or tool call): counted
+   * whether or not the call's result follows. A call run again after a takeover adds its own, so every model call
+   * charged to the budgets is in the run once.
+   */
+  | { type: 'subagent-span'; toolCallId: string; span: TraceSpan };
 
 /** What the steps add up to: the run's messages and accounting so far, and the calls still owed a result. */
 export interface TurnProgress {
@@ -64,6 +70,7 @@ export function replaySteps(steps: TurnStep[]): TurnProgress {
         break;
       case 'model-error':
       case 'context-call':
+      case 'subagent-span':
         addSpan(progress, step.span);
         break;
       case 'tool-start':

@@ -40,6 +40,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
       logger: moduleLogger('gateway'),
       metrics: infra.metrics,
       limits: config.http,
+      trustProxy: config.trustProxy,
     });
     if (gateway) await mountAdmin(server, infra, shared, gateway);
     await server.listen({ port: config.port, host: config.host });

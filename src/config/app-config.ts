@@ -2,6 +2,7 @@ import type { MediaConfig } from '../media/media-config.js';
 import type { ToolsConfig } from '../agent/tools/tools-config.js';
 import type { ToolPolicy } from '../agent/tools/tool-registry.js';
 import type { HttpLimits } from './http-limits.js';
+import type { TrustProxy } from './trust-proxy.js';
 import type { LlmConfig } from '../llm/llm-config.js';
 import type { McpServerConfig } from '../mcp/mcp-config.js';
 import type { BudgetLimits } from '../budgets/budget-limits.js';
@@ -109,6 +110,8 @@ export interface AppConfig {
   host: string;
   /** HTTP_*: request, header, keep-alive and idle timeouts; connections per address. */
   http: HttpLimits;
+  /** TRUST_PROXY: whose X-Forwarded-For names the client (Fastify's `trustProxy`); false: the connection's address. */
+  trustProxy: TrustProxy;
   role: Role;
   databaseUrl: string | undefined;
   /** DATABASE_MIGRATION_URL: a direct connection for migrations (session-level lock); unset: `databaseUrl`. */

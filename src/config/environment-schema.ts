@@ -77,6 +77,17 @@ export const EnvironmentSchema = Type.Object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: Optional(PositiveInt),
   HTTP_CONNECTION_TIMEOUT_MS: Optional(PositiveInt),
   HTTP_MAX_CONNECTIONS_PER_ADDRESS: Optional(Type.Integer({ minimum: 0 })),
+  TRUST_PROXY: Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'Reverse proxies whose X-Forwarded-For header names the client (Fastify\'s trustProxy). Off by default: the client is the ' +
+        'connection\'s address, and a forged X-Forwarded-For changes nothing. A hop count (1: one proxy in front), comma-separated ' +
+        'addresses or CIDRs of the proxies (10.0.0.0/8,127.0.0.1; loopback, linklocal and uniquelocal name their ranges), or ' +
+        'true (the left-most entry, forgeable by anyone who reaches the service directly). The admin login lock-out counts per client ' +
+        'address as the trusted proxy reports it.',
+    }),
+  ),
   ADMIN_USER: Optional(Type.String({ minLength: 1 })),
   ADMIN_PASSWORD: Optional(Type.String({ minLength: 1 })),
   ADMIN_READONLY: Optional(Bool),

@@ -4,6 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import { BotError } from '../core/errors.js';
 import { MEDIA_DEFAULTS, type MediaConfig } from '../media/media-config.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
+import { parseTrustProxy } from './trust-proxy.js';
 import { parsePriceOverrides } from '../llm/price-overrides.js';
 
 /** COMPACTION_TIMEOUT_MS: tens of seconds, the most a turn waits on a summary before it trims instead. */
@@ -124,6 +125,10 @@ export function inspectConfig(source: NodeJS.ProcessEnv = process.env, options: 
     http: attempt(
       () => httpLimits(env),
       () => httpLimits({ ...env, HTTP_HEADERS_TIMEOUT_MS: undefined }),
+    ),
+    trustProxy: attempt(
+      () => parseTrustProxy(env.TRUST_PROXY),
+      () => false,
     ),
     role: env.ROLE ?? 'all',
     ...databaseConfig(env),

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { TrustProxy } from '../config/trust-proxy.js';
 import type { WebhookRoute } from '../core/channel.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -21,6 +22,11 @@ export interface HttpServerOptions {
   metrics?: Metrics;
   /** Timeouts and the per-address connection cap; unset fields take `DEFAULT_HTTP_LIMITS`. */
   limits?: Partial<HttpLimits>;
+  /**
+   * TRUST_PROXY: whose X-Forwarded-For names the client in `request.ip` (Fastify's `trustProxy`); unset or false:
+   * the connection's address, whatever the header says. The per-address connection cap always counts connections.
+   */
+  trustProxy?: TrustProxy;
 }
 
 /** One HTTP server: webhook routes (raw bodies, verified by their channel), health, readiness, metrics. */
@@ -31,6 +37,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     bodyLimit: MAX_BODY_BYTES,
     logger: false,
     return503OnClosing: true,
+    trustProxy: fastifyTrustProxy(options.trustProxy),
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     connectionTimeout: limits.connectionTimeoutMs,
@@ -108,6 +115,17 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Fast
     });
   }
   return app;
+}
+
+/**
+ * Fastify takes addresses and `true` as they are; a hop count it now refuses (it fails closed: a client that reaches
+ * the service directly could claim any address), so a hop count is given as proxy-addr's own rule for one: the
+ * connection's peer and the next `hops - 1` X-Forwarded-For entries from the right are proxies.
+ */
+function fastifyTrustProxy(trustProxy: TrustProxy | undefined): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trustProxy !== 'number') return trustProxy ?? false;
+  const hops = trustProxy;
+  return hops > 0 ? (_address, hop) => hop < hops : false;
 }
 
 const PLATFORMS = new Set(['telegram', 'slack', 'feishu']);

@@ -142,10 +142,10 @@ export class KeySpace {
     return `{${this.prefix}:settings}:budget-limits`;
   }
 
-  /** Wrong admin passwords from one client address. */
-  adminLogin(address: string): { failures: string; locked: string } {
+  /** Wrong admin passwords from one client address: all of them, and those for one user name (`userKey`: its digest). */
+  adminLogin(address: string, userKey: string): { failures: string; locked: string; userFailures: string; userLocked: string } {
     const tag = `{${this.prefix}:admin-login:${address}}`;
-    return { failures: `${tag}:failures`, locked: `${tag}:locked` };
+    return { failures: `${tag}:failures`, locked: `${tag}:locked`, userFailures: `${tag}:user:${userKey}:failures`, userLocked: `${tag}:user:${userKey}:locked` };
   }
 
   /** HASH account → when a gateway last received an update for it. */

@@ -43,6 +43,13 @@ describe('loadConfig', () => {
     expect(errorOf({ ...base, COMPACTION_TIMEOUT_MS: '10' })).toMatch(/^COMPACTION_TIMEOUT_MS: /);
   });
 
+  it('TRUST_PROXY: off by default; a hop count, true, or the proxies\' addresses and CIDRs', () => {
+    expect(loadConfig(base).trustProxy).toBe(false);
+    expect(loadConfig({ ...base, TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ ...base, TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
+  });
+
   it('picks anthropic when only its key is set', () => {
     expect(loadConfig({ ANTHROPIC_API_KEY: 'a' }).llm.provider).toBe('anthropic');
   });
@@ -61,6 +68,7 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL: /],
     [{ LLM_STREAM: 'maybe' }, /^LLM_STREAM: /],
     [{ TELEGRAM_BOT_TOKEN: 'not-a-token' }, /^TELEGRAM_BOT_TOKEN: .*\(hidden\)/],
+    [{ TRUST_PROXY: 'the load balancer' }, /^TRUST_PROXY: /],
   ])('names the variable of a bad value: %o', (env, expected) => {
     const message = errorOf({ ...base, ...env });
     expect(message).toMatch(expected);

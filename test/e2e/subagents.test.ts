@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../doubles/http-double.js';
+import { utcDay } from '../../src/budgets/index.js';
 import { reply } from '../doubles/model-script.js';
 import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
@@ -168,4 +169,55 @@ describe('spawn_agent', () => {
     const nested = await environment.sql`SELECT name FROM run_spans WHERE run_id = ${run.id} AND parent_tool_call_id IS NOT NULL`;
     expect(nested).toHaveLength(1);
   });
+
+  it('a crash (SIGKILL) while the child runs, twice: the child runs again on each takeover, and every call it made is in the run, /usage and the budget, once', async () => {
+    const chatId = 8904;
+    let crashes = 0;
+    const childSaw = (request: RecordedRequest) => hasToolResult(request);
+    environment.openai.script.respondWith((request) => {
+      if (isChild(request)) {
+        // each attempt of the child: a first call that lists the files, then a second that hangs until the second restart
+        if (!childSaw(request)) return { ...reply.toolCall('list_directory', {}), usage: { inputTokens: 700, outputTokens: 10 } };
+        return crashes < 2 ? reply.hang() : { parts: [{ type: 'text', text: 'The notes say 9.' }], usage: { inputTokens: 800, outputTokens: 10 } };
+      }
+      if (!hasToolResult(request)) return { ...spawnFor(chatId), usage: { inputTokens: 500, outputTokens: 20 } };
+      return { parts: [{ type: 'text', text: 'The sub-agent found 9.' }], usage: { inputTokens: 600, outputTokens: 10 } };
+    });
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(chatId, `crash during the child (chat ${chatId})`));
+    for (const attempt of [1, 2]) {
+      await waitFor(() => childCalls(`chat ${chatId}`).filter(childSaw).length === attempt || undefined, {
+        what: `the child\u2019s second call to hang (attempt ${attempt})`,
+        timeoutMs: 40_000,
+      });
+      await service.kill('SIGKILL');
+      crashes++;
+      service = await startServiceProcess(serviceEnv());
+    }
+    await waitFor(() => answersTo(chatId).length > 0, { what: 'the answer after the second restart', timeoutMs: 40_000 });
+    expect(answersTo(chatId)).toEqual(['The sub-agent found 9.']);
+    // three attempts of the child: three first calls answered, two second calls cut short, one answered
+    expect(childCalls(`chat ${chatId}`).filter((call) => !childSaw(call))).toHaveLength(3);
+
+    const run = await runOf(chatId);
+    expect(run.status).toBe('completed');
+    const spans = await environment.sql`SELECT kind, input_tokens, cost_usd, parent_tool_call_id FROM run_spans WHERE run_id = ${run.id} ORDER BY position`;
+    const childLlm = spans.filter((span) => span.kind === 'llm' && span.parent_tool_call_id !== null && span.input_tokens !== null);
+    expect(childLlm.map((span) => span.input_tokens)).toEqual([700, 700, 700, 800]);
+    const inputTokens = 500 + 3 * 700 + 800 + 600;
+    const costUsd = (inputTokens * PRICE.input + (20 + 3 * 10 + 10 + 10) * PRICE.output) / 1e6;
+    expect(run.input_tokens).toBe(inputTokens);
+    expect(run.cost_usd).toBeCloseTo(costUsd, 9);
+
+    // the budget charged every one of those calls: what the run shows is what was charged
+    const spent = Number(await environment.redis.hget(environment.keys.budgetDay(utcDay(Date.now())).user(`telegram:${chatId}`), 'spent'));
+    expect(spent).toBeGreaterThanOrEqual(Math.round(costUsd * 1e9) - 1);
+    expect(spent).toBeLessThanOrEqual(Math.round(costUsd * 1e9) + 6);
+
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(chatId, '/usage'));
+    await waitFor(() => answersTo(chatId).some((text) => text.startsWith('Usage')), { what: 'the /usage answer' });
+    const usage = answersTo(chatId).find((text) => text.startsWith('Usage'))!;
+    expect(usage).toContain(`Today: 4,000 tokens in, 70 out, $${costUsd.toFixed(4)} (1 turn)`);
+    // (not "Daily budget left": the two calls in flight at the crashes still hold their reservations, a separate matter)
+  }, 180_000);
 });
+

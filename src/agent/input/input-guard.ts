@@ -1,11 +1,43 @@
 export type InputGuardMode = 'off' | 'log' | 'warn' | 'block';
 
+/** Not after a negation or a question about it: "don't forget the previous instructions", "did you ignore the rules above?". */
+const NOT_NEGATED = String.raw`(?<!(?:\bnot|\bnever|n['’]t|\bdid\s+you|\bdo\s+you)\s+)`;
+const DROP_VERB = String.raw`\b(?:ignore|disregard|forget|override|bypass|dismiss|discard|abandon|overlook|neglect|set\s+aside|throw\s+out|pay\s+no\s+(?:attention|heed|mind)\s+to|do\s+not\s+(?:follow|obey)|don['’]?t\s+(?:follow|obey)|stop\s+(?:following|obeying)|no\s+longer\s+(?:follow|obey))`;
+const DETERMINERS = String.raw`(?:\s+(?:all|any|and|each|every|of|the|these|those|such|other|your|its))*`;
+const POINTING_BACK = String.raw`(?:previous|previously\s+given|prior|earlier|above|preceding|foregoing|former|original|initial|your|system|developer|hidden)`;
+const MODIFIER = String.raw`(?:(?:and|or|,)\s*${POINTING_BACK}|system|safety|security|content|developer|operator|moderation|ethical|core|base|set\s+of|list\s+of|other|ai|assistant|chatbot|bot|model)`;
+const INSTRUCTIONS = String.raw`(?:instructions?|directives?|directions?|commands?|orders?|rules?|prompts?|guidelines?|guidance|guardrails?|constraints?|restrictions?|polic(?:y|ies)|programming|system\s+prompt)`;
+const WHERE_FROM = String.raw`(?:above|before|earlier|previously|so\s+far|until\s+now|up\s+to\s+now|(?:you\s+(?:were|have\s+been|got)|you['’]ve\s+been)\s+(?:given|told|sent))`;
+
+/**
+ * "Ignore previous instructions" as a family, not a string: a verb that drops something (ignore, disregard, forget,
+ * pay no attention to, do not follow, …), then up to a few determiners ("all of the", "any and all", "your"), then
+ * either a qualifier that points back at what the bot was told (previous, prior, earlier, above, original, your, …)
+ * and, after at most two words like "system" or "safety", a noun for it (instructions, directives, commands, rules,
+ * prompt, guidelines, …), or that noun followed by where it came from ("the rules you were given", "the instructions
+ * above"); or "everything" followed by where ("forget everything above", "everything you were told"). Any case, any
+ * spacing.
+ *
+ * Where the line is: the words must tell the bot to drop instructions. Not flagged: asking about them ("what were the
+ * previous instructions for the desk?"), dropping something else ("ignore the previous email's typo"), a user taking
+ * back their own ("forget my earlier instructions", "ignore our previous rules"), a negation ("don't forget the
+ * previous instructions") and the past tense ("I ignored the previous instructions").
+ */
+const IGNORE_INSTRUCTIONS = new RegExp(
+  `${NOT_NEGATED}${DROP_VERB}${DETERMINERS}\\s+(?:` +
+    // "ignore all of the previous instructions", "disregard prior system directives", "forget your rules"
+    `${POINTING_BACK}(?:\\s+${MODIFIER}){0,2}\\s+${INSTRUCTIONS}\\b` +
+    // "ignore the rules you were given", "disregard all instructions given above"
+    `|${INSTRUCTIONS}(?:\\s+(?:given|received|written|stated|listed|sent)(?:\\s+to\\s+you)?)?\\s+${WHERE_FROM}\\b` +
+    // "forget everything above", "ignore everything you were told"
+    `|(?:everything|anything)(?:\\s+(?:said|written|stated))?\\s+${WHERE_FROM}\\b` +
+    `)`,
+  'i',
+);
+
 /** The six prompt-injection patterns of seed 000 §4, in the seed's order. */
 export const INPUT_GUARD_PATTERNS: ReadonlyArray<{ name: string; pattern: RegExp }> = [
-  {
-    name: 'ignore_instructions',
-    pattern: /\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier|preceding|former)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages)/i,
-  },
+  { name: 'ignore_instructions', pattern: IGNORE_INSTRUCTIONS },
   {
     name: 'role_override',
     pattern: /\byou\s+are\s+now\s+(?:a|an|the|my|in)\b|\bfrom\s+now\s+on,?\s+you\s+are\b|\bpretend\s+(?:to\s+be|you\s+are)\b|\bact\s+as\s+(?:if\s+you\s+were\s+)?(?:a|an)\s+(?:different|new|unrestricted)\b/i,

@@ -34,6 +34,13 @@ export interface ToolContext {
    * join the run's trace and their tokens and cost count in the run. Set by the loop for each call.
    */
   reportSpans?: (spans: TraceSpan[]) => void;
+  /**
+   * Records one span of work the call does for the run as it happens (a sub-agent's model call as soon as it is
+   * answered): counted in the run and saved in its checkpoint at once, so that what a crash cuts short, and a
+   * takeover runs again, is still shown and counted, once. A span given here is not reported again through
+   * `reportSpans`. Set by the loop for each call; rejects when the turn was taken over.
+   */
+  recordSpan?: (span: TraceSpan) => Promise<void>;
 }
 
 /**

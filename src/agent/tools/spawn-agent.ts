@@ -8,6 +8,7 @@ import { runAgent } from '../agent-loop.js';
 import type { ContextControl } from '../context/context-control.js';
 import type { PriceTable } from '../pricing.js';
 import { buildSubagentPrompt } from '../prompt/build-system-prompt.js';
+import type { TurnStep } from '../turn-steps.js';
 import { defineTool, ToolError, type AgentTool, type ToolContext } from './agent-tool.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import { needsApproval } from './tool-registry.js';
@@ -76,9 +77,10 @@ const Parameters = Type.Object({
  * `spawn_agent { prompt, agent? }` (CONTRACT §18, seed 002 §4): runs a child agent — the same `runAgent` loop with
  * other inputs — on the prompt alone (none of the parent's messages), with the minimal prompt and read-only tools,
  * and returns its final text. Its model and tool calls become spans of the parent's run under this call (reported
- * through the call's context, with their tokens and cost); the parent's signal stops it; the loop checkpoints its
- * result like any tool result, so a retried or taken-over turn does not run a finished child again. A child that
- * fails (a budget used up, a model that keeps failing) is a tool error the parent can explain.
+ * through the call's context, with their tokens and cost, each saved in the parent's checkpoint as it happens); the
+ * parent's signal stops it; the loop checkpoints its result like any tool result, so a retried or taken-over turn
+ * does not run a finished child again, and one cut short runs again with the first attempt's calls still counted,
+ * once. A child that fails (a budget used up, a model that keeps failing) is a tool error the parent can explain.
  */
 export function createSpawnAgentTool(options: SpawnAgentOptions): AgentTool {
   const limit = new ConcurrencyLimit(options.maxParallel);
@@ -94,7 +96,11 @@ export function createSpawnAgentTool(options: SpawnAgentOptions): AgentTool {
         const agent = await options.agentFor(name);
         if (!agent) throw new ToolError(`there is no agent named "${name}"; agents: ${options.agentNames.join(', ')}`);
         const { terminal, spans } = await runChild(options, agent, prompt, context);
-        context.reportSpans?.(spans);
+        if (context.recordSpan) {
+          for (const span of spans) await context.recordSpan(span);
+        } else {
+          context.reportSpans?.(spans);
+        }
         return answerOf(terminal);
       } finally {
         release();
@@ -119,12 +125,28 @@ function descriptionFor(agentNames: readonly string[]): string {
   return description;
 }
 
+/**
+ * Runs the child. Its spans are tagged with the parent's call (a grandchild's already name their own). With the
+ * parent's `recordSpan`, each span the child saves (each model call that chose tools, each tool result, a
+ * grandchild's spans) goes to the parent as it happens; `spans` returns only the rest (its final answer's call, a
+ * few never saved), for the caller to record at the end.
+ */
 async function runChild(options: SpawnAgentOptions, agent: SubagentSetup, prompt: string, context: ToolContext): Promise<{ terminal: TerminalEvent; spans: TraceSpan[] }> {
   const depth = options.depth + 1;
   const tools = agent.tools.filter((tool) => isChildTool(tool, agent.requireApproval));
   if (depth < options.maxDepth) tools.push(createSpawnAgentTool({ ...options, depth }));
   const parentCallId = context.toolCallId ?? 'unknown';
-  const { reportSpans: _report, sendFile: _send, toolCallId: _id, ...inherited } = context;
+  const { reportSpans: _report, recordSpan, sendFile: _send, toolCallId: _id, ...inherited } = context;
+  const tagged = (span: TraceSpan): TraceSpan => (span.parentToolCallId ? span : { ...span, parentToolCallId: parentCallId });
+  const forwarded = new Set<TraceSpan>();
+  const forward = recordSpan
+    ? async (step: TurnStep) => {
+        for (const span of spansOfStep(step)) {
+          forwarded.add(span);
+          await recordSpan(tagged(span));
+        }
+      }
+    : undefined;
   let terminal: TerminalEvent | undefined;
   for await (const event of runAgent({
     runId: `${options.runId}/${parentCallId}`,
@@ -139,13 +161,29 @@ async function runChild(options: SpawnAgentOptions, agent: SubagentSetup, prompt
     ...(options.prices ? { prices: options.prices } : {}),
     traceVerbose: options.traceVerbose ?? false,
     ...(options.contextFor ? { context: options.contextFor(agent.model) } : {}),
+    // the child is never resumed (a takeover runs it again), its steps are saved only as the parent's spans
+    ...(forward ? { checkpoint: forward } : {}),
   })) {
     if (isTerminalEvent(event)) terminal = event;
   }
   if (!terminal) throw new ToolError('the sub-agent ended without an answer');
-  // a grandchild's spans already name its own spawn_agent call
-  const spans = terminal.spans.map((span) => (span.parentToolCallId ? span : { ...span, parentToolCallId: parentCallId }));
+  const spans = terminal.spans.filter((span) => !forwarded.has(span)).map(tagged);
   return { terminal, spans };
+}
+
+/** The spans a child's saved step carries, in the order they happened. */
+function spansOfStep(step: TurnStep): TraceSpan[] {
+  switch (step.type) {
+    case 'model':
+    case 'model-error':
+    case 'context-call':
+    case 'subagent-span':
+      return [step.span];
+    case 'tool-result':
+      return [...(step.spans ?? []), step.span];
+    case 'tool-start':
+      return [];
+  }
 }
 
 function answerOf(terminal: TerminalEvent): string {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { defineTool, type AgentTool, type ToolCategory } from '../../../src/agent/tools/agent-tool.js';
 import { createSpawnAgentTool, type SpawnAgentOptions, type SubagentSetup } from '../../../src/agent/tools/spawn-agent.js';
-import type { TurnStep } from '../../../src/agent/turn-steps.js';
+import { replaySteps, type TurnStep } from '../../../src/agent/turn-steps.js';
 import { textOf } from '../../../src/core/chat-message.js';
 import { BotError } from '../../../src/core/errors.js';
 import type { ChatRequest } from '../../../src/llm/chat-model.js';
@@ -83,9 +83,50 @@ describe('spawn_agent (CONTRACT §18)', () => {
     expect(end.spans.indexOf(spawnSpan!)).toBeGreaterThan(end.spans.indexOf(nested.at(-1)!));
     expect(end.usage.inputTokens).toBe(100 + 300 + 400 + 200);
     expect(end.costUsd).toBeCloseTo(1.0);
-    // the checkpointed result carries the child's spans: a takeover neither runs the child again nor loses its cost
-    const saved = steps.find((step) => step.type === 'tool-result' && step.toolCallId === 'spawn_1');
-    expect(saved?.type === 'tool-result' && saved.spans?.length).toBe(3);
+    // each of the child's spans is saved as it happens, before the call's result: a takeover neither runs a finished
+    // child again nor loses its cost, and the saved steps add up to what the run counted
+    const saved = steps.flatMap((step) => (step.type === 'subagent-span' && step.toolCallId === 'spawn_1' ? [step.span] : []));
+    expect(saved.map((span) => `${span.kind}:${span.name}:${span.parentToolCallId}`)).toEqual(['llm:openai:scripted-model:spawn_1', 'tool:read_file:spawn_1', 'llm:openai:scripted-model:spawn_1']);
+    const resultStep = steps.findIndex((step) => step.type === 'tool-result' && step.toolCallId === 'spawn_1');
+    expect(steps.findLastIndex((step) => step.type === 'subagent-span')).toBeLessThan(resultStep);
+    expect(steps[resultStep]).not.toHaveProperty('spans');
+    const replayed = replaySteps(steps);
+    expect(replayed.usage.inputTokens).toBe(100 + 300 + 400);
+    expect(replayed.costUsd).toBeCloseTo(0.8);
+  });
+
+  it('a child cut short by a crash runs again on takeover: the first attempt\u2019s calls stay in the run, counted once, also after a second takeover', async () => {
+    const spawn = { toolCalls: [spawnCall('spawn_1', 'Read notes.txt.')], usage: { inputTokens: 100, outputTokens: 5 } };
+    const childLooks = { toolCalls: [{ id: 'look', name: 'read_file' }], usage: { inputTokens: 300, outputTokens: 5 } };
+    const steps: TurnStep[] = [];
+    /** One attempt of the turn, continuing from the saved steps, whose checkpoints start failing (the worker dies) after `saves`. */
+    const attempt = async (parentScript: ScriptStep[], childScript: ScriptStep[], saves = Infinity) => {
+      const resume = [...steps];
+      let left = saves;
+      const input = agentInput(new ScriptedModel(parentScript), [...agentTools(), createSpawnAgentTool(spawnOptions(new ScriptedModel(childScript)))], {
+        prices: (_model, usage) => usage.inputTokens / 1000,
+        resume,
+        checkpoint: async (step) => {
+          if (left-- <= 0) throw new Error('the lease was lost');
+          steps.push(step);
+        },
+      });
+      return terminalOf(await collectEvents(input));
+    };
+    // the first attempt: the parent's call, the child's first call (and its read), then the crash
+    await attempt([spawn], [childLooks, { text: 'never seen' }], 3);
+    expect(steps.map((step) => step.type)).toEqual(['model', 'subagent-span', 'subagent-span']);
+    // the second attempt runs the child again: its first call is saved, then the worker dies again
+    await attempt([], [{ ...childLooks, usage: { inputTokens: 301, outputTokens: 5 } }, { text: 'never seen' }], 1);
+    // the third finishes: the child runs a third time and the parent answers
+    const end = await attempt([{ text: 'The notes say 42.', usage: { inputTokens: 200, outputTokens: 5 } }], [{ ...childLooks, usage: { inputTokens: 302, outputTokens: 5 } }, { text: 'The file says 42.', usage: { inputTokens: 400, outputTokens: 5 } }]);
+    expect(end.type).toBe('run-end');
+    // every child call made in any attempt is in the run once: 300 and 301 cut short, 302 and 400 of the finished one
+    const childCalls = end.spans.filter((span) => span.kind === 'llm' && span.parentToolCallId === 'spawn_1');
+    expect(childCalls.map((span) => span.kind === 'llm' && span.usage?.inputTokens)).toEqual([300, 301, 302, 400]);
+    expect(end.usage.inputTokens).toBe(100 + 300 + 301 + 302 + 400 + 200);
+    expect(end.costUsd).toBeCloseTo((100 + 300 + 301 + 302 + 400 + 200) / 1000);
+    expect(replaySteps(steps).costUsd).toBeCloseTo((100 + 300 + 301 + 302 + 400) / 1000);
   });
 
   it('a child cannot spawn at the default depth; with SUBAGENT_MAX_DEPTH 2 it can, and its child cannot', async () => {
