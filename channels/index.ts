@@ -7,6 +7,8 @@ import { createTelegramChannel } from './telegram/index.js';
 import { withTelegramRegistration } from './telegram/extra-account-registration.js';
 import { TELEGRAM_WEBHOOK_PATH } from './telegram/webhook.js';
 
+export { MISSING_SCOPES_HINT as SLACK_SCOPES_HINT } from './slack/app-permissions.js';
+
 /** One running bot account: its channel and what the configuration calls it. */
 export interface AccountChannel {
   channel: Channel;

@@ -1,5 +1,6 @@
 import type { SlackConfig } from '../../src/config/app-config.js';
 import { memoLast, BotError, type ApprovalSink, type Channel, type ChannelState, type ChatMembershipSink, type PlatformCallRecorder } from '../../src/core/index.js';
+import { describeScopes, missingScopes } from './app-permissions.js';
 import { handleApprovalClick, isApprovalClick, sendApprovalPrompt, settleApprovalPrompt } from './approval-buttons.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { createChannelNames } from './channel-names.js';
@@ -50,6 +51,11 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
   if (!auth.user_id || !auth.team_id) throw new BotError('platform', 'Slack auth.test answered without a user or team id');
 
   const identity: SlackIdentity = { botUserId: auth.user_id, teamId: auth.team_id, agentId };
+  const grantedScopes = auth.response_metadata?.scopes;
+  const lacking = grantedScopes ? missingScopes(grantedScopes).map((scope) => scope.name) : [];
+  if (lacking.length > 0) {
+    logger.warn({ accountId: identity.teamId, missing: lacking }, 'slack app lacks scopes the service uses (run doctor; see docs/slack-app-manifest.yaml)');
+  }
   const threads = createThreadMemory(options.state, identity.teamId, logger);
   const outbound = createOutbound(clients, threads, logger);
   // uploads are not idempotent (completeUploadExternal posts the message): the client without retries
@@ -98,5 +104,6 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     },
     downloadAttachment: (attachment, options) => files.download(attachment, options),
     sendFile: (to, file, progress) => files.send(to, file, progress),
+    describeSetup: () => describeScopes(grantedScopes),
   };
 }

@@ -1,16 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 
-const Usd = Type.Number({ minimum: 0 });
-
 /** Daily USD limits (UTC days); an unset field sets no limit at that level. Config file: `budgets:`. */
 export const BudgetLimitsSchema = Type.Object(
   {
-    /** What one user may spend a day (per agent: a user talking to two agents has two budgets). */
-    userDailyUsd: Type.Optional(Usd),
-    /** What one chat (a DM or a group) may spend a day. */
-    chatDailyUsd: Type.Optional(Usd),
-    /** What one agent may spend a day over all its chats. */
-    agentDailyUsd: Type.Optional(Usd),
+    userDailyUsd: Type.Optional(Type.Number({ minimum: 0, description: 'What one user may spend a day, in USD (UTC days).' })),
+    chatDailyUsd: Type.Optional(Type.Number({ minimum: 0, description: 'What one chat (a DM or a group) may spend a day, in USD.' })),
+    agentDailyUsd: Type.Optional(Type.Number({ minimum: 0, description: 'What one agent may spend a day over all its chats, in USD.' })),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,8 @@
 import { createChannels } from '../../channels/index.js';
 import { commandToolSettings, describeSandboxHost, detectSandbox, SANDBOX_INSTALL_HINT } from '../agent/index.js';
 import type { AppConfig, ConfigInspection } from '../config/index.js';
+import type { Channel } from '../core/index.js';
+import { SLACK_SCOPES_HINT } from '../../channels/index.js';
 import type { LlmConfig } from '../config/app-config.js';
 import { errorMessage } from '../core/errors.js';
 import { checkRedisServerOnPath, checkThroughService, describeRunningService, readinessOf, type Readiness } from './doctor-embedded.js';
@@ -35,6 +37,10 @@ export async function runDoctor({ config, problems }: ConfigInspection): Promise
   const holder = !config.redisUrl || !config.databaseUrl ? dataDirHolder(config.dataDir) : undefined;
   let readiness: Promise<Readiness> | undefined;
   const serviceReadiness = () => (readiness ??= readinessOf(holder!));
+  const noMemory = { has: async () => false, remember: async () => undefined, raise: async () => undefined, read: async () => 0, note: async () => undefined, noted: async () => [] };
+  let created: Promise<Channel[]> | undefined;
+  // the channels are created once: their line and the Slack scopes line read the same auth.test
+  const channelsOnce = () => (created ??= createChannels(config, createLogger({ level: 'silent' }), noMemory));
   const checks: Check[] = [
     ...configurationChecks(config, problems),
     ...(holder ? [{ name: 'service', run: () => describeRunningService(holder, serviceReadiness()), hint: "see the service's log" }] : []),
@@ -90,13 +96,15 @@ export async function runDoctor({ config, problems }: ConfigInspection): Promise
     {
       name: 'channels',
       run: async () => {
-        const noMemory = { has: async () => false, remember: async () => undefined, raise: async () => undefined, read: async () => 0, note: async () => undefined, noted: async () => [] };
-        const channels = await createChannels(config, createLogger({ level: 'silent' }), noMemory);
+        const channels = await channelsOnce();
         if (channels.length === 0) return new Warning(`none configured — ${NO_CHANNEL_HINT}`);
         return channels.map((channel) => `${channel.name} account ${channel.accountId} ok`).join(', ');
       },
       hint: 'check the platform tokens (TELEGRAM_BOT_TOKEN …)',
     },
+    ...(config.accounts.slack.length > 0
+      ? [{ name: 'slack scopes', run: () => checkSlackScopes(channelsOnce), hint: SLACK_SCOPES_HINT }]
+      : []),
     { name: 'sandbox', run: async () => checkSandbox(config), hint: `${SANDBOX_INSTALL_HINT}, or set tools.bash.sandbox: off (tools.cli[<name>].sandbox for a CLI tool)` },
     ...mcpDoctorChecks(config.agents),
   ];
@@ -111,6 +119,25 @@ export async function runDoctor({ config, problems }: ConfigInspection): Promise
     }
   }
   return failures === 0 ? 0 : 1;
+}
+
+/**
+ * Each Slack account's granted scopes against those the service uses (channels/slack/app-permissions.ts, the same
+ * list as docs/slack-app-manifest.yaml): fails naming every missing scope. Not checked when the channels did not start.
+ */
+async function checkSlackScopes(channelsOnce: () => Promise<Channel[]>): Promise<string | Warning> {
+  const channels = await channelsOnce().catch(() => undefined);
+  if (channels === undefined) return new Warning('not checked: the Slack channel did not start (see the channels line)');
+  const lines = channels
+    .filter((channel) => channel.name === 'slack' && channel.describeSetup)
+    .map((channel) => {
+      try {
+        return `account ${channel.accountId}: ${channel.describeSetup!()}`;
+      } catch (error) {
+        throw new Error(`account ${channel.accountId}: ${errorMessage(error)}`);
+      }
+    });
+  return lines.join(', ');
 }
 
 /** One line when the configuration is valid; one FAIL line per problem otherwise. */

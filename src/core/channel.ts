@@ -106,4 +106,9 @@ export interface Channel {
   downloadAttachment(attachment: Attachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<DownloadedFile>;
   /** Sends one file (a picture shown inline, or a document); returns the platform message id(s). */
   sendFile(to: ConversationRef, file: OutboundFile, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
+  /**
+   * doctor's check of the account's set-up beyond its credentials (Slack: the granted scopes against those the
+   * service uses): one line when complete; throws, naming what is missing, when not.
+   */
+  describeSetup?(): string;
 }

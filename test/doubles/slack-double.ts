@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SLACK_BOT_SCOPES } from '../../channels/slack/app-permissions.js';
 import { createSlackHistory, type PostedMessage, type SharedFile } from './slack-history.js';
 import { createEventFactory, signedRequest, type SignedRequest, type SigningOptions } from './slack-requests.js';
 
@@ -37,6 +38,11 @@ export interface SlackDoubleOptions {
   botToken?: string;
   /** false: assistant.threads.setStatus answers `not_allowed` (not an assistant thread). Default true. */
   assistantThreads?: boolean;
+  /**
+   * The bot token's scopes, sent as Slack sends them in the `x-oauth-scopes` header of every answer (auth.test
+   * included). Default: every scope docs/slack-app-manifest.yaml grants; `null`: no header at all.
+   */
+  scopes?: readonly string[] | null;
 }
 
 /** A file of a message event's `files` array (the fields the bot reads). */
@@ -85,6 +91,7 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
   const reactions = new Set<string>();
   const channelNames = new Map<string, string>();
   let assistantThreads = options.assistantThreads ?? true;
+  const scopes = options.scopes === undefined ? SLACK_BOT_SCOPES.map((scope) => scope.name) : options.scopes;
   let socketUrl: string | undefined;
   let nextTs = 0;
   let nextFileId = 0;
@@ -117,7 +124,10 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
     const message = messages.get(`${params.channel}:${params.ts}`);
     switch (method) {
       case 'auth.test':
-        return ok({ url: 'https://double.slack.test/', team: 'Double Team', user: 'doublebot', team_id: teamId, user_id: botUserId, bot_id: 'B0BOT001' });
+        return {
+          ...ok({ url: 'https://double.slack.test/', team: 'Double Team', user: 'doublebot', team_id: teamId, user_id: botUserId, bot_id: 'B0BOT001' }),
+          ...(scopes === null ? {} : { headers: { 'x-oauth-scopes': scopes.join(',') } }),
+        };
       case 'chat.postMessage': {
         if (!params.channel) return error('channel_not_found');
         const refused = checkText(params);
