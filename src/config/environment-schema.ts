@@ -27,6 +27,16 @@ export const EnvironmentSchema = Type.Object({
   INBOUND_DEBOUNCE_MS: Optional(Type.Integer({ minimum: 0 })),
   SHUTDOWN_GRACE_MS: Optional(Type.Integer({ minimum: 0 })),
   APPROVAL_TIMEOUT_MS: Optional(Type.Integer({ minimum: 1000 })),
+  MCP_STARTUP_WAIT_MS: Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 600_000,
+      default: 5000,
+      description:
+        "How long after a worker starts its turns wait for the first connection attempt of their agent's MCP servers (0: never wait). " +
+        'A turn then runs with the servers that connected; the model is told which are unavailable. /readyz never waits for MCP.',
+    }),
+  ),
   CONNECTION_LEASE_MS: Optional(Type.Integer({ minimum: 1000 })),
   TURN_LEASE_MS: Optional(Type.Integer({ minimum: 1000 })),
   WORKER_DEAD_AFTER_MS: Optional(Type.Integer({ minimum: 1000 })),

@@ -34,6 +34,11 @@ export interface ToolContext {
    * join the run's trace and their tokens and cost count in the run. Set by the loop for each call.
    */
   reportSpans?: (spans: TraceSpan[]) => void;
+  /**
+   * A call to a tool the run does not have: the error the model reads instead of "Unknown tool" when the tool
+   * belongs to something unavailable now (an MCP server of the agent still connecting or down); undefined: unknown.
+   */
+  missingTool?: (toolName: string, agentId: string | undefined) => string | undefined;
 }
 
 /**
