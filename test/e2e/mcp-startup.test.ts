@@ -11,7 +11,7 @@ import { TEST_SERVER } from '../mcp/support/mcp-servers.js';
 /**
  * CONTRACT §11b through the built service: turns right after a start wait (bounded by MCP_STARTUP_WAIT_MS) for
  * the first connection attempt of their agent's MCP servers; a server that is not connected is named to the
- * model and in a tool error, never "Unknown tool"; the console's overview says each server's state; and
+ * model and in a tool error, never "Unknown tool"; the console's overview and /status say each server's state; and
  * "read-only" is the operator's word in scheduled runs and for sub-agents. (That the wait is bounded by the
  * setting while a server hangs is shown in test/mcp/startup-wait.test.ts.)
  *
@@ -128,6 +128,10 @@ describe('MCP servers right after a start', () => {
     expect(stateOf(later, 'late')).toBe('connected');
     expect(stateOf(later, 'broken')).toBe('down');
     expect(later.find((row) => row.server === 'broken')!.error).toContain('ENOENT');
+    // and /status in the chat says the same for the session's agent
+    await postTelegramUpdate(service!.url, environment.telegram.makeUpdate.privateText(chatId, '/status'));
+    const status = await waitFor(() => messagesIn(chatId).find((message) => message.text.startsWith('Model:')), { what: 'the /status answer' });
+    expect(status.text).toContain('MCP servers: late connected; broken down; liar connected; vouched connected');
   }, 90_000);
 
   it('a call to a tool of a server that is down gets a tool error naming the server, not "Unknown tool"', async () => {
