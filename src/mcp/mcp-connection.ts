@@ -41,8 +41,9 @@ const MAX_PROTOCOL_ERRORS_LOGGED = 20;
 /**
  * One MCP server for one worker process: connects in the background, offers the server's tools
  * only while it is connected, reconnects with backoff when it dies, hangs or cannot be reached,
- * and refreshes the tools on `notifications/tools/list_changed`. Nothing here ever blocks a turn:
- * `tools()` is a snapshot, and a call to a server that is down fails at once.
+ * and refreshes the tools on `notifications/tools/list_changed`. Nothing here blocks a turn: `tools()` is a
+ * snapshot, and a call to a server that is down fails at once; only the manager's start-up wait (bounded by
+ * MCP_STARTUP_WAIT_MS) awaits `firstAttempt()`.
  *
  * This class is the state machine (idle → connecting → up ⇄ down → closed, a generation per client so that
  * callbacks of a client given up are ignored); the backoff is reconnect-policy.ts, the ping liveness-ping.ts,
