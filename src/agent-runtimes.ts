@@ -5,7 +5,7 @@ import type { ChatSettingsResolver } from './config/chat-settings.js';
 import { BotError } from './core/errors.js';
 import type { InboundMessage } from './core/inbound-message.js';
 import { createModelChain, type ChatModel, type FailoverOptions } from './llm/index.js';
-import type { McpToolSource } from './mcp/index.js';
+import { unavailableServersLine, type McpToolSource } from './mcp/index.js';
 import type { Logger } from './observability/logger.js';
 import type { TurnAgent } from './turn/turn-dependencies.js';
 
@@ -86,6 +86,16 @@ export class AgentRuntimes {
     return this.runtime(sessionKey.split(':')[1] ?? '').model;
   }
 
+  /**
+   * The message's agent once its MCP servers' first connection attempts are over (waited for within
+   * MCP_STARTUP_WAIT_MS of the start, not after): a turn started or resumed right after a restart gets their tools.
+   */
+  async readyTurnAgent(message: InboundMessage, signal?: AbortSignal): Promise<TurnAgent> {
+    await this.mcp?.ready(this.runtime(message.agentId).config.id, signal);
+    return this.turnAgent(message);
+  }
+
+  /** The message's agent with the MCP tools connected at this moment (see `readyTurnAgent`). */
   turnAgent(message: InboundMessage): TurnAgent {
     const { config, model, tools } = this.runtime(message.agentId);
     const { conversation } = message;
@@ -105,7 +115,19 @@ export class AgentRuntimes {
       requireApproval: config.toolPolicy.requireApproval ?? [],
       scheduledAllowTools: config.schedules.allowTools,
       subagents: config.subagents,
+      toolNotice: this.#toolNotice(config.id),
     };
+  }
+
+  /** The error for a call to an MCP tool whose server is not connected (instead of "Unknown tool"). */
+  missingTool(toolName: string, agentId: string | undefined): string | undefined {
+    if (!this.mcp) return undefined;
+    return this.mcp.missingTool(this.runtime(agentId ?? '').config.id, toolName);
+  }
+
+  #toolNotice(agentId: string): string | undefined {
+    const unavailable = this.mcp?.unavailable(agentId) ?? [];
+    return unavailable.length === 0 ? undefined : unavailableServersLine(unavailable);
   }
 
   get agentNames(): string[] {
@@ -113,10 +135,11 @@ export class AgentRuntimes {
   }
 
   /** What a sub-agent runs as: the named agent (none such: undefined), or without a name the calling agent. */
-  subagentSetup(name: string | undefined, callingAgentId: string): SubagentSetup | undefined {
+  async subagentSetup(name: string | undefined, callingAgentId: string): Promise<SubagentSetup | undefined> {
     const runtime = name === undefined ? this.runtime(callingAgentId) : this.#runtimes.get(name);
     if (!runtime) return undefined;
     const { config } = runtime;
+    await this.mcp?.ready(config.id);
     return {
       id: config.id,
       model: runtime.model,

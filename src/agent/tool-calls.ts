@@ -38,6 +38,8 @@ function asText(output: unknown): string {
 
 async function attempt(call: ToolCallPart, tool: AgentTool | undefined, tools: ReadonlyMap<string, AgentTool>, context: ToolContext): Promise<Attempt> {
   if (!tool) {
+    const unavailable = context.missingTool?.(call.name, context.agentId);
+    if (unavailable !== undefined) return { content: unavailable, isError: true };
     return { content: `Error: Unknown tool '${call.name}'. Available tools: ${[...tools.keys()].join(', ') || 'none'}.`, isError: true };
   }
   context = { ...context, toolCallId: call.id };

@@ -5,7 +5,7 @@ import { BudgetsOverview } from '../budgets/index.js';
 import { AdminLoginGuard, registerAdminScope } from '../gateway/index.js';
 import { createServiceStatus } from '../gateway/service-status.js';
 import { moduleLogger } from '../observability/logger.js';
-import { RedisLoginFailures } from '../redis/index.js';
+import { McpStatusBoard, RedisLoginFailures } from '../redis/index.js';
 import type { Gateway } from './gateway-role.js';
 import type { Infrastructure } from './infrastructure.js';
 import type { SharedServices } from './shared-services.js';
@@ -18,7 +18,9 @@ export async function mountAdmin(server: FastifyInstance, infra: Infrastructure,
   const [{ mountQueueDashboard }, { mountConsole }] = await Promise.all([import('../gateway/admin-dashboard.js'), import('../gateway/console/index.js')]);
   // wrong passwords are counted per client address in Redis, across every gateway process
   const loginGuard = new AdminLoginGuard({ store: new RedisLoginFailures(redis, keys), logger: moduleLogger('admin'), metrics });
-  const { approvals, inbound, scheduleQueue, schedules, channels, sessions } = shared;
+  const { approvals, inbound, scheduleQueue, schedules, channels, sessions, roster } = shared;
+  // the workers hold the MCP connections; a gateway shows what the workers beating now last reported
+  const mcpBoard = config.agents.some((agent) => agent.mcpServers.length > 0) ? new McpStatusBoard(redis, keys, moduleLogger('mcp')) : undefined;
   await registerAdminScope(
     server,
     admin,
@@ -33,7 +35,7 @@ export async function mountAdmin(server: FastifyInstance, infra: Infrastructure,
         publicUrl: config.publicUrl,
         logger: moduleLogger('console'),
         budgets: new BudgetsOverview({ ledger: shared.budgetLedger, settings: shared.budgetSettings, defaults: config.budgets, agents: config.agents }),
-        status: createServiceStatus({ redis, keys, sessions, queues: [inbound.queue, scheduleQueue.queue], channels: channels.all(), activity: gateway.activity }),
+        status: createServiceStatus({ redis, keys, sessions, queues: [inbound.queue, scheduleQueue.queue], channels: channels.all(), activity: gateway.activity, mcp: mcpBoard && { read: () => mcpBoard.read(roster.workers) } }),
         schedules,
         approvals: {
           pending: (limit) => approvals.pending(limit),

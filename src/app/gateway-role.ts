@@ -1,14 +1,14 @@
 import { createAccessControl, PairingService, UserRateLimiter } from '../access/index.js';
 import { createApprovalAnswerHandler, stopWaitingTurn, type ApprovalAnswerDependencies } from '../approvals/index.js';
 import { createUsageReport, sessionUsageOf } from '../usage/index.js';
-import { createCommandHandler } from '../commands/index.js';
+import { createCommandHandler, mcpStatusLine } from '../commands/index.js';
 import type { InboundSink } from '../core/channel.js';
 import { contextKeyOf } from '../core/session-key.js';
 import { createChatMembershipHandler, createInboundHandler } from '../gateway/index.js';
 import { forgetCommand, memoryCommand } from '../memory/index.js';
 import { moduleLogger } from '../observability/logger.js';
 import { stopSessions } from '../queue/index.js';
-import { AlbumMarks, ChannelActivity } from '../redis/index.js';
+import { AlbumMarks, ChannelActivity, McpStatusBoard } from '../redis/index.js';
 import { tasksCommand } from '../schedules/index.js';
 import { sessionStats, storedConversation } from '../store/index.js';
 import type { Infrastructure } from './infrastructure.js';
@@ -46,6 +46,8 @@ export function buildGateway(infra: Infrastructure, shared: SharedServices): Gat
   for (const channel of channels.all()) channel.onChatMembership?.(membershipChanges);
 
   const agentConfigOf = (sessionKey: string) => config.agents.find((agent) => agent.id === sessionKey.split(':')[1]) ?? config.agents[0]!;
+  // the MCP servers live in the workers: /status reads what the workers beating now last reported
+  const mcpBoard = config.agents.some((agent) => agent.mcpServers.length > 0) ? new McpStatusBoard(redis, keys, moduleLogger('mcp')) : undefined;
   const handleInbound = createInboundHandler({
     queue: shared.inbound,
     groupContext: shared.groupContext,
@@ -90,6 +92,9 @@ export function buildGateway(infra: Infrastructure, shared: SharedServices): Gat
       usageReport: createUsageReport({ db: database.db, ledger: shared.budgetLedger, limitsFor: (message) => shared.budgets.limitsFor(message) }),
       tasks: (message, args) => tasksCommand(schedules, message, args),
       memory: { list: (message) => memoryCommand(memory, message), forget: (message, args) => forgetCommand(memory, message, args) },
+      ...(mcpBoard
+        ? { mcpStatus: async (sessionKey: string) => mcpStatusLine(agentConfigOf(sessionKey).mcpServers.map((server) => server.name), await mcpBoard.read(shared.roster.workers)) }
+        : {}),
     }),
   });
   // when each account last received an update, for the console (memory per message, a write every few seconds)

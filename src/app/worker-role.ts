@@ -14,7 +14,7 @@ import { moduleLogger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { AbortBus, QueueWorker, startCompactionWorker } from '../queue/index.js';
 import { ApprovalRecords } from '../approvals/index.js';
-import { announceWorkerChange, GroupContext, RedisFailoverCooldowns, SessionLock, SessionQueue, TurnStateStore, WorkerBeat } from '../redis/index.js';
+import { announceWorkerChange, GroupContext, McpStatusBoard, RedisFailoverCooldowns, SessionLock, SessionQueue, TurnStateStore, WorkerBeat } from '../redis/index.js';
 import { createFiringOutcomeRecorder, createScheduleTools, FiringWorker } from '../schedules/index.js';
 import { createTurnAbandoner } from '../turn/abandon-turn.js';
 import { turnCheckpointStore } from '../turn/checkpoint-store.js';
@@ -52,9 +52,16 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     // the MCP SDK loads only when a server is configured; servers connect in the background, and are stopped
     // after the workers (registered before them)
     const { McpManager } = await import('../mcp/index.js');
-    const manager = new McpManager(config.agents, { logger: moduleLogger('mcp'), metrics });
+    // each server's state (connecting, connected, down) for the console, written when it changes
+    const board = new McpStatusBoard(workerRedis, keys, moduleLogger('mcp'));
+    const publish = (): void => void board.publish(workerId, manager.statuses());
+    const manager = new McpManager(config.agents, { logger: moduleLogger('mcp'), metrics, startupWaitMs: config.mcpStartupWaitMs, onStatusChange: publish });
     manager.start();
-    infra.onStop('mcp servers', () => manager.close());
+    publish();
+    infra.onStop('mcp servers', async () => {
+      await manager.close();
+      await board.remove(workerId);
+    });
     mcp = manager;
   }
   const agents = new AgentRuntimes(
@@ -92,7 +99,8 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     model: agents.defaultModel,
     compactor,
     tools: agents.runtime(config.agents[0]!.id).tools,
-    agentFor: (message) => agents.turnAgent(message),
+    agentFor: (message, signal) => agents.readyTurnAgent(message, signal),
+    missingTool: (toolName, agentId) => agents.missingTool(toolName, agentId),
     subagents: {
       ...config.subagents,
       agentNames: agents.agentNames,

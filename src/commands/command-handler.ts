@@ -27,6 +27,8 @@ export interface CommandDependencies {
   tasks?: (message: InboundMessage, args: string) => Promise<string>;
   /** `/memory` and `/forget <id>` (src/memory); absent: memory is off. */
   memory?: { list(message: InboundMessage): Promise<string>; forget(message: InboundMessage, args: string): Promise<string> };
+  /** `/status`'s line on the session's agent's MCP servers (see mcp-status.ts); absent or undefined: no line. */
+  mcpStatus?: (sessionKey: string) => Promise<string | undefined>;
 }
 
 const number = new Intl.NumberFormat('en-US');
@@ -75,7 +77,12 @@ export function createCommandHandler(deps: CommandDependencies) {
   }
 
   async function status(sessionKey: string): Promise<string> {
-    const [usage, depth] = await Promise.all([deps.sessionUsage(sessionKey), deps.queueDepth(sessionKey)]);
+    const [usage, depth, mcp] = await Promise.all([
+      deps.sessionUsage(sessionKey),
+      deps.queueDepth(sessionKey),
+      // the MCP line is a courtesy: Redis failing to say it leaves it out, not the answer
+      deps.mcpStatus ? deps.mcpStatus(sessionKey).catch(() => undefined) : undefined,
+    ]);
     const { provider, name, contextWindow } = typeof deps.model === 'function' ? deps.model(sessionKey) : deps.model;
     const used = usage?.estimatedContextTokens ?? 0;
     const fill = contextWindow > 0 ? Math.round((used / contextWindow) * 100) : 0;
@@ -89,6 +96,7 @@ export function createCommandHandler(deps: CommandDependencies) {
         `(an estimate, before the instructions and tools); ${number.format(contextWindow)} is the most the model takes in at once`,
       `Queue: ${depth.active} running, ${depth.pending} waiting`,
       ...(usage?.media?.files ? [mediaLine(usage.media)] : []),
+      ...(mcp ? [mcp] : []),
     ].join('\n');
   }
 }

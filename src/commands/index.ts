@@ -1,3 +1,4 @@
 export { createCommandHandler, type CommandDependencies, type CommandHandler } from './command-handler.js';
+export { mcpStatusLine } from './mcp-status.js';
 export type { SessionUsage } from '../usage/session-usage.js';
 export { COMMAND_DESCRIPTIONS, parseCommand, type ChatCommand, type CommandName } from './parse-command.js';

@@ -135,6 +135,8 @@ export interface AppConfig {
   shutdownGraceMs: number;
   /** A tool call waiting for approval counts as denied after this long (CONTRACT §11). */
   approvalTimeoutMs: number;
+  /** MCP_STARTUP_WAIT_MS: within this long of a worker's start, turns wait for their MCP servers' first connection attempt (CONTRACT §11b). */
+  mcpStartupWaitMs: number;
   /** How long a dead process's long polling / socket connection stays unclaimed at most (CONTRACT §16). */
   connectionLeaseMs: number;
   turnLeaseMs: number;

@@ -35,6 +35,13 @@ export const EnvironmentSchema = Type.Object({
   INBOUND_DEBOUNCE_MS: documented(Type.Integer({ minimum: 0 }), { description: "Merge rapid-fire messages of a session that arrive within this window into one turn; `0`: off.", default: 0 }),
   SHUTDOWN_GRACE_MS: documented(Type.Integer({ minimum: 0 }), { description: "How long a stop (SIGTERM, SIGINT) may take in all; running turns may finish until a fifth of it (1–5 s) before its end, then they are handed back.", default: 25_000 }),
   APPROVAL_TIMEOUT_MS: documented(Type.Integer({ minimum: 1000 }), { description: "How long a tool call waits for a person's approval in the chat before it counts as denied.", default: 600_000 }),
+  MCP_STARTUP_WAIT_MS: documented(Type.Integer({ minimum: 0, maximum: 600_000 }), {
+    description:
+      "How long after a worker starts its turns wait for the first connection attempt of their agent's MCP servers (0: never wait). " +
+      'A turn then runs with the servers that connected; the model is told which are unavailable, and a call to a tool of a server ' +
+      'that is not connected gets an error naming the server. /readyz never waits for MCP.',
+    default: 5000,
+  }),
   CONNECTION_LEASE_MS: documented(Type.Integer({ minimum: 1000 }), { description: "Lease in Redis under which one process holds Telegram long polling, Slack Socket Mode or the Feishu long connection; when that process dies another takes over within it (plus a quarter).", default: 20_000 }),
   TURN_LEASE_MS: documented(Type.Integer({ minimum: 1000 }), { description: "A running turn's lease in Redis: the backstop when a worker's death goes unnoticed.", default: 15_000 }),
   WORKER_DEAD_AFTER_MS: documented(Type.Integer({ minimum: 1000 }), { description: "A worker beats in Redis every quarter of this; silent this long, it counts as dead and its turns are taken over.", default: 4000 }),

@@ -144,6 +144,7 @@ export function inspectConfig(source: NodeJS.ProcessEnv = process.env, options: 
     inboundDebounceMs: env.INBOUND_DEBOUNCE_MS ?? 0,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS ?? 25_000,
     approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS ?? 600_000,
+    mcpStartupWaitMs: env.MCP_STARTUP_WAIT_MS ?? 5_000,
     connectionLeaseMs: env.CONNECTION_LEASE_MS ?? 20_000,
     turnLeaseMs: env.TURN_LEASE_MS ?? 15_000,
     workerDeadAfterMs: env.WORKER_DEAD_AFTER_MS ?? 4_000,

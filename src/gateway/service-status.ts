@@ -3,6 +3,7 @@ import type { Channel } from '../core/channel.js';
 import type { ChannelName } from '../core/inbound-message.js';
 import type { ChannelActivity } from '../redis/channel-activity.js';
 import type { KeySpace } from '../redis/key-space.js';
+import type { WorkerMcpReport } from '../redis/mcp-status-board.js';
 import { LeaderLease, type LeaseHolder } from '../redis/leader-lease.js';
 import type { RedisClient } from '../redis/redis-client.js';
 import type { SessionQueue } from '../redis/session-queue.js';
@@ -35,6 +36,8 @@ export interface ChannelConnection {
 export interface ServiceStatus {
   queues(): Promise<QueueState[]>;
   connections(): Promise<ChannelConnection[]>;
+  /** Each beating worker's MCP servers (connecting, connected or down); absent: no agent declares one. */
+  mcpServers?: () => Promise<WorkerMcpReport[]>;
 }
 
 const CONNECTION_TRANSPORTS: Record<ChannelName, Transport> = { telegram: 'long polling', slack: 'Socket Mode', feishu: 'long connection' };
@@ -52,13 +55,17 @@ export function createServiceStatus(options: {
   queues: Queue[];
   channels: ChannelAccount[];
   activity: ChannelActivity;
+  /** The workers' MCP reports (read for the workers beating now); absent: no agent declares an MCP server. */
+  mcp?: { read(): Promise<WorkerMcpReport[]> } | undefined;
 }): ServiceStatus {
+  const { mcp } = options;
   const { redis, keys, activity } = options;
   const turns = async (): Promise<QueueState> => {
     const load = await options.sessions.load();
     return { queue: 'turns', running: load.running, waiting: load.due, delayed: load.scheduled, failed: 0 };
   };
   return {
+    ...(mcp ? { mcpServers: () => mcp.read() } : {}),
     queues: async () => [
       await turns(),
       ...(await Promise.all(

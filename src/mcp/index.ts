@@ -1,5 +1,6 @@
-export { McpManager, type McpAgent, type McpToolSource } from './mcp-manager.js';
-export { McpConnection, type ConnectionState, type McpConnectionOptions } from './mcp-connection.js';
+export { McpManager, DEFAULT_MCP_STARTUP_WAIT_MS, type McpAgent, type McpToolSource, type McpServerStatus, type UnavailableServer } from './mcp-manager.js';
+export { McpConnection, type ConnectionState, type McpConnectionOptions, type McpServerState } from './mcp-connection.js';
+export { unavailableServersLine } from './unavailable-servers.js';
 export {
   McpServersSchema,
   McpServerSchema,

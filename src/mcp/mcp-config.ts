@@ -38,6 +38,23 @@ export const McpServerSchema = Type.Object(
     approval: Optional(Type.Union([Type.Literal('never'), Type.Literal('always')])),
     /** Per tool call; the call is cancelled on the server when it runs out. */
     timeoutMs: Optional(Type.Integer({ minimum: 1 })),
+    readOnlyTools: Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          'Tools of this server (by the name the server lists, without the "<server>__" prefix) that only read: they may be offered ' +
+          'to sub-agents and run in scheduled firings without schedules.allowTools. Every other tool of the server is treated as ' +
+          'write (privileged), whatever the server says about it.',
+      }),
+    ),
+    trustAnnotations: Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          "true: accept the server's own readOnlyHint annotations, so a tool the server calls read-only is treated as read-only. " +
+          'Only for a server you vouch for: the MCP specification says annotations are hints a client must not trust from an ' +
+          'untrusted server. Default false: only readOnlyTools are read-only.',
+      }),
+    ),
   },
   Strict,
 );
@@ -51,6 +68,10 @@ interface McpServerCommon {
   tools: { allow?: string[] | undefined; deny?: string[] | undefined };
   approval: 'never' | 'always';
   timeoutMs: number;
+  /** The operator's word: these tools (the server's names) only read. */
+  readOnlyTools: string[];
+  /** Accept the server's `readOnlyHint` as the operator's word. */
+  trustAnnotations: boolean;
 }
 
 export interface McpStdioServer extends McpServerCommon {
@@ -113,6 +134,8 @@ export function parseMcpServers(entries: Record<string, McpServerEntry> | undefi
       tools: { allow: entry.tools?.allow, deny: entry.tools?.deny },
       approval: entry.approval ?? 'never',
       timeoutMs: entry.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS,
+      readOnlyTools: entry.readOnlyTools ?? [],
+      trustAnnotations: entry.trustAnnotations ?? false,
     };
     if (entry.url !== undefined) return { ...common, transport: 'http', url: entry.url, headers: entry.headers ?? {} };
     return { ...common, transport: 'stdio', command: entry.command!, args: entry.args ?? [], env: entry.env ?? {}, cwd: entry.cwd };

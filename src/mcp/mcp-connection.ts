@@ -16,6 +16,9 @@ import type { SkippedTool } from './tool-selection.js';
 
 export type ConnectionState = 'idle' | 'connecting' | 'up' | 'down' | 'closed';
 
+/** What an operator is shown (/admin/api/overview, the console): the first attempt still running, up, or not up since. */
+export type McpServerState = 'connecting' | 'connected' | 'down';
+
 export interface McpConnectionOptions {
   logger: Logger;
   metrics?: Metrics | undefined;
@@ -28,6 +31,8 @@ export interface McpConnectionOptions {
   /** Liveness ping (default every 30 s; 0: off). Two unanswered pings, or one that cannot be sent, restart the connection. */
   pingIntervalMs?: number | undefined;
   clock?: () => number;
+  /** Called after every change of `status()` (the worker publishes it for the console). */
+  onStatusChange?: (() => void) | undefined;
 }
 
 const CLIENT_INFO = { name: 'chatbot-service', version: '0.1.0' };
@@ -36,8 +41,9 @@ const MAX_PROTOCOL_ERRORS_LOGGED = 20;
 /**
  * One MCP server for one worker process: connects in the background, offers the server's tools
  * only while it is connected, reconnects with backoff when it dies, hangs or cannot be reached,
- * and refreshes the tools on `notifications/tools/list_changed`. Nothing here ever blocks a turn:
- * `tools()` is a snapshot, and a call to a server that is down fails at once.
+ * and refreshes the tools on `notifications/tools/list_changed`. Nothing here blocks a turn: `tools()` is a
+ * snapshot, and a call to a server that is down fails at once; only the manager's start-up wait (bounded by
+ * MCP_STARTUP_WAIT_MS) awaits `firstAttempt()`.
  *
  * This class is the state machine (idle → connecting → up ⇄ down → closed, a generation per client so that
  * callbacks of a client given up are ignored); the backoff is reconnect-policy.ts, the ping liveness-ping.ts,
@@ -57,6 +63,9 @@ export class McpConnection implements McpToolCaller {
   #retryTimer: NodeJS.Timeout | undefined;
   #protocolErrors = 0;
   #settledWaiters: Array<(state: ConnectionState) => void> = [];
+  #firstAttemptOver = false;
+  #firstAttemptEnded!: () => void;
+  readonly #firstAttempt = new Promise<void>((resolve) => (this.#firstAttemptEnded = resolve));
   readonly #stderr: StderrLog;
   readonly #connectTimeoutMs: number;
   readonly #reconnect: ReconnectPolicy;
@@ -102,6 +111,30 @@ export class McpConnection implements McpToolCaller {
     return this.#catalog.skipped;
   }
 
+  /** The first connection attempt ended (up, failed, or closed before it ended); reconnects do not count. */
+  get firstAttemptOver(): boolean {
+    return this.#firstAttemptOver;
+  }
+
+  /** Resolves when the first connection attempt has ended (see `firstAttemptOver`). */
+  firstAttempt(): Promise<void> {
+    return this.#firstAttempt;
+  }
+
+  /** The server as an operator sees it: `connecting` only during the first attempt; a server retrying after a failure is `down`. */
+  status(): { state: McpServerState; error?: string } {
+    if (this.#state === 'up') return { state: 'connected' };
+    if (!this.#firstAttemptOver) return { state: 'connecting' };
+    return { state: 'down', ...(this.#lastError === undefined ? {} : { error: this.#lastError }) };
+  }
+
+  /** Why the model cannot use this server now (undefined: it is up). */
+  unavailableReason(): string | undefined {
+    if (this.#state === 'up') return undefined;
+    if (!this.#firstAttemptOver) return 'it is still connecting after a restart';
+    return this.#lastReason ?? 'it is not connected';
+  }
+
   /** Connects in the background; never throws, never waits. */
   start(): void {
     if (this.#state !== 'idle') return;
@@ -142,11 +175,17 @@ export class McpConnection implements McpToolCaller {
   }
 
   #setState(state: ConnectionState): void {
+    const before = this.status().state;
     this.#state = state;
     this.options.metrics?.mcpServerUp.set({ server: this.server.name }, state === 'up' ? 1 : 0);
     if (state !== 'connecting' && state !== 'idle') {
+      if (!this.#firstAttemptOver) {
+        this.#firstAttemptOver = true;
+        this.#firstAttemptEnded();
+      }
       for (const resolve of this.#settledWaiters.splice(0)) resolve(state);
     }
+    if (state !== 'closed' && this.status().state !== before) this.options.onStatusChange?.();
   }
 
   #createClient(generation: number): Client {

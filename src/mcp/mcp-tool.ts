@@ -27,10 +27,20 @@ function withSavedFiles(text: string, saved: string[]): string {
   return `${text}\n\nSaved in your workspace:\n${saved.map((line) => `- ${line}`).join('\n')}`;
 }
 
+/**
+ * Whether a tool only reads, in the operator's words (CONTRACT §11b): named in the server's `readOnlyTools`, or
+ * annotated `readOnlyHint` by a server the operator trusts (`trustAnnotations`). A server's own hint is not enough.
+ */
+export function isReadOnlyTool(server: McpServerConfig, definition: SelectedTool['definition']): boolean {
+  if (server.readOnlyTools.includes(definition.name)) return true;
+  return server.trustAnnotations && definition.annotations?.readOnlyHint === true;
+}
+
 /** One MCP tool as an AgentTool named `<server>__<tool>`, validated with the server's own JSON Schema. */
 export function createMcpTool(server: McpServerConfig, tool: SelectedTool, caller: McpToolCaller, metrics?: Metrics): AgentTool {
   const { definition } = tool;
   const labels = { server: server.name, tool: definition.name };
+  const readOnly = isReadOnlyTool(server, definition);
   const execute = async (args: unknown, context: { signal: AbortSignal; workspace: string }): Promise<string> => {
     const startedAt = performance.now();
     let outcome: Outcome = 'failed';
@@ -62,9 +72,9 @@ export function createMcpTool(server: McpServerConfig, tool: SelectedTool, calle
     name: tool.exposedName,
     description: definition.description ?? definition.title ?? `${definition.name} (MCP server ${server.name})`,
     parameters: parametersOf(definition.inputSchema),
-    category: definition.annotations?.readOnlyHint === true ? 'read' : 'write',
-    // a tool of another system that may change things: not in a scheduled run unless allowed there
-    ...(definition.annotations?.readOnlyHint === true ? {} : { privileged: true }),
+    category: readOnly ? 'read' : 'write',
+    // a tool of another system that may change things: not in a scheduled run unless allowed there, never a sub-agent's
+    ...(readOnly ? {} : { privileged: true }),
     validateArguments: tool.validate,
     ...(server.approval === 'always' ? { requiresApproval: true } : {}),
     execute,

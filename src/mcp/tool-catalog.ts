@@ -124,8 +124,20 @@ export class ToolCatalog {
       this.#reported.add(key);
       this.options.logger.warn({ tool: skipped.name, reason: skipped.reason }, `MCP tool skipped: ${this.server.name} / ${skipped.name}: ${skipped.reason}`);
     }
+    this.#reportUnknownReadOnly(listing);
     if (selection.filteredOut.length > 0) this.options.logger.debug({ tools: selection.filteredOut }, 'MCP tools left out by tools.allow / tools.deny');
     this.#skipped = selection.skipped;
     this.#tools = selection.selected.map((tool) => createMcpTool(this.server, tool, this.caller, this.options.metrics));
+  }
+
+  /** A `readOnlyTools` name the server does not list is most likely a typo: said once per connection. */
+  #reportUnknownReadOnly(listing: unknown[]): void {
+    const listed = new Set(listing.map((raw) => (typeof raw === 'object' && raw !== null ? (raw as { name?: unknown }).name : undefined)));
+    for (const name of this.server.readOnlyTools) {
+      const key = `readOnlyTools\u0000${name}`;
+      if (listed.has(name) || this.#reported.has(key)) continue;
+      this.#reported.add(key);
+      this.options.logger.warn({ tool: name }, `MCP server ${this.server.name}: readOnlyTools names ${JSON.stringify(name)}, which the server does not list`);
+    }
   }
 }

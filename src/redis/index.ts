@@ -18,3 +18,4 @@ export { UserRateLimiter, type RateDecision, type UserRateLimiterOptions } from 
 export { RedisLoginFailures, MemoryLoginFailures, type LoginFailureStore, type LoginState } from './admin-login-failures.js';
 export { scanKeys } from './scan-keys.js';
 export { RedisFailoverCooldowns } from './failover-cooldowns.js';
+export { McpStatusBoard, type McpServerReport, type WorkerMcpReport } from './mcp-status-board.js';

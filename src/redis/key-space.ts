@@ -153,6 +153,11 @@ export class KeySpace {
     return `{${this.prefix}:channels}:last-update`;
   }
 
+  /** HASH worker id → that worker's MCP servers and their state (JSON), for the console. */
+  get mcpStatus(): string {
+    return `{${this.prefix}:workers}:mcp-status`;
+  }
+
   /** A model that failed recently is skipped until this key expires (model failover). */
   modelCooldown(model: string): string {
     return `{${this.prefix}:llm}:cooldown:${model}`;

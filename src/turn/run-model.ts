@@ -139,7 +139,9 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
   // context files and memory last: they are the parts that change between turns (see memorySection)
   const contextFiles = await contextFilesSection(workspace);
   const memory = memorySection(memories);
-  const system = contextFiles === '' && memory === '' ? withChat : [withChat, contextFiles, memory].filter((section) => section !== '').join('\n\n');
+  // the tool notice (an MCP server unavailable) changes rarely: after the chat's prompt, before the parts that change
+  const notice = deps.settings.toolNotice ?? '';
+  const system = contextFiles === '' && memory === '' && notice === '' ? withChat : [withChat, notice, contextFiles, memory].filter((section) => section !== '').join('\n\n');
   const prior = priorMessages(summary, history, latest.conversation.chatType === 'dm');
   if (steps.length > 0) deps.logger.info({ runId: turnId, sessionKey, steps: steps.length }, 'resuming the turn after its saved steps');
 
@@ -179,6 +181,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
       conversation: latest.conversation,
       agentId: latest.agentId,
       turnId,
+      ...(deps.missingTool ? { missingTool: deps.missingTool } : {}),
       ...(deps.fileSends ? { sendFile: deps.fileSends.sender(channel, latest.conversation, { sessionKey, turnId, holder: input.holder }, input.resumed) } : {}),
     },
     clock: input.clock,

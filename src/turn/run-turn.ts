@@ -47,7 +47,7 @@ export function createTurnRunner(deps: TurnDependencies) {
 
     const latest = messages.at(-1)!;
     // the model, tools and prompt of the message's agent, with its chat's overrides
-    const agentDeps = await withBudget(forAgent(deps, latest), latest);
+    const agentDeps = await withBudget(await forAgent(deps, latest, request.signal), latest);
     const channel = deps.channels.for(latest.conversation);
     const latestText = request.messages.map((message) => message.text).join('\n');
     // asked for before the session is opened: a new session's history and its sender's memories are two reads of

@@ -18,7 +18,7 @@ export function spawnToolFor(deps: TurnDependencies, latest: InboundMessage, run
     maxParallel: support.maxParallel,
     agentNames: support.agentNames,
     agentFor: async (name) => {
-      const setup = support.agentFor(name, latest.agentId);
+      const setup = await support.agentFor(name, latest.agentId);
       if (!setup) return undefined;
       return chargedSetup(deps, setup, latest);
     },

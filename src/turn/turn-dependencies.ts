@@ -45,6 +45,8 @@ export interface TurnSettings {
   requireApproval?: string[];
   /** The agent's `schedules.allowTools` patterns: privileged tools a scheduled task's run may use. */
   scheduledAllowTools?: string[];
+  /** One line naming the tool sources (MCP servers) of the agent unavailable at the turn's start; absent: none. */
+  toolNotice?: string | undefined;
   /** LLM_PRICES: added to / overriding the built-in price table for the runs' and spans' cost. */
   llmPrices?: Record<string, ModelPrice>;
   /** The agent's `subagents` (config file; default on): whether it is offered `spawn_agent`. */
@@ -59,7 +61,7 @@ export interface SubagentSupport {
   maxParallel: number;
   agentNames: string[];
   /** The named agent, or (no name) the calling agent; its model not yet charged to any budget. Undefined: no such agent. */
-  agentFor(name: string | undefined, callingAgentId: string): SubagentSetup | undefined;
+  agentFor(name: string | undefined, callingAgentId: string): SubagentSetup | undefined | Promise<SubagentSetup | undefined>;
 }
 
 /** The agent that answers one message, with its chat's settings applied (config file agents and overrides). */
@@ -74,6 +76,8 @@ export interface TurnAgent {
   scheduledAllowTools?: string[];
   /** Offered `spawn_agent` (config file `subagents`, default on). */
   subagents?: boolean;
+  /** One line for the system prompt naming the agent's tool sources unavailable now (MCP servers); absent: none. */
+  toolNotice?: string | undefined;
 }
 
 export interface TurnDependencies {
@@ -113,15 +117,20 @@ export interface TurnDependencies {
   fileSends?: FileSendRecords;
   /** Attachments (photos, voice, documents) at turn time; absent: messages are answered from their text only. */
   media?: MediaProcessor;
-  /** The message's agent and chat settings; absent: `model`, `tools` and `settings` serve every message. */
-  agentFor?: (message: InboundMessage) => TurnAgent;
+  /**
+   * The message's agent and chat settings; absent: `model`, `tools` and `settings` serve every message. It may wait
+   * (MCP servers' first connection after a start, bounded) unless `signal` stops the turn.
+   */
+  agentFor?: (message: InboundMessage, signal?: AbortSignal) => TurnAgent | Promise<TurnAgent>;
+  /** A call to a tool the turn does not have, of a tool source unavailable now (see ToolContext.missingTool). */
+  missingTool?: (toolName: string, agentId: string | undefined) => string | undefined;
   /** `spawn_agent` and what it needs; absent: no sub-agents. */
   subagents?: SubagentSupport;
 }
 
 /** The dependencies as one turn sees them: the model, tools and settings of the latest message's agent and chat. */
-export function forAgent(deps: TurnDependencies, message: InboundMessage): TurnDependencies {
-  const agent = deps.agentFor?.(message);
+export async function forAgent(deps: TurnDependencies, message: InboundMessage, signal?: AbortSignal): Promise<TurnDependencies> {
+  const agent = await deps.agentFor?.(message, signal);
   if (!agent) return deps;
   return {
     ...deps,
@@ -136,6 +145,7 @@ export function forAgent(deps: TurnDependencies, message: InboundMessage): TurnD
       ...(agent.requireApproval ? { requireApproval: agent.requireApproval } : {}),
       ...(agent.scheduledAllowTools ? { scheduledAllowTools: agent.scheduledAllowTools } : {}),
       ...(agent.subagents !== undefined ? { subagents: agent.subagents } : {}),
+      toolNotice: agent.toolNotice,
     },
   };
 }

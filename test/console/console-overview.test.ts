@@ -8,7 +8,7 @@ import { BudgetLedger, BudgetSettings, BudgetsOverview } from '../../src/budgets
 import { createServiceStatus } from '../../src/gateway/service-status.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { ApprovalRecords } from '../../src/approvals/index.js';
-import { ChannelActivity, LeaderLease, SessionQueue } from '../../src/redis/index.js';
+import { ChannelActivity, LeaderLease, McpStatusBoard, SessionQueue } from '../../src/redis/index.js';
 import { inboundMessage } from '../support/messages.js';
 import { flushTurn, type SessionRow } from '../../src/store/index.js';
 import { turnRecord } from '../store/fixtures.js';
@@ -141,11 +141,39 @@ describe('the console’s home page', () => {
       pendingApprovals: 1,
       unavailable: {},
     });
+    // no agent declares an MCP server: no MCP part at all
+    expect(body.mcpServers).toBeNull();
     expect(body.connections).toEqual([
       { channel: 'telegram', accountId: '111', transport: 'long polling', holder: `${hostname()}/${process.pid}`, leaseExpiresInMs: expect.any(Number), lastUpdateAt: null },
       { channel: 'feishu', accountId: 'cli_2', transport: 'long connection', holder: null, leaseExpiresInMs: null, lastUpdateAt: null },
       { channel: 'slack', accountId: 'T1', transport: 'webhook', holder: null, leaseExpiresInMs: null, lastUpdateAt: '2026-03-10T11:58:30.000Z' },
     ]);
+  });
+
+  it('shows each beating worker’s MCP servers (connecting, connected, down); old reports of workers gone are dropped', async () => {
+    const board = new McpStatusBoard(redis, keys, logger, () => NOW);
+    await board.publish('worker-a', [
+      { server: 'search', state: 'connected' },
+      { server: 'files', state: 'down', error: 'could not connect: spawn <npx> ENOENT' },
+      { server: 'crm', state: 'connecting' },
+    ]);
+    // a worker that died two minutes ago without removing its report
+    await new McpStatusBoard(redis, keys, logger, () => NOW - 120_000).publish('worker-dead', [{ server: 'search', state: 'connected' }]);
+    const status = createServiceStatus({ redis, keys, sessions, queues: [], channels, activity, mcp: { read: () => board.read(['worker-a']) } });
+    const withMcp = await fixture.app({ more: { status } });
+    const { body } = await openPage(withMcp, '/admin');
+    expect(body).toContain('<h2 id="mcp">MCP servers</h2>');
+    expect(body).toContain('<tr><th scope="row"><code>files</code></th><td><code>worker-a</code></td><td><span class="badge failed">down</span></td><td class="mono">could not connect: spawn &#60;npx&#62; ENOENT</td></tr>');
+    expect(body).toContain('<tr><th scope="row"><code>crm</code></th><td><code>worker-a</code></td><td><span class="badge">connecting</span></td>');
+    const json = (await withMcp.inject({ method: 'GET', url: '/admin/api/overview', headers: auth })).json();
+    expect(json.mcpServers).toEqual([
+      { worker: 'worker-a', server: 'search', state: 'connected', error: null },
+      { worker: 'worker-a', server: 'files', state: 'down', error: 'could not connect: spawn <npx> ENOENT' },
+      { worker: 'worker-a', server: 'crm', state: 'connecting', error: null },
+    ]);
+    expect(await redis.hkeys(keys.mcpStatus)).toEqual(['worker-a']);
+    await board.remove('worker-a');
+    expect(await redis.exists(keys.mcpStatus)).toBe(0);
   });
 
   it('still answers when Redis is away, saying which parts could not be read', async () => {

@@ -45,7 +45,9 @@ async function exerciseEverything(connection: McpConnection): Promise<void> {
   const echo = connection.tools().find((tool) => tool.name === 'everything__echo')!;
   expect(echo.parameters).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
   expect(echo.parameters).not.toHaveProperty('$schema');
-  expect(echo.category).toBe('read');
+  // server-everything annotates echo readOnlyHint: a server's word, not the operator's (CONTRACT §11b)
+  expect(echo.category).toBe('write');
+  expect(echo.privileged).toBe(true);
 
   const echoed = await call(connection, 'everything__echo', { message: 'hello MCP' });
   expect(echoed).toMatchObject({ isError: false });

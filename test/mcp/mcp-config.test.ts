@@ -42,7 +42,9 @@ describe('mcpServers in the config file', () => {
         headers: { Authorization: "Bearer \${REMOTE_TOKEN}" }
         tools: { allow: [search] }
         approval: always
-        timeoutMs: 5000`),
+        timeoutMs: 5000
+        readOnlyTools: [search]
+        trustAnnotations: true`),
       { FILES_TOKEN: 'files-secret', REMOTE_TOKEN: 'remote-secret' },
     );
     expect(config.agents[0]!.mcpServers).toEqual([
@@ -56,6 +58,8 @@ describe('mcpServers in the config file', () => {
         tools: { allow: undefined, deny: ['delete_file'] },
         approval: 'never',
         timeoutMs: 60_000,
+        readOnlyTools: [],
+        trustAnnotations: false,
       },
       {
         name: 'remote',
@@ -65,6 +69,8 @@ describe('mcpServers in the config file', () => {
         tools: { allow: ['search'], deny: undefined },
         approval: 'always',
         timeoutMs: 5_000,
+        readOnlyTools: ['search'],
+        trustAnnotations: true,
       },
     ]);
   });
@@ -81,6 +87,8 @@ describe('mcpServers in the config file', () => {
     expect(errorOf(agentWith('      files: { command: x, timeoutMs: 0 }'))).toMatch(/^bot\.config\.yaml: \/agents\/0\/mcpServers\/files\/timeoutMs: /);
     expect(errorOf(agentWith('      files: { url: "ftp://example.com" }'))).toMatch(/^bot\.config\.yaml: \/agents\/0\/mcpServers\/files\/url: /);
     expect(errorOf(agentWith('      files: { command: x, env: { TOKEN: 12 } }'))).toBe('bot.config.yaml: /agents/0/mcpServers/files/env/TOKEN: Expected string');
+    expect(errorOf(agentWith('      files: { command: x, readOnlyTools: search }'))).toBe('bot.config.yaml: /agents/0/mcpServers/files/readOnlyTools: Expected array');
+    expect(errorOf(agentWith('      files: { command: x, trustAnnotations: maybe }'))).toBe('bot.config.yaml: /agents/0/mcpServers/files/trustAnnotations: Expected boolean');
   });
 
   it('refuses a bad server name, a server with neither or both of command and url, and fields of the other transport', () => {

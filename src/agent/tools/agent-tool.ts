@@ -41,6 +41,11 @@ export interface ToolContext {
    * `reportSpans`. Set by the loop for each call; rejects when the turn was taken over.
    */
   recordSpan?: (span: TraceSpan) => Promise<void>;
+  /**
+   * A call to a tool the run does not have: the error the model reads instead of "Unknown tool" when the tool
+   * belongs to something unavailable now (an MCP server of the agent still connecting or down); undefined: unknown.
+   */
+  missingTool?: (toolName: string, agentId: string | undefined) => string | undefined;
 }
 
 /**

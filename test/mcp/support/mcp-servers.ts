@@ -14,7 +14,7 @@ export const TEST_SERVER = join(ROOT, 'test', 'fixtures', 'mcp', 'test-server.mj
 export const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const LOOPBACK = join(ROOT, 'test', 'fixtures', 'mcp', 'listen-on-loopback.mjs');
 
-const defaults = { tools: {}, approval: 'never', timeoutMs: 10_000 } as const;
+const defaults = { tools: {}, approval: 'never', timeoutMs: 10_000, readOnlyTools: [] as string[], trustAnnotations: false } as const;
 
 export function stdioServer(name: string, args: string[], overrides: Partial<McpStdioServer> = {}): McpStdioServer {
   return { ...defaults, name, transport: 'stdio', command: process.execPath, args, env: {}, cwd: undefined, ...overrides };

@@ -1,6 +1,7 @@
 import type { BudgetLimits } from '../../../budgets/index.js';
 import type { Logger } from '../../../observability/logger.js';
 import { runsOverview, type RunsOverview } from '../../../store/index.js';
+import type { WorkerMcpReport } from '../../../redis/mcp-status-board.js';
 import type { ChannelConnection, QueueState } from '../../service-status.js';
 import type { ConsoleDependencies } from '../console-section.js';
 
@@ -19,6 +20,8 @@ export interface OverviewData {
   budgets?: { defaults: BudgetLimits; agents: AgentSpend[] };
   queues?: QueueState[];
   connections?: ChannelConnection[];
+  /** Each worker's MCP servers; absent: none configured (`unavailable` says so only when reading failed). */
+  mcpServers?: WorkerMcpReport[];
   pendingApprovals?: number;
   /** Parts left out: `failed` to read now (Redis or PostgreSQL away: see the log), or `absent` from this process. */
   unavailable: Record<string, 'failed' | 'absent'>;
@@ -48,7 +51,7 @@ export async function overviewData(deps: ConsoleDependencies, now: Date, logger:
     }
   };
   const { budgets, status, approvals } = deps;
-  const [runs, budgetState, queues, connections, pendingApprovals] = await Promise.all([
+  const [runs, budgetState, queues, connections, pendingApprovals, mcpServers] = await Promise.all([
     part('turns', () => runsOverview(deps.db, { hourFrom: new Date(now.getTime() - HOUR_MS), dayFrom })),
     part(
       'budgets',
@@ -61,6 +64,7 @@ export async function overviewData(deps: ConsoleDependencies, now: Date, logger:
     part('queues', status && (() => status.queues())),
     part('channel connections', status && (() => status.connections())),
     part('approval requests', approvals && (() => approvals.pendingCount())),
+    status?.mcpServers ? part('mcp servers', status.mcpServers) : Promise.resolve(undefined),
   ]);
   return {
     now,
@@ -70,6 +74,7 @@ export async function overviewData(deps: ConsoleDependencies, now: Date, logger:
     ...(queues ? { queues } : {}),
     ...(connections ? { connections } : {}),
     ...(pendingApprovals !== undefined ? { pendingApprovals } : {}),
+    ...(mcpServers ? { mcpServers } : {}),
     unavailable,
   };
 }

@@ -27,6 +27,11 @@ export function overviewJson(data: OverviewData) {
         lastUpdateAt: connection.lastUpdateAt?.toISOString() ?? null,
       })) ?? null,
     pendingApprovals: data.pendingApprovals ?? null,
+    // one row per worker and server: connecting (its first attempt since the worker started), connected or down
+    mcpServers:
+      data.mcpServers?.flatMap((report) =>
+        report.servers.map((server) => ({ worker: report.worker, server: server.server, state: server.state, error: server.error ?? null })),
+      ) ?? null,
     unavailable: data.unavailable,
   };
 }

@@ -121,9 +121,29 @@ function channelsCard(data: OverviewData): Html {
   );
 }
 
+const MCP_STATE_BADGES: Record<string, string> = { connected: 'badge', connecting: 'badge', down: 'badge failed' };
+
+function mcpCard(data: OverviewData): Html {
+  if (!data.mcpServers) return data.unavailable['mcp servers'] ? card('mcp', 'MCP servers', unavailable(data, 'mcp servers', 'MCP servers')) : EMPTY_HTML;
+  const rows = data.mcpServers.flatMap((report) =>
+    report.servers.map(
+      (server) =>
+        html`<tr><th scope="row"><code>${server.server}</code></th><td><code>${report.worker}</code></td><td><span class="${MCP_STATE_BADGES[server.state] ?? 'badge'}">${server.state}</span></td><td class="mono">${shorten(server.error ?? '', 200)}</td></tr>`,
+    ),
+  );
+  const body =
+    rows.length === 0
+      ? html`<p>No worker has reported its MCP servers yet.</p>`
+      : html`<div class="table-scroll"><table>
+<caption>Each worker’s MCP servers: connecting (first attempt since the worker started), connected or down (retrying)</caption>
+<thead><tr><th scope="col">Server</th><th scope="col">Worker</th><th scope="col">State</th><th scope="col">Last error</th></tr></thead>
+<tbody>!${rows}</tbody></table></div>`;
+  return card('mcp', 'MCP servers', body);
+}
+
 /** The home page: what an operator looks at first, then where each section is. */
 export function overviewPage(data: OverviewData, sections: readonly ConsoleSection[]): Html {
-  return html`<p class="lead">As of !${timeOf(data.now)}; reload for the latest.</p><div class="cards">!${todayCard(data)}!${hourCard(data)}!${workCard(data)}!${channelsCard(data)}</div>
+  return html`<p class="lead">As of !${timeOf(data.now)}; reload for the latest.</p><div class="cards">!${todayCard(data)}!${hourCard(data)}!${workCard(data)}!${channelsCard(data)}!${mcpCard(data)}</div>
 <h2>Sections</h2>
 <ul class="sections">!${sections.map(
     (section) => html`<li><h3><a href="${ADMIN_PREFIX}/${section.id}">${section.title}</a></h3><p>${section.description}</p></li>`,
