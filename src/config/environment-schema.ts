@@ -101,7 +101,7 @@ export const EnvironmentSchema = Type.Object({
       'address (and user name) as the trusted proxy reports it.',
   }),
   ADMIN_USER: documented(Type.String({ minLength: 1 }), { description: "Basic-auth user for everything under `/admin` (console and queue dashboard). Unset (or no `ADMIN_PASSWORD`): nothing is mounted there." }),
-  ADMIN_PASSWORD: documented(Type.String({ minLength: 1 }), { description: "Basic-auth password for `/admin`; wrong ones are slowed down, then locked out per client address." }),
+  ADMIN_PASSWORD: documented(Type.String({ minLength: 1 }), { description: "Basic-auth password for `/admin`; wrong ones are slowed down, then locked out per client address and user name (see TRUST_PROXY behind a proxy)." }),
   ADMIN_READONLY: documented(Bool, { description: "`true`: the console and the queue dashboard show everything but offer no actions; state-changing requests are refused.", default: false }),
   DM_POLICY: documented(
     Type.Union([Type.Literal('open'), Type.Literal('allowlist'), Type.Literal('pairing'), Type.Literal('disabled')]),
