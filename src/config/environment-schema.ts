@@ -30,6 +30,12 @@ export const EnvironmentSchema = Type.Object({
   CONNECTION_LEASE_MS: Optional(Type.Integer({ minimum: 1000 })),
   TURN_LEASE_MS: Optional(Type.Integer({ minimum: 1000 })),
   WORKER_DEAD_AFTER_MS: Optional(Type.Integer({ minimum: 1000 })),
+  TURN_FAILING_NOTICE_MS: Optional(
+    Type.Integer({ minimum: 0, description: 'A turn failing a retryable way tells its user once, within this many ms of its first failure, that the bot keeps trying and that /stop cancels (default 30000)' }),
+  ),
+  TURN_RETRY_ATTEMPTS: Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Attempts of a failing turn in one round, 2 s apart doubling to a minute (default 12)' })),
+  TURN_RETRY_ROUNDS: Optional(Type.Integer({ minimum: 0, maximum: 20, description: 'Further rounds of attempts after the first, each after TURN_RETRY_ROUND_DELAY_MS (default 3); then the turn is a dead letter' })),
+  TURN_RETRY_ROUND_DELAY_MS: Optional(Type.Integer({ minimum: 0, description: 'The wait before each further round of attempts (default 300000)' })),
   LLM_PROVIDER: Optional(Type.Union([Type.Literal('openai'), Type.Literal('anthropic')])),
   LLM_MODEL: Optional(Type.String({ minLength: 1 })),
   LLM_CONTEXT_WINDOW: Optional(PositiveInt),
@@ -80,6 +86,9 @@ export const EnvironmentSchema = Type.Object({
   ADMIN_USER: Optional(Type.String({ minLength: 1 })),
   ADMIN_PASSWORD: Optional(Type.String({ minLength: 1 })),
   ADMIN_READONLY: Optional(Bool),
+  ADMIN_SHOW_MESSAGE_TEXT: Optional(
+    Type.Boolean({ description: 'The queue view (/admin/queues) shows the text of waiting and failed messages; off: only ids, lengths and kinds (default false)' }),
+  ),
   DM_POLICY: Optional(
     Type.Union([Type.Literal('open'), Type.Literal('allowlist'), Type.Literal('pairing'), Type.Literal('disabled')]),
   ),
