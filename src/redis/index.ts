@@ -18,6 +18,6 @@ export { UserRateLimiter, type RateDecision, type UserRateLimiterOptions } from 
 export { RedisLoginFailures, MemoryLoginFailures, type LoginFailureStore, type LoginState } from './admin-login-failures.js';
 export { scanKeys } from './scan-keys.js';
 export { RedisFailoverCooldowns } from './failover-cooldowns.js';
-export { SessionQueueReader, MAX_ENTRIES_PER_SESSION, MAX_SESSIONS_PER_SHARD, type HeldTurn, type PendingEntry, type QueuedSession, type QueueSnapshot } from './session-queue-reader.js';
+export { SessionQueueReader, countTurns, isRetrying, sessionDelay, MAX_ENTRIES_PER_SESSION, MAX_SESSIONS_PER_SHARD, type HeldTurn, type PendingEntry, type QueuedSession, type QueueSnapshot, type TurnCounts } from './session-queue-reader.js';
 export { DeadLetters, type DeadLetter, type FailedAttempt } from './dead-letters.js';
 export { TurnsPause } from './turns-pause.js';

@@ -128,6 +128,66 @@ export class SessionQueueReader {
     sessions.sort((a, b) => a.dueAt - b.dueAt);
     return { now, sessions, truncated, workers: [...workers.values()] };
   }
+
+  /** The approval requests a parked turn made (at most MAX_APPROVALS_READ), with their tool and state. */
+  async approvalsOf(sessionKey: string, turnId: string): Promise<Array<{ id: string; toolName: string; status: string; deadlineMs: number }>> {
+    const ids = (await this.redis.smembers(this.keys.session(sessionKey).approvals(turnId))).slice(0, MAX_APPROVALS_READ);
+    const records = await Promise.all(ids.map((id) => this.redis.hmget(this.keys.approval(id), 'toolName', 'status', 'deadlineMs')));
+    return ids.map((id, index) => {
+      const [toolName, status, deadline] = records[index]!;
+      return { id, toolName: toolName ?? '', status: status ?? 'unknown', deadlineMs: Number(deadline ?? 0) };
+    });
+  }
+}
+
+const MAX_APPROVALS_READ = 10;
+
+/**
+ * Why a session's pending entries do not run now: a turn put back waits out its backoff, or the session waits out
+ * a debounce, an album or the placement grace (undefined: they wait only for a free slot or a worker).
+ */
+export function sessionDelay(session: QueuedSession, now: number, limit: number): { until: number; why: string } | undefined {
+  const head = session.entries[0];
+  if (head?.kind === 'turn' && head.at > now) return { until: head.at, why: head.attempt > 1 || head.round > 0 ? 'retry backoff' : 'handed back' };
+  if (session.running >= limit) return undefined;
+  if (session.dueAt > now) return { until: session.dueAt, why: head?.album ? 'album: waiting for its other parts' : 'debounce or placement grace' };
+  return undefined;
+}
+
+/** A turn that failed before (a retry, a takeover) and runs or waits to run again. */
+export const isRetrying = (turn: { attempt: number; round: number }): boolean => turn.attempt > 1 || turn.round > 0;
+
+/** The session queue's turns and messages by state, from one snapshot (see SessionQueueReader). */
+export interface TurnCounts {
+  /** Turns a worker runs now. */
+  running: number;
+  /** Turns holding a slot while they wait for a person's approval. */
+  parked: number;
+  /** Pending entries (messages, turns put back) that may run as soon as a slot and a worker are free. */
+  waiting: number;
+  /** Pending entries waiting out a debounce, an album, a retry's backoff or the placement grace. */
+  delayed: number;
+  /** Turns that failed before and run, or wait to run, again. */
+  retrying: number;
+  /** Dead letters: turns abandoned after every retry. */
+  failed: number;
+  /** 1 while an operator has paused turns. */
+  paused: number;
+}
+
+export function countTurns(snapshot: QueueSnapshot, limitFor: (sessionKey: string) => number, failed: number, paused: boolean): TurnCounts {
+  const counts: TurnCounts = { running: 0, parked: 0, waiting: 0, delayed: 0, retrying: 0, failed, paused: paused ? 1 : 0 };
+  for (const session of snapshot.sessions) {
+    for (const turn of session.turns) {
+      if (turn.parked) counts.parked += 1;
+      else counts.running += 1;
+      if (isRetrying(turn)) counts.retrying += 1;
+    }
+    for (const entry of session.entries) if (entry.kind === 'turn' && isRetrying(entry)) counts.retrying += 1;
+    if (sessionDelay(session, snapshot.now, limitFor(session.sessionKey))) counts.delayed += session.pending;
+    else counts.waiting += session.pending;
+  }
+  return counts;
 }
 
 function parseBody(body: string): InboundMessage[] {
