@@ -143,7 +143,8 @@ export class QueueWorker {
         waitMs = due.nextDueAt === undefined ? IDLE_WAIT_MS : Math.min(IDLE_WAIT_MS, due.nextDueAt - due.now);
         if (waitMs <= 0) continue;
         const woken = await blocking.bzpopmin(wakeKey, preferredKey, Math.max(waitMs, 1) / 1000);
-        if (woken?.[0] === preferredKey && woken[1]) this.take(woken[1]);
+        // paused meanwhile (the wait lasts up to IDLE_WAIT_MS): the session stays in the shard's schedule for later
+        if (woken?.[0] === preferredKey && woken[1] && !this.#options.isPaused?.()) this.take(woken[1]);
       } catch (error) {
         if (this.#closing) break;
         logger.warn({ err: error, shard }, 'could not take work from the queue; trying again');
