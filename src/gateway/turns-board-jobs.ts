@@ -87,7 +87,7 @@ function heldJob(session: QueuedSession, turn: HeldTurn, now: number, options: T
     state: 'active',
     name: `${turn.parked ? 'Parked on an approval' : 'Running'}${retrying ? ` (attempt ${turn.attempt}${turn.round ? `, round ${turn.round + 1}` : ''})` : ''}: ${sessionLabel(turn.messages, session.sessionKey)}`,
     timestamp: oldest(turn.messages, now),
-    ...(leaseStart !== undefined ? { processedOn: leaseStart } : {}),
+    // no processedOn: the queue keeps when the lease was last renewed, not when the turn began
     ...(turn.worker ? { processedBy: workerLabel(turn.worker) } : {}),
     attemptsMade: turn.attempt - 1,
     failedReason: '',

@@ -161,6 +161,9 @@ describe('turns whose every model fails', () => {
       const turns = await overviewTurns();
       return turns.paused && turns.waiting === 1;
     }, { what: 'the message waiting while paused', timeoutMs: 10_000 });
+    // the chat's /status says so too (commands are answered at once, paused or not)
+    await postTelegramUpdate(service.url, telegram.makeUpdate.privateText(chatId, '/status'));
+    await waitFor(() => sent(chatId).some((text) => text.includes('Queue: 0 running, 1 waiting; turns are paused by an operator')), { what: '/status saying turns are paused', timeoutMs: 10_000 });
     const paused = await boardTurns('paused');
     expect(paused.counts.paused).toBe(1);
     expect(paused.jobs[0]!.data).toMatchObject({ chatId: String(chatId), messageCount: 1 });
