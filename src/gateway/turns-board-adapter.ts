@@ -12,7 +12,7 @@ import type {
   QueueWorker,
   Status,
 } from '@bull-board/api/dist/types.js';
-import type { DeadLetters, SessionQueueReader, TurnsPause } from '../redis/index.js';
+import type { DeadLetters, QueueSnapshot, SessionQueueReader, TurnsPause } from '../redis/index.js';
 import { deadLetterJob, snapshotJobs, workerLabel, type TurnJob, type TurnJobOptions } from './turns-board-jobs.js';
 
 export const TURNS_QUEUE = 'turns';
@@ -31,6 +31,9 @@ export interface TurnsBoardOptions {
 /** What the board cannot do to the session queue, said to the operator instead of done half-way. */
 class Refused extends Error {}
 
+/** How long one read of the queue answers the board's requests (a page load makes three at once). */
+const SNAPSHOT_REUSE_MS = 250;
+
 const JOB_STATUSES = ['active', 'waiting', 'delayed', 'failed', 'paused'] as const satisfies readonly JobStatus[];
 
 /**
@@ -42,6 +45,9 @@ const JOB_STATUSES = ['active', 'waiting', 'delayed', 'failed', 'paused'] as con
  * Pause/resume is the turns pause every worker obeys. ADMIN_READONLY: bull-board offers and accepts no action.
  */
 export class TurnsBoardAdapter extends BaseAdapter {
+  /** One page load asks for the counts, the jobs and the workers at once: they share one read of the queue. */
+  #snapshot: { at: number; read: Promise<QueueSnapshot> } | undefined;
+
   constructor(private readonly options: TurnsBoardOptions) {
     super('bullmq', {
       readOnlyMode: options.readOnly,
@@ -110,7 +116,7 @@ export class TurnsBoardAdapter extends BaseAdapter {
 
   /** The beating workers, each named `host/pid` with the turns it holds. */
   override async getWorkers(): Promise<QueueWorker[]> {
-    const snapshot = await this.options.reader.snapshot();
+    const snapshot = await this.snapshot();
     return snapshot.workers.map((worker) => ({
       id: worker.workerId,
       name: `${workerLabel(worker.workerId)} · ${worker.turns} turn${worker.turns === 1 ? '' : 's'}`,
@@ -183,9 +189,22 @@ export class TurnsBoardAdapter extends BaseAdapter {
   }
 
   private async liveJobs(): Promise<TurnJob[]> {
-    const [snapshot, paused] = await Promise.all([this.options.reader.snapshot(), this.options.pause.isPaused()]);
+    const [snapshot, paused] = await Promise.all([this.snapshot(), this.options.pause.isPaused()]);
     const options: TurnJobOptions = { showText: this.options.showText, leaseMs: this.options.leaseMs, limitFor: this.options.limitFor, paused };
     return snapshotJobs(snapshot, options);
+  }
+
+  private snapshot(): Promise<QueueSnapshot> {
+    const now = Date.now();
+    if (!this.#snapshot || now - this.#snapshot.at > SNAPSHOT_REUSE_MS) {
+      const read = this.options.reader.snapshot();
+      this.#snapshot = { at: now, read };
+      // a failed read is not reused
+      read.catch(() => {
+        if (this.#snapshot?.read === read) this.#snapshot = undefined;
+      });
+    }
+    return this.#snapshot.read;
   }
 
   private async queueJob(job: TurnJob): Promise<QueueJob> {

@@ -93,6 +93,9 @@ afterAll(async () => {
 async function openTab(page: Page, baseUrl: string, status: string): Promise<string> {
   expect((await page.goto(`${baseUrl}/admin/queues/queue/turns?status=${status}`))?.status()).toBe(200);
   await page.waitForLoadState('networkidle');
+  // the page renders its tabs, then the jobs it fetched: until then it says Loading...
+  await page.locator('ul[class*="statusTabs"]').waitFor();
+  await page.waitForFunction(`!(document.querySelector('main')?.textContent ?? '').includes('Loading...')`);
   return (await page.locator('main').textContent()) ?? '';
 }
 
