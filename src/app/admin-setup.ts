@@ -15,17 +15,30 @@ export async function mountAdmin(server: FastifyInstance, infra: Infrastructure,
   const { config, redis, keys, database, metrics } = infra;
   const admin = config.admin;
   if (!admin) return;
-  const [{ mountQueueDashboard }, { mountConsole }] = await Promise.all([import('../gateway/admin-dashboard.js'), import('../gateway/console/index.js')]);
+  const [{ mountQueueDashboard }, { mountConsole }, { TurnsBoardAdapter }] = await Promise.all([
+    import('../gateway/admin-dashboard.js'),
+    import('../gateway/console/index.js'),
+    import('../gateway/turns-board-adapter.js'),
+  ]);
   // wrong passwords are counted per client address in Redis, across every gateway process
   const loginGuard = new AdminLoginGuard({ store: new RedisLoginFailures(redis, keys), logger: moduleLogger('admin'), metrics });
-  const { approvals, inbound, scheduleQueue, schedules, channels, sessions, roster } = shared;
+  const { approvals, inbound, scheduleQueue, schedules, channels, sessions, roster, queueReader, deadLetters, turnsPause } = shared;
   // the workers hold the MCP connections; a gateway shows what the workers beating now last reported
   const mcpBoard = config.agents.some((agent) => agent.mcpServers.length > 0) ? new McpStatusBoard(redis, keys, moduleLogger('mcp')) : undefined;
+  const turns = new TurnsBoardAdapter({
+    reader: queueReader,
+    deadLetters,
+    pause: turnsPause,
+    readOnly: config.adminReadOnly,
+    showText: config.adminShowMessageText,
+    leaseMs: config.turnLeaseMs,
+    limitFor: (sessionKey) => sessions.limitFor(sessionKey),
+  });
   await registerAdminScope(
     server,
     admin,
     async (scope) => {
-      await mountQueueDashboard(scope, [inbound.queue, scheduleQueue.queue], { readOnly: config.adminReadOnly, credentials: admin, publicUrl: config.publicUrl });
+      await mountQueueDashboard(scope, [inbound.queue, scheduleQueue.queue], { readOnly: config.adminReadOnly, credentials: admin, publicUrl: config.publicUrl, turns });
       await mountConsole(scope, {
         db: database.db,
         pairing: new PairingService(database.db, { metrics }),
@@ -35,7 +48,18 @@ export async function mountAdmin(server: FastifyInstance, infra: Infrastructure,
         publicUrl: config.publicUrl,
         logger: moduleLogger('console'),
         budgets: new BudgetsOverview({ ledger: shared.budgetLedger, settings: shared.budgetSettings, defaults: config.budgets, agents: config.agents }),
-        status: createServiceStatus({ redis, keys, sessions, queues: [inbound.queue, scheduleQueue.queue], channels: channels.all(), activity: gateway.activity, mcp: mcpBoard && { read: () => mcpBoard.read(roster.workers) } }),
+        status: createServiceStatus({
+          redis,
+          keys,
+          sessions,
+          reader: queueReader,
+          deadLetters,
+          pause: turnsPause,
+          queues: [inbound.queue, scheduleQueue.queue],
+          channels: channels.all(),
+          activity: gateway.activity,
+          mcp: mcpBoard && { read: () => mcpBoard.read(roster.workers) },
+        }),
         schedules,
         approvals: {
           pending: (limit) => approvals.pending(limit),

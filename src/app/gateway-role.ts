@@ -81,7 +81,10 @@ export function buildGateway(infra: Infrastructure, shared: SharedServices): Gat
       },
       sessionUsage: async (sessionKey) =>
         sessionUsageOf(await sessionStats(database.db, sessionKey, await sessions.conversationOf(sessionKey)), agentConfigOf(sessionKey).llm.provider),
-      queueDepth: (sessionKey) => sessions.depth(sessionKey),
+      queueDepth: async (sessionKey) => {
+        const [depth, paused] = await Promise.all([sessions.depth(sessionKey), shared.turnsPause.isPaused()]);
+        return { ...depth, paused };
+      },
       model: (sessionKey) => {
         const { llm } = agentConfigOf(sessionKey);
         return { provider: llm.provider, name: llm.model, contextWindow: llm.contextWindow };

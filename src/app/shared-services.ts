@@ -11,7 +11,11 @@ import { moduleLogger } from '../observability/logger.js';
 import { AbortBus, InboundQueue } from '../queue/index.js';
 import {
   BudgetStore,
+  countTurns,
+  DeadLetters,
   GroupContext,
+  SessionQueueReader,
+  TurnsPause,
   Invalidations,
   RedisChannelState,
   SessionQueue,
@@ -35,6 +39,10 @@ export interface SharedServices {
   /** The workers beating now, and the one each session goes to first. */
   roster: WorkerRoster;
   sessions: SessionQueue;
+  /** The session queue read for operators (queue view, status, metrics), its dead letters, and the turns pause. */
+  queueReader: SessionQueueReader;
+  deadLetters: DeadLetters;
+  turnsPause: TurnsPause;
   abortPublisher: AbortBus;
   inbound: InboundQueue;
   approvals: ApprovalRecords;
@@ -64,12 +72,21 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
   const abortPublisher = new AbortBus(keys.abortChannel, redis, undefined, moduleLogger('abort'));
   const inbound = new InboundQueue(infra.bullmqRedis, keys.bullmqPrefix, sessions, abortPublisher, moduleLogger('queue'));
   infra.onStopWithRedis('inbound queue', () => inbound.close());
+  const queueReader = new SessionQueueReader(redis, keys);
+  const deadLetters = new DeadLetters(redis, keys);
+  const turnsPause = new TurnsPause(redis, keys);
+  // read at each scrape, never per message: the turns by state from the session queue itself (bounded reads)
   metrics.sampleQueuesWith(async () => {
-    const [counts, load] = await Promise.all([inbound.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed'), sessions.load()]);
+    const [counts, turns] = await Promise.all([
+      inbound.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed'),
+      Promise.all([queueReader.snapshot(), deadLetters.count(), turnsPause.isPaused()]).then(([snapshot, failed, paused]) =>
+        countTurns(snapshot, (sessionKey) => sessions.limitFor(sessionKey), failed, paused),
+      ),
+    ]);
     return [
-      { queue: 'turns', state: 'active', count: load.running },
-      { queue: 'turns', state: 'waiting', count: load.due },
-      { queue: 'turns', state: 'delayed', count: load.scheduled },
+      // `active`: turns holding a slot (running or parked), as bull-board counts them
+      { queue: 'turns', state: 'active', count: turns.running + turns.parked },
+      ...Object.entries(turns).map(([state, count]) => ({ queue: 'turns', state, count })),
       ...Object.entries(counts).map(([state, count]) => ({ queue: inbound.queue.name, state, count })),
     ];
   });
@@ -116,6 +133,9 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
     queueOptions,
     roster,
     sessions,
+    queueReader,
+    deadLetters,
+    turnsPause,
     abortPublisher,
     inbound,
     approvals: new ApprovalRecords(redis, keys),

@@ -17,6 +17,7 @@ import { ApprovalRecords } from '../approvals/index.js';
 import { announceWorkerChange, GroupContext, McpStatusBoard, RedisFailoverCooldowns, SessionLock, SessionQueue, TurnStateStore, WorkerBeat } from '../redis/index.js';
 import { createFiringOutcomeRecorder, createScheduleTools, FiringWorker } from '../schedules/index.js';
 import { createTurnAbandoner } from '../turn/abandon-turn.js';
+import { createFailingNotifier } from '../turn/failing-notice.js';
 import { turnCheckpointStore } from '../turn/checkpoint-store.js';
 import { createCompactor } from '../turn/compaction.js';
 import { DeliveryRecords } from '../turn/delivery-records.js';
@@ -139,9 +140,10 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
       metrics,
     }),
   };
-  let paused = false;
+  // the operator's pause of turns (the queue view's `turns` entry), read once a second, never per message
+  let paused = await shared.turnsPause.isPaused().catch(() => false);
   const pausePoll = setInterval(() => {
-    shared.inbound.queue.isPaused().then(
+    shared.turnsPause.isPaused().then(
       (value) => (paused = value),
       () => undefined,
     );
@@ -155,6 +157,11 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     abortBus,
     runTurn: activityOf(infra, createTurnRunner(turnDependencies)),
     abandonTurn: createTurnAbandoner(turnDependencies),
+    notifyFailing: createFailingNotifier(turnDependencies),
+    failingNoticeMs: config.turnFailingNoticeMs,
+    attempts: config.turnRetry.attempts,
+    lateRounds: config.turnRetry.lateRounds,
+    lateRoundDelayMs: config.turnRetry.lateRoundDelayMs,
     isPaused: () => paused,
     releases: { releasing: (release) => store.releasing?.(release), released: (release) => store.released?.(release) },
     metrics,

@@ -17,7 +17,8 @@ export interface CommandDependencies {
   /** `message`: the /compact itself; the summary is charged to its user, chat and agent. */
   requestCompaction(sessionKey: string, message: InboundMessage): Promise<'scheduled' | 'nothing-to-compact'>;
   sessionUsage(sessionKey: string): Promise<SessionUsage | undefined>;
-  queueDepth(sessionKey: string): Promise<{ pending: number; active: number }>;
+  /** `paused`: an operator paused every turn (the queue view): what waits starts when they resume. */
+  queueDepth(sessionKey: string): Promise<{ pending: number; active: number; paused?: boolean }>;
   /** The model /status names: one for all, or the session's agent's (config file agents). */
   model: ModelInfo | ((sessionKey: string) => ModelInfo);
   reply(message: InboundMessage, text: string): Promise<void>;
@@ -94,7 +95,7 @@ export function createCommandHandler(deps: CommandDependencies) {
         `cost $${(usage?.costUsd ?? 0).toFixed(4)}; prompt cache: ${number.format(usage?.cacheReadTokens ?? 0)} read, ${number.format(usage?.cacheWriteTokens ?? 0)} written`,
       `Context: ~${number.format(used)} of ${number.format(contextWindow)} tokens (${fill}%): ~${number.format(used)} is the conversation the next message starts from ` +
         `(an estimate, before the instructions and tools); ${number.format(contextWindow)} is the most the model takes in at once`,
-      `Queue: ${depth.active} running, ${depth.pending} waiting`,
+      `Queue: ${depth.active} running, ${depth.pending} waiting${depth.paused ? '; turns are paused by an operator: what waits starts when they resume them' : ''}`,
       ...(usage?.media?.files ? [mediaLine(usage.media)] : []),
       ...(mcp ? [mcp] : []),
     ].join('\n');

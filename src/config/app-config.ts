@@ -142,6 +142,10 @@ export interface AppConfig {
   turnLeaseMs: number;
   /** A worker process whose heartbeat is silent this long is dead: its turns are taken over at once. */
   workerDeadAfterMs: number;
+  /** TURN_FAILING_NOTICE_MS: a turn failing a retryable way tells its user within this long of its first failure. */
+  turnFailingNoticeMs: number;
+  /** TURN_RETRY_ATTEMPTS, TURN_RETRY_ROUNDS, TURN_RETRY_ROUND_DELAY_MS: how long a failing turn is retried (queue/queue-worker.ts). */
+  turnRetry: { attempts: number; lateRounds: number; lateRoundDelayMs: number };
   /** The default agent's model (`agents[0].llm`). */
   llm: LlmConfig;
   /** LLM_FAILOVER_COOLDOWN_MS: how long a model that failed is skipped by every process. */
@@ -175,6 +179,8 @@ export interface AppConfig {
   admin: { user: string; password: string } | undefined;
   /** The dashboard shows queues and jobs but offers no actions (retry, clean, pause…). */
   adminReadOnly: boolean;
+  /** ADMIN_SHOW_MESSAGE_TEXT: the queue view shows message text (otherwise ids, lengths and kinds only). */
+  adminShowMessageText: boolean;
   /** SCHEDULE_MIN_INTERVAL_S and SCHEDULE_MAX_PER_CHAT (src/schedules). */
   schedules: { minIntervalSeconds: number; maxPerChat: number };
   /** EMBEDDING_MODEL (with OPENAI_API_KEY / OPENAI_BASE_URL): memories are also searched by embeddings (src/memory); unset: full text only. */

@@ -45,6 +45,16 @@ export const EnvironmentSchema = Type.Object({
   CONNECTION_LEASE_MS: documented(Type.Integer({ minimum: 1000 }), { description: "Lease in Redis under which one process holds Telegram long polling, Slack Socket Mode or the Feishu long connection; when that process dies another takes over within it (plus a quarter).", default: 20_000 }),
   TURN_LEASE_MS: documented(Type.Integer({ minimum: 1000 }), { description: "A running turn's lease in Redis: the backstop when a worker's death goes unnoticed.", default: 15_000 }),
   WORKER_DEAD_AFTER_MS: documented(Type.Integer({ minimum: 1000 }), { description: "A worker beats in Redis every quarter of this; silent this long, it counts as dead and its turns are taken over.", default: 4000 }),
+  TURN_FAILING_NOTICE_MS: documented(Type.Integer({ minimum: 0 }), {
+    description: 'A turn failing a retryable way tells its user once, within this many ms of its first failure, that the bot keeps trying and that /stop cancels; `0`: at the first failure.',
+    default: 30_000,
+  }),
+  TURN_RETRY_ATTEMPTS: documented(Type.Integer({ minimum: 1, maximum: 50 }), { description: 'Attempts of a failing turn in one round, 2 s apart doubling to a minute.', default: 12 }),
+  TURN_RETRY_ROUNDS: documented(Type.Integer({ minimum: 0, maximum: 20 }), {
+    description: 'Further rounds of attempts after the first, each after `TURN_RETRY_ROUND_DELAY_MS`; then the turn is a dead letter (the queue view\'s failed tab) and its user is told.',
+    default: 3,
+  }),
+  TURN_RETRY_ROUND_DELAY_MS: documented(Type.Integer({ minimum: 0 }), { description: 'The wait before each further round of attempts.', default: 300_000 }),
   LLM_PROVIDER: documented(Type.Union([Type.Literal('openai'), Type.Literal('anthropic')]), { description: "`openai` (any OpenAI-compatible server) or `anthropic`. Default: `openai` when `OPENAI_API_KEY` is set, else `anthropic` when `ANTHROPIC_API_KEY` is." }),
   LLM_MODEL: documented(Type.String({ minLength: 1 }), { description: "The default agent's model. Default: `gpt-4o-mini` (OpenAI) or `claude-sonnet-4-6` (Anthropic)." }),
   LLM_CONTEXT_WINDOW: documented(PositiveInt, { description: "The default agent's context window in tokens. Default: the provider's (128000 OpenAI, 200000 Anthropic)." }),
@@ -103,6 +113,10 @@ export const EnvironmentSchema = Type.Object({
   ADMIN_USER: documented(Type.String({ minLength: 1 }), { description: "Basic-auth user for everything under `/admin` (console and queue dashboard). Unset (or no `ADMIN_PASSWORD`): nothing is mounted there." }),
   ADMIN_PASSWORD: documented(Type.String({ minLength: 1 }), { description: "Basic-auth password for `/admin`; wrong ones are slowed down, then locked out per client address and user name (see TRUST_PROXY behind a proxy)." }),
   ADMIN_READONLY: documented(Bool, { description: "`true`: the console and the queue dashboard show everything but offer no actions; state-changing requests are refused.", default: false }),
+  ADMIN_SHOW_MESSAGE_TEXT: documented(Bool, {
+    description: 'The queue view (`/admin/queues`) shows the text of waiting and failed messages; off: only ids, lengths and kinds.',
+    default: false,
+  }),
   DM_POLICY: documented(
     Type.Union([Type.Literal('open'), Type.Literal('allowlist'), Type.Literal('pairing'), Type.Literal('disabled')]),
     { description: "Who may write to the bot directly: `open`, `allowlist` (`ALLOW_FROM`), `pairing` (strangers get a code an operator approves) or `disabled`. Direct messages only: groups need `GROUP_ALLOWLIST`.", default: "open" },

@@ -37,12 +37,22 @@ export type TurnOutcome =
 
 export type TurnRunner = (request: TurnRequest) => Promise<TurnOutcome>;
 
-/** A turn that failed every round of attempts: what the turn layer does to end it (apology, failed record). */
+/**
+ * A turn that failed every round of attempts: what the turn layer does to end it (the final message, failed record).
+ * `triedForMs`: how long it was retried (from its first failure), when known.
+ */
 export type TurnAbandoner = (abandoned: {
   turnId: string;
   sessionKey: string;
   holder: string;
   messages: InboundMessage[];
   error: unknown;
+  triedForMs?: number;
   conversation?: number | undefined;
 }) => Promise<void>;
+
+/**
+ * A turn failing a retryable way is retried for up to `retryForMs` more: its user is told so once (delivered once
+ * per turn, however often this is called), while `holder` still holds the turn.
+ */
+export type TurnFailingNotifier = (failing: { turnId: string; sessionKey: string; holder: string; messages: InboundMessage[]; retryForMs: number }) => Promise<void>;

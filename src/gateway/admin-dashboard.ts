@@ -2,6 +2,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
+import type { BaseAdapter } from '@bull-board/api/dist/queueAdapters/base.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ADMIN_PREFIX, type AdminCredentials } from './admin-scope.js';
 import { guardActions } from './console/action-guards.js';
@@ -15,7 +16,18 @@ export interface QueueDashboardOptions {
   credentials: AdminCredentials;
   /** PUBLIC_URL: its host is accepted as an Origin besides the request's own Host. */
   publicUrl: string | undefined;
+  /** The session queue's entry (TurnsBoardAdapter), listed first. */
+  turns?: BaseAdapter;
 }
+
+/**
+ * What each BullMQ queue is shown as: the `inbound` queue keeps its name (its stored jobs and every worker know it by
+ * it) but carries only /compact jobs; its pause pauses compactions only.
+ */
+const QUEUE_LABELS: Record<string, { displayName: string; description: string }> = {
+  inbound: { displayName: 'compactions', description: '/compact requests (BullMQ queue `inbound`); pausing it pauses compactions only, not turns' },
+  schedules: { displayName: 'scheduled firings', description: 'Scheduled tasks: each firing becomes a message of its session' },
+};
 
 /**
  * bull-board at /admin/queues; `scope` is the authenticated admin scope (`registerAdminScope`).
@@ -32,7 +44,10 @@ export async function mountQueueDashboard(scope: FastifyInstance, queues: Queue[
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(`${ADMIN_PREFIX}${QUEUES_PATH}`);
   createBullBoard({
-    queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: options.readOnly })),
+    queues: [
+      ...(options.turns ? [options.turns] : []),
+      ...queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: options.readOnly, ...(QUEUE_LABELS[queue.name] ?? {}) })),
+    ],
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Queues', miscLinks: [{ text: 'Operator console', url: ADMIN_PREFIX }], hideDocsLink: true } },
   });

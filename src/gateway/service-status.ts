@@ -7,6 +7,7 @@ import type { WorkerMcpReport } from '../redis/mcp-status-board.js';
 import { LeaderLease, type LeaseHolder } from '../redis/leader-lease.js';
 import type { RedisClient } from '../redis/redis-client.js';
 import type { SessionQueue } from '../redis/session-queue.js';
+import { countTurns, type DeadLetters, type SessionQueueReader, type TurnsPause } from '../redis/index.js';
 
 /** One queue's work by state: `turns` (the session queue), then the BullMQ queues (compactions, schedules). */
 export interface QueueState {
@@ -17,7 +18,14 @@ export interface QueueState {
   waiting: number;
   /** Waiting for a time (retries after a backoff, debounced wake-ups, one-shot tasks). */
   delayed: number;
+  /** For `turns`: dead letters (abandoned after every retry); for BullMQ: failed jobs. */
   failed: number;
+  /** `turns` only: turns that failed before and run, or wait to run, again. */
+  retrying?: number;
+  /** `turns` only: turns holding a slot while they wait for an approval (counted in `running`). */
+  parked?: number;
+  /** Paused by an operator: no new job (turn) starts. */
+  paused: boolean;
 }
 
 export type Transport = 'webhook' | 'long polling' | 'Socket Mode' | 'long connection';
@@ -52,6 +60,9 @@ export function createServiceStatus(options: {
   redis: RedisClient;
   keys: KeySpace;
   sessions: SessionQueue;
+  reader: SessionQueueReader;
+  deadLetters: DeadLetters;
+  pause: TurnsPause;
   queues: Queue[];
   channels: ChannelAccount[];
   activity: ChannelActivity;
@@ -61,8 +72,18 @@ export function createServiceStatus(options: {
   const { mcp } = options;
   const { redis, keys, activity } = options;
   const turns = async (): Promise<QueueState> => {
-    const load = await options.sessions.load();
-    return { queue: 'turns', running: load.running, waiting: load.due, delayed: load.scheduled, failed: 0 };
+    const [snapshot, failed, paused] = await Promise.all([options.reader.snapshot(), options.deadLetters.count(), options.pause.isPaused()]);
+    const counts = countTurns(snapshot, (sessionKey) => options.sessions.limitFor(sessionKey), failed, paused);
+    return {
+      queue: 'turns',
+      running: counts.running + counts.parked,
+      waiting: counts.waiting,
+      delayed: counts.delayed,
+      failed: counts.failed,
+      retrying: counts.retrying,
+      parked: counts.parked,
+      paused,
+    };
   };
   return {
     ...(mcp ? { mcpServers: () => mcp.read() } : {}),
@@ -70,13 +91,14 @@ export function createServiceStatus(options: {
       await turns(),
       ...(await Promise.all(
         options.queues.map(async (queue) => {
-          const counts = await queue.getJobCounts('active', 'waiting', 'prioritized', 'waiting-children', 'delayed', 'failed');
+          const [counts, paused] = await Promise.all([queue.getJobCounts('active', 'waiting', 'prioritized', 'waiting-children', 'delayed', 'failed'), queue.isPaused()]);
           return {
             queue: queue.name,
             running: counts.active ?? 0,
             waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts['waiting-children'] ?? 0),
             delayed: counts.delayed ?? 0,
             failed: counts.failed ?? 0,
+            paused,
           };
         }),
       )),

@@ -28,8 +28,8 @@ export interface LocalWorker {
 
 /**
  * Where the gateway hands messages over: each joins its session in the session queue (one script, one round trip;
- * a redelivery is a duplicate). The BullMQ `inbound` queue beside it carries the /compact jobs, and its paused
- * flag (bull-board's Pause) stops the workers from starting turns.
+ * a redelivery is a duplicate). The BullMQ `inbound` queue beside it carries the /compact jobs only (shown as
+ * `compactions` in the queue view; its Pause pauses compactions, not turns: turns have their own, see TurnsPause).
  */
 export class InboundQueue {
   readonly queue: Queue<InboundJobData>;

@@ -1,6 +1,7 @@
 import { abortReasonOf, TurnAbortError } from '../core/turn-abort.js';
 import type { InboundMessage } from '../core/inbound-message.js';
-import type { TurnAbandoner, TurnOutcome, TurnRunner } from '../core/turn-contract.js';
+import type { TurnAbandoner, TurnFailingNotifier, TurnOutcome, TurnRunner } from '../core/turn-contract.js';
+import { errorMessage } from '../core/errors.js';
 import { withLogContext } from '../observability/log-context.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -9,16 +10,28 @@ import { newHistoryVersion, type Claim, type SessionQueue } from '../redis/sessi
 import type { AbortBus } from './abort-bus.js';
 
 /**
- * Retry pacing of a failed turn: 2 s doubling, at most a minute apart, `attempts` times. After the last attempt the
- * turn waits 5 minutes and gets another round, at most `lateRounds` times (about 40 minutes in all with the
- * defaults, long enough to ride out an outage); then it is abandoned: the user gets an apology and the operator an
- * error log and a metric. Nothing is retried forever.
+ * Retry pacing of a failed turn: 2 s doubling, at most a minute apart, `attempts` times (TURN_RETRY_ATTEMPTS). After
+ * the last attempt the turn waits 5 minutes (TURN_RETRY_ROUND_DELAY_MS) and gets another round, at most `lateRounds`
+ * times (TURN_RETRY_ROUNDS): about 43 minutes of waits in all with the defaults (see retryPeriodMs), long enough to
+ * ride out an outage. Its user is told once, within TURN_FAILING_NOTICE_MS of its first failure, that the bot keeps
+ * trying; then it is abandoned: the user gets a final message, the operator a dead letter (retry or discard it in
+ * the queue view), an error log and a metric. Nothing is retried forever.
  */
 export const TURN_RETRY = { attempts: 12, firstDelayMs: 2_000, maxDelayMs: 60_000, afterLastAttemptMs: 5 * 60_000, lateRounds: 3 } as const;
 
 export function turnRetryDelay(attempt: number): number {
   return Math.min(TURN_RETRY.firstDelayMs * 2 ** Math.max(0, attempt - 1), TURN_RETRY.maxDelayMs);
 }
+
+/** The waits of a turn's retries from its first failure to its abandonment (the attempts' own time comes on top). */
+export function retryPeriodMs(attempts: number, lateRounds: number, lateRoundDelayMs: number): number {
+  let round = 0;
+  for (let attempt = 1; attempt < attempts; attempt += 1) round += turnRetryDelay(attempt);
+  return round * (lateRounds + 1) + lateRoundDelayMs * lateRounds;
+}
+
+/** TURN_FAILING_NOTICE_MS's default. */
+export const FAILING_NOTICE_MS = 30_000;
 
 export type { TurnAbandoner } from '../core/turn-contract.js';
 
@@ -38,10 +51,14 @@ export interface QueueWorkerOptions {
   runTurn: TurnRunner;
   /** Ends a turn that failed every round (see TURN_RETRY); absent: the turn's messages are dropped with an error log. */
   abandonTurn?: TurnAbandoner;
+  /** Tells a failing turn's user, once, that the bot keeps trying (see TURN_RETRY). */
+  notifyFailing?: TurnFailingNotifier;
+  /** TURN_FAILING_NOTICE_MS: the user is told within this long of the turn's first failure (FAILING_NOTICE_MS). */
+  failingNoticeMs?: number;
   attempts?: number;
   lateRounds?: number;
   lateRoundDelayMs?: number;
-  /** The operator paused the queue (bull-board): no new turn starts. */
+  /** The operator paused turns (the queue view's `turns` entry): no new turn starts. */
   isPaused?: () => boolean;
   /** Told of every release, before it is sent and when it came back (the session cache: turn/session-cache.ts). */
   releases?: ReleaseObserver;
@@ -126,7 +143,8 @@ export class QueueWorker {
         waitMs = due.nextDueAt === undefined ? IDLE_WAIT_MS : Math.min(IDLE_WAIT_MS, due.nextDueAt - due.now);
         if (waitMs <= 0) continue;
         const woken = await blocking.bzpopmin(wakeKey, preferredKey, Math.max(waitMs, 1) / 1000);
-        if (woken?.[0] === preferredKey && woken[1]) this.take(woken[1]);
+        // paused meanwhile (the wait lasts up to IDLE_WAIT_MS): the session stays in the shard's schedule for later
+        if (woken?.[0] === preferredKey && woken[1] && !this.#options.isPaused?.()) this.take(woken[1]);
       } catch (error) {
         if (this.#closing) break;
         logger.warn({ err: error, shard }, 'could not take work from the queue; trying again');
@@ -161,8 +179,8 @@ export class QueueWorker {
   private async runLeased(sessionKey: string, claim: Claim): Promise<void> {
     const { turnId, holder, messages, resumed, attempt } = claim;
     const { queue, abortBus, logger, metrics } = this.#options;
-    const attempts = this.#options.attempts ?? TURN_RETRY.attempts;
-    const finalAttempt = attempt >= attempts;
+    // the last attempt of the last round: no retry follows
+    const finalAttempt = attempt >= this.attempts && claim.round >= this.lateRounds;
     const controller = abortBus.register(turnId);
     let leaseLost = false;
     const renew = async () => {
@@ -208,11 +226,28 @@ export class QueueWorker {
       return;
     }
     if (outcome.kind === 'parked') return this.park(claim, sessionKey, outcome.untilMs);
-    if (outcome.kind === 'retry') return this.retry(claim, sessionKey, outcome.error, abortReasonOf(controller.signal) === 'shutdown', finalAttempt);
+    if (outcome.kind === 'retry') return this.retry(claim, sessionKey, outcome.error, abortReasonOf(controller.signal) === 'shutdown');
     await this.release(claim, sessionKey, outcome.kind !== 'skipped' || resumed);
   }
 
-  private async retry(claim: Claim, sessionKey: string, error: unknown, shutdown: boolean, finalAttempt: boolean): Promise<void> {
+  private get attempts(): number {
+    return this.#options.attempts ?? TURN_RETRY.attempts;
+  }
+
+  private get lateRounds(): number {
+    return this.#options.lateRounds ?? TURN_RETRY.lateRounds;
+  }
+
+  private get lateRoundDelayMs(): number {
+    return this.#options.lateRoundDelayMs ?? TURN_RETRY.afterLastAttemptMs;
+  }
+
+  /**
+   * A failed attempt: its reason is kept (a dead letter shows every one); the user is told once, before the
+   * turn's first TURN_FAILING_NOTICE_MS of failing are over, that the bot keeps trying; then the turn waits out its
+   * backoff at the head of its session, or, after the last round, is abandoned.
+   */
+  private async retry(claim: Claim, sessionKey: string, error: unknown, shutdown: boolean): Promise<void> {
     const { queue, logger } = this.#options;
     const { turnId, holder, attempt, round } = claim;
     if (shutdown) {
@@ -220,14 +255,28 @@ export class QueueWorker {
       await queue.requeue(sessionKey, turnId, holder, { delayMs: 0, attempt, round });
       return;
     }
-    if (!finalAttempt) {
-      await queue.requeue(sessionKey, turnId, holder, { delayMs: turnRetryDelay(attempt), attempt: attempt + 1, round });
+    const failure = await queue.recordFailure(sessionKey, turnId, holder, { round, attempt, reason: errorMessage(error) }).catch((failed: unknown) => {
+      logger.warn({ turnId, sessionKey, err: failed }, 'could not record why the turn failed');
+      return { firstFailedAt: Date.now(), now: Date.now() };
+    });
+    // another worker holds the turn now
+    if (!failure) return;
+    const lastOfRound = attempt >= this.attempts;
+    if (lastOfRound && round >= this.lateRounds) return this.abandon(claim, sessionKey, error, failure.now - failure.firstFailedAt);
+    const delayMs = lastOfRound ? this.lateRoundDelayMs : turnRetryDelay(attempt);
+    const failingFor = failure.now - failure.firstFailedAt;
+    if (this.#options.notifyFailing && failingFor + delayMs >= (this.#options.failingNoticeMs ?? FAILING_NOTICE_MS)) {
+      const retryForMs = Math.max(delayMs, retryPeriodMs(this.attempts, this.lateRounds, this.lateRoundDelayMs) - failingFor);
+      await this.#options.notifyFailing({ turnId, sessionKey, holder, messages: claim.messages, retryForMs }).catch((failed: unknown) =>
+        logger.warn({ turnId, sessionKey, err: failed }, 'could not tell the user that their turn keeps failing'),
+      );
+    }
+    if (lastOfRound) {
+      logger.error({ turnId, sessionKey, err: error }, `turn failed on every attempt; trying again in ${delayMs / 1000} s`);
+      await queue.requeue(sessionKey, turnId, holder, { delayMs, attempt: 1, round: round + 1 });
       return;
     }
-    if (round + 1 > (this.#options.lateRounds ?? TURN_RETRY.lateRounds)) return this.abandon(claim, sessionKey, error);
-    const delayMs = this.#options.lateRoundDelayMs ?? TURN_RETRY.afterLastAttemptMs;
-    logger.error({ turnId, sessionKey, err: error }, `turn failed on every attempt; trying again in ${delayMs / 1000} s`);
-    await queue.requeue(sessionKey, turnId, holder, { delayMs, attempt: 1, round: round + 1 });
+    await queue.requeue(sessionKey, turnId, holder, { delayMs, attempt: attempt + 1, round });
   }
 
   /** The turn waits for a person: it keeps its slot without this worker until an answer or its deadline. */
@@ -239,13 +288,22 @@ export class QueueWorker {
     if (parked === 'aborted') await this.release(claim, sessionKey, false);
   }
 
-  /** The last round failed too: end the turn for good (apology, failed record), release its slot, move on. */
-  private async abandon(claim: Claim, sessionKey: string, error: unknown): Promise<void> {
+  /**
+   * The last round failed too: the turn's messages become a dead letter (an operator may retry or discard it), the
+   * turn ends for good (the final message, a failed record), its slot is released.
+   */
+  private async abandon(claim: Claim, sessionKey: string, error: unknown, triedForMs: number): Promise<void> {
     const { logger, metrics, queue } = this.#options;
     const { turnId, holder, messages, conversation } = claim;
-    logger.error({ turnId, sessionKey, err: error }, 'turn failed on every round of attempts; abandoning it');
+    logger.error({ turnId, sessionKey, err: error }, 'turn failed on every round of attempts; abandoning it as a dead letter');
     metrics?.turns.inc({ outcome: 'abandoned' });
-    await this.#options.abandonTurn?.({ turnId, sessionKey, holder, messages, error, conversation }).catch((failure: unknown) =>
+    // first: written again (the same id) should this worker die before the release and the turn run out again
+    const dead = await queue.deadLetter(sessionKey, turnId, holder, errorMessage(error)).catch((failure: unknown) => {
+      logger.error({ turnId, sessionKey, err: failure }, 'could not keep the abandoned turn as a dead letter');
+      return 'dead' as const;
+    });
+    if (dead === 'lost') return;
+    await this.#options.abandonTurn?.({ turnId, sessionKey, holder, messages, error, triedForMs, conversation }).catch((failure: unknown) =>
       logger.error({ turnId, sessionKey, err: failure }, 'could not end the abandoned turn cleanly'),
     );
     await this.release(claim, sessionKey, true);

@@ -19,3 +19,6 @@ export { RedisLoginFailures, MemoryLoginFailures, type LoginFailureStore, type L
 export { scanKeys } from './scan-keys.js';
 export { RedisFailoverCooldowns } from './failover-cooldowns.js';
 export { McpStatusBoard, type McpServerReport, type WorkerMcpReport } from './mcp-status-board.js';
+export { SessionQueueReader, countTurns, isRetrying, sessionDelay, MAX_ENTRIES_PER_SESSION, MAX_SESSIONS_PER_SHARD, type HeldTurn, type PendingEntry, type QueuedSession, type QueueSnapshot, type TurnCounts } from './session-queue-reader.js';
+export { DeadLetters, type DeadLetter, type FailedAttempt } from './dead-letters.js';
+export { TurnsPause } from './turns-pause.js';

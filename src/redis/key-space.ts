@@ -38,6 +38,11 @@ export interface SessionKeys {
   approvals(turnId: string): string;
   /** SET of the tools "Allow for this session" covers, until /new. */
   approvedTools: string;
+  /** LIST of a failing turn's reasons, one per failed attempt (see record-failure.lua). */
+  failures(turnId: string): string;
+  /** The shard's dead letters (in the session's slot): see ShardKeys. */
+  deadLetters: string;
+  deadLetter(id: string): string;
 }
 
 export interface ShardKeys {
@@ -47,6 +52,10 @@ export interface ShardKeys {
   alive: string;
   held(workerId: string): string;
   preferred(workerId: string): string;
+  /** ZSET dead letter id → when its turn was abandoned (see dead-letter.lua). */
+  deadLetters: string;
+  /** HASH of one dead letter: the abandoned turn's messages, error and every attempt's reason. */
+  deadLetter(id: string): string;
 }
 
 /**
@@ -81,6 +90,8 @@ export class KeySpace {
       alive: `${tag}:alive`,
       held: (workerId) => `${tag}:held:${workerId}`,
       preferred: (workerId) => `${tag}:pref:${workerId}`,
+      deadLetters: `${tag}:dead`,
+      deadLetter: (id) => `${tag}:dead:${id}`,
     };
   }
 
@@ -135,6 +146,11 @@ export class KeySpace {
       notice: (chat) => `${tag}:notice:${chat}`,
       all: `${tag}:*`,
     };
+  }
+
+  /** STRING set while an operator has paused turns (the queue view's Pause on `turns`): no worker starts one. */
+  get turnsPaused(): string {
+    return `{${this.prefix}:settings}:turns-paused`;
   }
 
   /** HASH of the daily limits set in the console. */
@@ -215,6 +231,15 @@ class SessionKeySet implements SessionKeys {
   }
   get approvedTools(): string {
     return `${this.base}:approved-tools`;
+  }
+  get deadLetters(): string {
+    return `${this.tag}:dead`;
+  }
+  deadLetter(id: string): string {
+    return `${this.tag}:dead:${id}`;
+  }
+  failures(turnId: string): string {
+    return `${this.base}:e:${turnId}`;
   }
   held(workerId: string): string {
     return `${this.tag}:held:${workerId}`;

@@ -20,6 +20,10 @@ const QUEUE_SCRIPTS = {
   'hand-back-preferred': 3,
   beat: 1,
   'new-conversation': 1,
+  'record-failure': 2,
+  'dead-letter': 4,
+  'dead-letter-retry': 6,
+  'dead-letter-discard': 2,
 } as const;
 
 export type QueueScriptName = keyof typeof QUEUE_SCRIPTS;

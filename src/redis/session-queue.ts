@@ -15,6 +15,12 @@ const MAX_CLAIM = 100;
 /** How long a session's own worker has to take its next turn before any worker may (see enqueue.lua). */
 export const PLACEMENT_GRACE_MS = 1_000;
 const FIELD = '\x1f';
+/** A failing turn's reasons are kept this long (longer than its retries last with any sane TURN_RETRY_*), at most this many. */
+const FAILURES_KEPT_MS = 24 * 60 * 60 * 1000;
+const MAX_FAILURES_KEPT = 50;
+const MAX_REASON_CHARS = 500;
+/** A dead letter is kept a week (as BullMQ keeps failed jobs), then it expires unanswered. */
+export const DEAD_LETTER_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface SessionQueueOptions {
   leaseMs: number;
@@ -224,6 +230,26 @@ export class SessionQueue {
       [keys.pending, keys.meta, keys.turns, keys.sched, keys.wake, keys.held(workerOf(holder))],
       [turnId, holder, sessionKey, Math.max(0, Math.round(retry.delayMs)), retry.attempt, retry.round],
     );
+  }
+
+  /**
+   * An attempt failed a retryable way: its reason is kept (a dead letter carries every attempt's reason). Returns
+   * when the turn first failed, and Redis's clock now; undefined when another holder has the turn.
+   */
+  async recordFailure(sessionKey: string, turnId: string, holder: string, failure: { round: number; attempt: number; reason: string }): Promise<{ firstFailedAt: number; now: number } | undefined> {
+    const keys = this.keys.session(sessionKey);
+    const reply = await this.#scripts.run<string[]>(
+      'record-failure',
+      [keys.turns, keys.failures(turnId)],
+      [turnId, holder, failure.round, failure.attempt, failure.reason.slice(0, MAX_REASON_CHARS), FAILURES_KEPT_MS, MAX_FAILURES_KEPT],
+    );
+    return reply[0] === 'recorded' ? { firstFailedAt: Number(reply[1]), now: Number(reply[2]) } : undefined;
+  }
+
+  /** The turn failed every round: its messages become a dead letter (retried or discarded by an operator); then release it. */
+  async deadLetter(sessionKey: string, turnId: string, holder: string, error: string): Promise<'dead' | 'lost'> {
+    const keys = this.keys.session(sessionKey);
+    return this.#scripts.run('dead-letter', [keys.turns, keys.failures(turnId), keys.deadLetters, keys.deadLetter(turnId)], [turnId, holder, sessionKey, error.slice(0, MAX_REASON_CHARS), DEAD_LETTER_TTL_MS]);
   }
 
   /** The turn waits for a person: it keeps its slot until `untilMs` without a worker. */

@@ -1,22 +1,22 @@
 import type { TurnAbandoner } from '../core/turn-contract.js';
 import type { TurnRecord } from '../store/turn-record.js';
 import { namesOf, sessionInfoOf } from './session-info.js';
-import { APOLOGY } from './run-turn.js';
+import { abandonedNotice } from './failing-notice.js';
 import type { TurnDependencies } from './turn-dependencies.js';
 
 /**
  * Ends a turn that failed every round of attempts (see TURN_RETRY): the user hears that this message will
- * not be answered, and the run is stored as failed when the database lets us. Best effort throughout: the
+ * not be answered (an operator may still retry its dead letter from the queue view), and the run is stored as failed when the database lets us. Best effort throughout: the
  * turn is released either way.
  */
 export function createTurnAbandoner(deps: TurnDependencies): TurnAbandoner {
-  return async ({ turnId, sessionKey, holder, messages, error, conversation }) => {
+  return async ({ turnId, sessionKey, holder, messages, error, triedForMs, conversation }) => {
     const latest = messages.at(-1);
     if (!latest) return;
     const now = new Date();
     await deps.deliveries
       .resume({ sessionKey, turnId, holder }, 'abandoned', latest.conversation.channel)
-      .then((progress) => deps.channels.for(latest.conversation).sendNotice(latest.conversation, APOLOGY, progress))
+      .then((progress) => deps.channels.for(latest.conversation).sendNotice(latest.conversation, abandonedNotice(triedForMs), progress))
       .catch((failure: unknown) => deps.logger.warn({ err: failure, runId: turnId, sessionKey }, 'could not send the apology of an abandoned turn'));
     try {
       const session = await deps.store.openSession(sessionInfoOf(sessionKey, latest), undefined, conversation);

@@ -25,10 +25,10 @@ export interface StreamState {
 
 /**
  * The streams of a turn: `answer` (the reply or notice), `live` (the preview a live reply showed),
- * `file:<toolCallId>` (send_file), `approval:<approvalId>` (an approval request), `abandoned` (the apology
- * of a turn that failed every round).
+ * `file:<toolCallId>` (send_file), `approval:<approvalId>` (an approval request), `abandoned` (the final message
+ * of a turn that failed every round), `failing` (the one notice that a failing turn is being retried).
  */
-export type StreamName = 'answer' | 'live' | 'abandoned' | `file:${string}` | `approval:${string}`;
+export type StreamName = 'answer' | 'live' | 'abandoned' | 'failing' | `file:${string}` | `approval:${string}`;
 
 /** What an earlier holder of the turn left: the computed answer (if it got that far) and every stream's state. */
 export interface SavedDelivery {

@@ -20,11 +20,6 @@ import { buildTurnInput } from './turn-input.js';
 import { forAgent, type TurnDependencies } from './turn-dependencies.js';
 
 export const APOLOGY = 'Sorry, something went wrong while answering. Please try again in a moment.';
-/**
- * Turn-level attempts for a failing model (on top of the SDK's own retries): then the user gets an apology.
- * Each attempt continues after the steps the previous one saved, so only the failed request is repeated.
- */
-export const MODEL_ATTEMPTS = 4;
 
 /** One turn from claimed messages to a delivered reply and a flushed history. */
 export function createTurnRunner(deps: TurnDependencies) {
@@ -136,9 +131,11 @@ export function createTurnRunner(deps: TurnDependencies) {
       if (terminal.type === 'run-error') {
         const error = terminal.error;
         const retryable = error instanceof BotError ? error.isRetryable : true;
-        const giveUp = request.finalAttempt || request.attempt >= MODEL_ATTEMPTS;
-        log.warn({ err: error, retryable, attempt: request.attempt, giveUp }, 'agent run failed');
-        if (retryable && !giveUp) return { kind: 'retry', error };
+        log.warn({ err: error, retryable, attempt: request.attempt }, 'agent run failed');
+        // a retryable failure (the whole model chain down) keeps the user's messages: the queue retries the turn,
+        // tells its user once that it keeps trying, and after its last round keeps it as a dead letter (TURN_RETRY).
+        // Each attempt continues after the steps the previous one saved, so only the failed request is repeated.
+        if (retryable) return { kind: 'retry', error };
         return await finishTurn(deps, request, newDelivery(await record({ status: 'failed', error: errorMessage(error) }, terminal), APOLOGY, true));
       }
       // The loop already sanitized the answer and detected NO_REPLY; an empty answer sends nothing either.

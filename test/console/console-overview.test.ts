@@ -8,7 +8,7 @@ import { BudgetLedger, BudgetSettings, BudgetsOverview } from '../../src/budgets
 import { createServiceStatus } from '../../src/gateway/service-status.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { ApprovalRecords } from '../../src/approvals/index.js';
-import { ChannelActivity, LeaderLease, McpStatusBoard, SessionQueue } from '../../src/redis/index.js';
+import { ChannelActivity, DeadLetters, LeaderLease, McpStatusBoard, SessionQueue, SessionQueueReader, TurnsPause } from '../../src/redis/index.js';
 import { inboundMessage } from '../support/messages.js';
 import { flushTurn, type SessionRow } from '../../src/store/index.js';
 import { turnRecord } from '../store/fixtures.js';
@@ -22,6 +22,9 @@ const prefix = uniqueName('console-overview');
 const keys = new KeySpace(prefix, 1, false);
 const sessions = new SessionQueue(redis, keys, { groupMaxConcurrent: 3, leaseMs: 30_000, debounceMs: 0, albumWaitMs: 0, modeOf: () => 'collect' });
 const inbound = new Queue('inbound', { connection: redis, prefix });
+const reader = new SessionQueueReader(redis, keys);
+const deadLetters = new DeadLetters(redis, keys);
+const pause = new TurnsPause(redis, keys);
 const activity = new ChannelActivity(redis, keys, logger, () => NOW - 90_000);
 const channels = [
   { name: 'telegram' as const, accountId: '111', inboundConnection: true },
@@ -68,6 +71,19 @@ beforeAll(async () => {
   await failing.close();
   const waiting = inboundMessage();
   await sessions.enqueue('agent:main:telegram:111:dm:1', waiting);
+  // one turn waiting out a retry's backoff; one abandoned after every retry (a dead letter); turns paused
+  const retryingKey = 'agent:main:telegram:111:dm:3';
+  await sessions.enqueue(retryingKey, inboundMessage());
+  const retrying = await sessions.acquire(retryingKey, 'w1');
+  if (retrying.kind !== 'acquired') throw new Error('not acquired');
+  await sessions.requeue(retryingKey, retrying.turnId, retrying.holder, { delayMs: 600_000, attempt: 2, round: 0 });
+  const deadKey = 'agent:main:telegram:111:dm:4';
+  await sessions.enqueue(deadKey, inboundMessage());
+  const dead = await sessions.acquire(deadKey, 'w1');
+  if (dead.kind !== 'acquired') throw new Error('not acquired');
+  expect(await sessions.deadLetter(deadKey, dead.turnId, dead.holder, 'model down')).toBe('dead');
+  await sessions.release(deadKey, dead.turnId, dead.holder);
+  await pause.pause();
 
   // the telegram account's polling lease is held; the slack account received an update 90 s ago
   await LeaderLease.named(redis, keys, 'connection:telegram:111', 30_000).acquire();
@@ -79,7 +95,7 @@ beforeAll(async () => {
     { id: 'waiting-1', sessionKey: fixture.dm.key, turnId: 't', toolCallId: 'c', toolName: 'bash', argumentsPreview: 'ls', requesterId: '4242', conversation: '{}', deadlineMs: NOW + 60_000 },
     NOW,
   );
-  const status = createServiceStatus({ redis, keys, sessions, queues: [inbound], channels, activity });
+  const status = createServiceStatus({ redis, keys, sessions, reader, deadLetters, pause, queues: [inbound], channels, activity });
   app = await fixture.app({
     budgets,
     more: { status, approvals: { pending: (limit) => approvals.pending(limit), pendingCount: () => approvals.pendingCount(), deny: () => Promise.resolve({ kind: 'missing' }) } },
@@ -112,8 +128,15 @@ describe('the console’s home page', () => {
       `<li><a href="/admin/sessions/${encodeURIComponent(fixture.group.key)}">Ops &#60;Room&#62; &#38; &#34;friends&#34;</a> (slack), 5 min 0 s ago: <span class="mono">provider exploded &#60;b&#62;loudly&#60;/b&#62;</span></li>`,
     );
 
-    expect(body).toContain('<tr><th scope="row">Turns</th><td class="number">0</td><td class="number">1</td><td class="number">0</td><td class="number">0</td></tr>');
-    expect(body).toContain('<tr><th scope="row">Compactions (inbound queue)</th><td class="number">0</td><td class="number">0</td><td class="number">0</td><td class="number"><span class="badge failed">1</span></td></tr>');
+    // the turns from the session queue itself: one message waiting, one turn retrying after a backoff, one failed
+    // after every retry (a dead letter), and the operator's pause
+    expect(body).toContain(
+      '<tr><th scope="row"><a href="/admin/queues/queue/turns">Turns (session queue)</a> <span class="badge failed">paused</span></th><td class="number">0</td><td class="number">1</td><td class="number">1</td><td class="number"><span class="badge failed">1</span></td><td class="number"><span class="badge failed">1</span></td></tr>',
+    );
+    expect(body).toContain(
+      '<tr><th scope="row"><a href="/admin/queues/queue/inbound">Compactions (inbound queue)</a></th><td class="number">0</td><td class="number">0</td><td class="number">0</td><td class="number">–</td><td class="number"><span class="badge failed">1</span></td></tr>',
+    );
+    expect(body).toContain('<a href="/admin/queues/queue/turns">Turns: waiting, running, retrying and failed (retry or discard)</a>');
     expect(body).toContain('<p>1 turn parked on an approval request. <a href="/admin/approvals">Approvals</a></p>');
 
     expect(body).toContain(`<tr><th scope="row">telegram <code>111</code></th><td>long polling</td><td><code>${hostname()}/${process.pid}</code><br>lease renews within`);
@@ -135,8 +158,8 @@ describe('the console’s home page', () => {
       failures: [{ sessionKey: fixture.group.key, error: 'provider exploded <b>loudly</b>', startedAt: '2026-03-10T11:55:00.000Z' }],
       budgets: { defaults: { chatDailyUsd: 3 }, agents: [{ id: 'main', spentUsd: 1.25, limitUsd: 10 }, { id: 'quiet', spentUsd: 0 }] },
       queues: [
-        { queue: 'turns', running: 0, waiting: 1, delayed: 0, failed: 0 },
-        { queue: 'inbound', running: 0, waiting: 0, delayed: 0, failed: 1 },
+        { queue: 'turns', running: 0, waiting: 1, delayed: 1, retrying: 1, failed: 1, paused: true },
+        { queue: 'inbound', running: 0, waiting: 0, delayed: 0, failed: 1, paused: false },
       ],
       pendingApprovals: 1,
       unavailable: {},
@@ -159,7 +182,7 @@ describe('the console’s home page', () => {
     ]);
     // a worker that died two minutes ago without removing its report
     await new McpStatusBoard(redis, keys, logger, () => NOW - 120_000).publish('worker-dead', [{ server: 'search', state: 'connected' }]);
-    const status = createServiceStatus({ redis, keys, sessions, queues: [], channels, activity, mcp: { read: () => board.read(['worker-a']) } });
+    const status = createServiceStatus({ redis, keys, sessions, reader, deadLetters, pause, queues: [], channels, activity, mcp: { read: () => board.read(['worker-a']) } });
     const withMcp = await fixture.app({ more: { status } });
     const { body } = await openPage(withMcp, '/admin');
     expect(body).toContain('<h2 id="mcp">MCP servers</h2>');
@@ -181,6 +204,9 @@ describe('the console’s home page', () => {
       redis: away,
       keys,
       sessions: new SessionQueue(away, keys, sessions.options),
+      reader: new SessionQueueReader(away, keys),
+      deadLetters: new DeadLetters(away, keys),
+      pause: new TurnsPause(away, keys),
       queues: [],
       channels,
       activity: new ChannelActivity(away, keys, logger),

@@ -4,6 +4,7 @@ import type { TurnOutcome, TurnRequest } from '../../src/core/turn-contract.js';
 import { waitFor } from '../support/service-process.js';
 import { inboundMessage } from '../support/messages.js';
 import { queueDeployments } from './support/queue-deployment.js';
+import { DeadLetters } from '../../src/redis/dead-letters.js';
 
 const deployment = queueDeployments();
 
@@ -92,6 +93,53 @@ describe('QueueWorker', () => {
     expect(abandoned).toEqual([message.text]);
     expect(await queue.depth(key)).toEqual({ pending: 0, active: 0 });
   });
+
+  it('keeps a turn failing every round as a dead letter with every attempt’s reason, and tells its user once, early, how long it keeps trying', async () => {
+    const { queue, worker, redis } = deployment();
+    const attempts: number[] = [];
+    const notices: Array<{ attempt: number; retryForMs: number }> = [];
+    const ended: Array<{ texts: string[]; triedForMs: number | undefined }> = [];
+    const instance = worker(
+      async (request) => {
+        attempts.push(request.attempt);
+        return { kind: 'retry', error: new Error(`model down on attempt ${request.attempt}`) };
+      },
+      {
+        attempts: 3,
+        lateRounds: 1,
+        lateRoundDelayMs: 200,
+        // 2 s, then 4 s of backoff: the second failure is the last one whose next attempt still comes within 5 s
+        failingNoticeMs: 5_000,
+        notifyFailing: async ({ retryForMs }) => void notices.push({ attempt: attempts.length, retryForMs }),
+        abandonTurn: async ({ messages, triedForMs }) => void ended.push({ texts: messages.map((m) => m.text), triedForMs }),
+      },
+    );
+    await instance.start();
+    const message = inboundMessage();
+    const key = sessionKeyOf(message);
+    await queue.enqueue(key, message);
+    await waitFor(async () => (ended.length === 1 ? true : undefined), { timeoutMs: 30_000, what: 'the abandoned turn' });
+    expect(attempts).toEqual([1, 2, 3, 1, 2, 3]);
+    // told at the second failure (asked again at each later one: the notifier sends once per turn), with the whole
+    // period still ahead: 2 + 4 s a round, two rounds, 0.2 s between them, less the 2 s already past
+    expect(notices[0]).toMatchObject({ attempt: 2 });
+    expect(notices[0]!.retryForMs).toBeGreaterThan(8_000);
+    expect(notices[0]!.retryForMs).toBeLessThanOrEqual(12_200);
+    expect(ended[0]!.texts).toEqual([message.text]);
+    expect(ended[0]!.triedForMs).toBeGreaterThan(12_000);
+    const letters = new DeadLetters(redis, queue.keys);
+    const [letter] = await letters.list(0, 9);
+    expect(letter).toMatchObject({ sessionKey: key, error: 'model down on attempt 3', round: 1, attempt: 3 });
+    expect(letter!.attempts.map(({ round, attempt, reason }) => `${round}.${attempt} ${reason}`)).toEqual([
+      '0.1 model down on attempt 1',
+      '0.2 model down on attempt 2',
+      '0.3 model down on attempt 3',
+      '1.1 model down on attempt 1',
+      '1.2 model down on attempt 2',
+      '1.3 model down on attempt 3',
+    ]);
+    expect(await queue.depth(key)).toEqual({ pending: 0, active: 0 });
+  }, 40_000);
 
   it('takes over the turns of a worker that died mid-turn within the beat’s deadline, not the turn’s lease', async () => {
     const { queue, worker } = deployment();

@@ -1,5 +1,5 @@
 import { afterEach } from 'vitest';
-import type { TurnOutcome, TurnRequest } from '../../../src/core/turn-contract.js';
+import type { TurnFailingNotifier, TurnOutcome, TurnRequest } from '../../../src/core/turn-contract.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { AbortBus } from '../../../src/queue/abort-bus.js';
 import { QueueWorker, type ReleaseObserver, type TurnAbandoner } from '../../../src/queue/queue-worker.js';
@@ -28,6 +28,8 @@ export function queueDeployments() {
     lateRounds?: number;
     lateRoundDelayMs?: number;
     abandonTurn?: TurnAbandoner;
+    notifyFailing?: TurnFailingNotifier;
+    failingNoticeMs?: number;
     leaseMs?: number;
     concurrency?: number;
     releases?: ReleaseObserver;

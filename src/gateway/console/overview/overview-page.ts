@@ -8,7 +8,7 @@ import { chatLabel } from '../names.js';
 import { sessionPath } from '../sessions/sessions-page.js';
 import type { OverviewData } from './overview-data.js';
 
-const QUEUE_TITLES: Record<string, string> = { turns: 'Turns', inbound: 'Compactions (inbound queue)', schedules: 'Scheduled firings' };
+const QUEUE_TITLES: Record<string, string> = { turns: 'Turns (session queue)', inbound: 'Compactions (inbound queue)', schedules: 'Scheduled firings' };
 
 function card(id: string, title: string, body: Html): Html {
   return html`<section class="card" aria-labelledby="${id}"><h2 id="${id}">${title}</h2>!${body}</section>`;
@@ -77,9 +77,11 @@ function hourCard(data: OverviewData): Html {
 }
 
 function queueRow(queue: QueueState): Html {
-  return html`<tr><th scope="row">${QUEUE_TITLES[queue.queue] ?? queue.queue}</th><td class="number">${count(queue.running)}</td><td class="number">${count(queue.waiting)}</td><td class="number">${count(
-    queue.delayed,
-  )}</td><td class="number">!${queue.failed > 0 ? html`<span class="badge failed">${count(queue.failed)}</span>` : html`0`}</td></tr>`;
+  const paused = queue.paused ? html` <span class="badge failed">paused</span>` : EMPTY_HTML;
+  const retrying = queue.retrying === undefined ? html`–` : queue.retrying > 0 ? html`<span class="badge failed">${count(queue.retrying)}</span>` : html`0`;
+  return html`<tr><th scope="row"><a href="${ADMIN_PREFIX}/queues/queue/${encodeURIComponent(queue.queue)}">${QUEUE_TITLES[queue.queue] ?? queue.queue}</a>!${paused}</th><td class="number">${count(queue.running)}</td><td class="number">${count(
+    queue.waiting,
+  )}</td><td class="number">${count(queue.delayed)}</td><td class="number">!${retrying}</td><td class="number">!${queue.failed > 0 ? html`<span class="badge failed">${count(queue.failed)}</span>` : html`0`}</td></tr>`;
 }
 
 function workCard(data: OverviewData): Html {
@@ -89,11 +91,11 @@ function workCard(data: OverviewData): Html {
       : html`<p>${count(data.pendingApprovals)} turn${data.pendingApprovals === 1 ? '' : 's'} parked on an approval request. <a href="${ADMIN_PREFIX}/approvals">Approvals</a></p>`;
   const queues = data.queues
     ? html`<div class="table-scroll"><table>
-<caption>Jobs by state (BullMQ)</caption>
-<thead><tr><th scope="col">Queue</th><th scope="col" class="number">Running</th><th scope="col" class="number">Waiting</th><th scope="col" class="number">Delayed</th><th scope="col" class="number">Failed</th></tr></thead>
+<caption>Turns (messages waiting per session, turns running, retrying and failed) and BullMQ jobs by state</caption>
+<thead><tr><th scope="col">Queue</th><th scope="col" class="number">Running</th><th scope="col" class="number">Waiting</th><th scope="col" class="number">Delayed</th><th scope="col" class="number">Retrying</th><th scope="col" class="number">Failed</th></tr></thead>
 <tbody>!${data.queues.map(queueRow)}</tbody></table></div>`
     : unavailable(data, 'queues', 'Queues');
-  return card('work', 'Running and waiting', html`!${queues}!${approvals}<p><a href="${ADMIN_PREFIX}/queues">Queues: jobs, failures and retries</a> · <a href="${ADMIN_PREFIX}/schedules">Scheduled tasks</a></p>`);
+  return card('work', 'Running and waiting', html`!${queues}!${approvals}<p><a href="${ADMIN_PREFIX}/queues/queue/turns">Turns: waiting, running, retrying and failed (retry or discard)</a> · <a href="${ADMIN_PREFIX}/queues">All queues</a> · <a href="${ADMIN_PREFIX}/schedules">Scheduled tasks</a></p>`);
 }
 
 function connectionCells(connection: ChannelConnection, now: Date): Html {
@@ -147,5 +149,5 @@ export function overviewPage(data: OverviewData, sections: readonly ConsoleSecti
 <h2>Sections</h2>
 <ul class="sections">!${sections.map(
     (section) => html`<li><h3><a href="${ADMIN_PREFIX}/${section.id}">${section.title}</a></h3><p>${section.description}</p></li>`,
-  )}<li><h3><a href="${ADMIN_PREFIX}/queues">Queues</a></h3><p>Jobs waiting, running and failed (bull-board).</p></li></ul>`;
+  )}<li><h3><a href="${ADMIN_PREFIX}/queues">Queues</a></h3><p>Turns and messages waiting, running, retrying and failed; compactions and scheduled firings (bull-board).</p></li></ul>`;
 }
