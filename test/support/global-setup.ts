@@ -20,15 +20,15 @@ export default function setup(project: TestProject): () => void {
   const missing = missingSystemPackages();
   if (missing.length > 0) process.stderr.write(`${missingPackagesLine(missing)}\n`);
   const root = join(import.meta.dirname, '..', '..');
-  const sourcesOf = (folders: string[], suffixes: string[]) => Math.max(0, ...folders.map((folder) => newestFile(join(root, folder), suffixes)));
-  const builtAt = (file: string) => (existsSync(file) ? statSync(file).mtimeMs : 0);
-  if (sourcesOf(['src', 'channels', 'bench', 'soak', 'test'], ['.ts']) >= builtAt(join(root, 'dist/src/cli.js')) || newestFile(root, ['tsconfig.json'], false) >= builtAt(join(root, 'dist/src/cli.js'))) {
+  // a dependency's upgrade (package-lock.json) and the build settings count as sources too
+  const settings = (...names: string[]) => names.map((name) => join(root, name));
+  if (isStale(join(root, 'dist/src/cli.js'), ['src', 'channels', 'bench', 'soak', 'test'].map((folder) => join(root, folder)), ['.ts'], settings('tsconfig.json', 'package-lock.json'))) {
     const result = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
       encoding: 'utf8',
     });
     if (result.status !== 0) process.stderr.write(`tsc reported errors (the build was emitted anyway):\n${result.stdout}\n`);
   }
-  if (sourcesOf(['src', 'channels'], ['.ts', '.lua']) >= builtAt(join(root, 'dist/bundle/cli.js')) || newestFile(join(root, 'scripts'), ['bundle.mjs'], false) >= builtAt(join(root, 'dist/bundle/cli.js'))) {
+  if (isStale(join(root, 'dist/bundle/cli.js'), ['src', 'channels'].map((folder) => join(root, folder)), ['.ts', '.lua'], settings('scripts/bundle.mjs', 'package-lock.json'))) {
     const result = spawnSync(process.execPath, [join(root, 'scripts/bundle.mjs')], { encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`bundling failed (scripts/bundle.mjs):\n${result.stdout}${result.stderr}`);
   }
@@ -63,15 +63,21 @@ function printFaultSummary(lines: string): void {
   process.stdout.write(`${output.join('\n')}\n`);
 }
 
-/** The newest modification time of the files under `directory` (or directly in it) whose name ends with one of `suffixes`. */
-function newestFile(directory: string, suffixes: string[], recursive = true): number {
+/** Whether `output` is missing, or older than a file under `folders` whose name ends with one of `suffixes`, or than one of `files`. */
+function isStale(output: string, folders: string[], suffixes: string[], files: string[]): boolean {
+  if (!existsSync(output)) return true;
+  const builtAt = statSync(output).mtimeMs;
+  return files.some((file) => existsSync(file) && statSync(file).mtimeMs >= builtAt) || folders.some((folder) => newestFile(folder, suffixes) >= builtAt);
+}
+
+/** The newest modification time of the files under `directory` whose name ends with one of `suffixes`. */
+function newestFile(directory: string, suffixes: string[]): number {
   if (!existsSync(directory)) return 0;
   let latest = 0;
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
     const path = join(directory, entry.name);
-    if (entry.isDirectory()) {
-      if (recursive && entry.name !== 'node_modules') latest = Math.max(latest, newestFile(path, suffixes));
-    } else if (suffixes.some((suffix) => entry.name.endsWith(suffix))) latest = Math.max(latest, statSync(path).mtimeMs);
+    if (entry.isDirectory()) latest = Math.max(latest, newestFile(path, suffixes));
+    else if (suffixes.some((suffix) => entry.name.endsWith(suffix))) latest = Math.max(latest, statSync(path).mtimeMs);
   }
   return latest;
 }
