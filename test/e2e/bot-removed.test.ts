@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it as base } from 'vitest';
 import { feishuBotMembership, slackMembership, telegramMyChatMember } from '../doubles/membership-events.js';
 import { reply } from '../doubles/model-script.js';
 import { createE2eEnvironment, postFeishu, postSlack, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
@@ -10,42 +10,64 @@ import { startServiceProcess, waitFor, type ServiceProcess } from '../support/se
  * Feishu im.chat.member.bot.deleted_v1): the chat's tasks pause and its waiting work is dropped at once, and
  * the tasks resume when the bot is added back.
  */
-let environment: E2eEnvironment;
-let service: ServiceProcess | undefined;
-
-afterEach(async () => {
-  await service?.stop();
-  service = undefined;
-  await environment?.close();
-});
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const LIMITS = { SCHEDULE_MIN_INTERVAL_S: '2', LLM_STREAM: 'false' };
 
-async function taskIn(chatId: string | number) {
-  const [task] = await environment.sql`SELECT * FROM scheduled_tasks WHERE conversation->>'chatId' = ${String(chatId)} ORDER BY created_at DESC LIMIT 1`;
-  return task;
+/**
+ * One test's environment and service, with the helpers that read them. The tests wait for schedules and for the
+ * silence after a removal, so they run side by side (`describe.concurrent`), each with its own doubles, database,
+ * queue prefix and service process.
+ */
+function createScene() {
+  const scene = {
+    environment: undefined as E2eEnvironment | undefined,
+    service: undefined as ServiceProcess | undefined,
+    async open(options: Parameters<typeof createE2eEnvironment>[0] = {}): Promise<E2eEnvironment> {
+      scene.environment = await createE2eEnvironment(options);
+      return scene.environment;
+    },
+    async taskIn(chatId: string | number) {
+      const [task] = await scene.environment!.sql`SELECT * FROM scheduled_tasks WHERE conversation->>'chatId' = ${String(chatId)} ORDER BY created_at DESC LIMIT 1`;
+      return task;
+    },
+    async isArmed(taskId: string): Promise<boolean> {
+      const queue = new Queue('schedules', { connection: scene.environment!.redis, prefix: scene.environment!.keys.bullmqPrefix });
+      try {
+        return (await queue.getJobScheduler(taskId)) !== undefined;
+      } finally {
+        await queue.close();
+      }
+    },
+    async membershipMetric(channel: string, change: string) {
+      const text = await (await fetch(`${scene.service!.url}/metrics`)).text();
+      return Number(new RegExp(`bot_chat_membership_changes_total\\{channel="${channel}",change="${change}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    },
+    async close() {
+      await scene.service?.stop();
+      await scene.environment?.close();
+    },
+  };
+  return scene;
 }
 
-async function isArmed(taskId: string): Promise<boolean> {
-  const queue = new Queue('schedules', { connection: environment.redis, prefix: environment.keys.bullmqPrefix });
-  try {
-    return (await queue.getJobScheduler(taskId)) !== undefined;
-  } finally {
-    await queue.close();
-  }
-}
+const it = base.extend<{ scene: ReturnType<typeof createScene> }>({
+  // vitest reads which fixtures a fixture needs from this (empty) object pattern
+  scene: async ({}, use) => {
+    const scene = createScene();
+    try {
+      await use(scene);
+    } finally {
+      await scene.close();
+    }
+  },
+});
 
-const membershipMetric = async (channel: string, change: string) => {
-  const text = await (await fetch(`${service!.url}/metrics`)).text();
-  return Number(new RegExp(`bot_chat_membership_changes_total\\{channel="${channel}",change="${change}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
-};
-
-describe('the platform says the bot left (Telegram my_chat_member)', () => {
-  it('kicked from a group: its tasks pause and its waiting messages are dropped at once; added back, the tasks run again', async () => {
-    environment = await createE2eEnvironment();
+describe.concurrent('the platform says the bot left (Telegram my_chat_member)', () => {
+  it('kicked from a group: its tasks pause and its waiting messages are dropped at once; added back, the tasks run again', async ({ scene }) => {
+    const { taskIn, isArmed, membershipMetric } = scene;
+    const environment = await scene.open();
     const { telegram, openai } = environment;
-    service = await startServiceProcess(environment.env({ ...LIMITS, GROUP_MAX_CONCURRENT: '1' }));
+    const service = (scene.service = await startServiceProcess(environment.env({ ...LIMITS, GROUP_MAX_CONCURRENT: '1' })));
     const groupId = -8201;
     const sentTo = () => telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === groupId && !call.failed);
     openai.script.push(reply.toolCall('schedule_task', { prompt: 'group PING-R', every_seconds: 3 }), 'Scheduled.');
@@ -87,10 +109,11 @@ describe('the platform says the bot left (Telegram my_chat_member)', () => {
     expect(await membershipMetric('telegram', 'added')).toBe(1);
   }, 90_000);
 
-  it('blocked by the user in a DM: the DM task pauses; unblocked, it resumes; a malformed my_chat_member is dropped with 200', async () => {
-    environment = await createE2eEnvironment();
+  it('blocked by the user in a DM: the DM task pauses; unblocked, it resumes; a malformed my_chat_member is dropped with 200', async ({ scene }) => {
+    const { taskIn, isArmed } = scene;
+    const environment = await scene.open();
     const { telegram, openai } = environment;
-    service = await startServiceProcess(environment.env(LIMITS));
+    const service = (scene.service = await startServiceProcess(environment.env(LIMITS)));
     const userId = 8205;
     openai.script.push(reply.toolCall('schedule_task', { prompt: 'dm PING-S', cron: '0 9 * * *' }), 'Scheduled.');
     await postTelegramUpdate(service.url, telegram.makeUpdate.privateText(userId, 'every morning please'));
@@ -108,12 +131,13 @@ describe('the platform says the bot left (Telegram my_chat_member)', () => {
   }, 60_000);
 });
 
-describe('the platform says the bot left (Slack events)', () => {
-  it('member_left_channel for the bot pauses the channel\'s tasks, member_joined_channel resumes them, app_uninstalled pauses every task', async () => {
-    environment = await createE2eEnvironment({ slack: true });
+describe.concurrent('the platform says the bot left (Slack events)', () => {
+  it('member_left_channel for the bot pauses the channel\'s tasks, member_joined_channel resumes them, app_uninstalled pauses every task', async ({ scene }) => {
+    const { taskIn, isArmed, membershipMetric } = scene;
+    const environment = await scene.open({ slack: true });
     const slack = environment.slack!;
     const { openai } = environment;
-    service = await startServiceProcess(environment.env({ ...LIMITS, TELEGRAM_BOT_TOKEN: '', ...environment.slackEnv() }));
+    const service = (scene.service = await startServiceProcess(environment.env({ ...LIMITS, TELEGRAM_BOT_TOKEN: '', ...environment.slackEnv() })));
     const post = (body: unknown) => postSlack(service!.url, slack.signedRequest('/webhooks/slack/events', body));
     const bot = { botUserId: slack.botUserId, teamId: slack.teamId };
     const channel = 'C0REMOVED1';
@@ -143,12 +167,13 @@ describe('the platform says the bot left (Slack events)', () => {
   }, 60_000);
 });
 
-describe('the platform says the bot left (Feishu events)', () => {
-  it('im.chat.member.bot.deleted_v1 pauses the group\'s tasks; im.chat.member.bot.added_v1 resumes them', async () => {
-    environment = await createE2eEnvironment({ feishu: true });
+describe.concurrent('the platform says the bot left (Feishu events)', () => {
+  it('im.chat.member.bot.deleted_v1 pauses the group\'s tasks; im.chat.member.bot.added_v1 resumes them', async ({ scene }) => {
+    const { taskIn, isArmed, membershipMetric } = scene;
+    const environment = await scene.open({ feishu: true });
     const feishu = environment.feishu!;
     const { openai } = environment;
-    service = await startServiceProcess(environment.env({ ...LIMITS, TELEGRAM_BOT_TOKEN: '', ...environment.feishuEnv() }));
+    const service = (scene.service = await startServiceProcess(environment.env({ ...LIMITS, TELEGRAM_BOT_TOKEN: '', ...environment.feishuEnv() })));
     const post = (body: unknown) => postFeishu(service!.url, feishu.delivery(body));
     openai.script.push(reply.toolCall('schedule_task', { prompt: 'group PING-U', cron: '0 9 * * *' }), 'Scheduled.');
     await post(feishu.events.groupMention('every morning please', { chatId: 'oc_removed_group' }));

@@ -1,67 +1,84 @@
 import { Queue } from 'bullmq';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it as base } from 'vitest';
 import { reply } from '../doubles/model-script.js';
 import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
 
-let environment: E2eEnvironment;
-const services: ServiceProcess[] = [];
-
-beforeEach(async () => {
-  environment = await createE2eEnvironment();
-});
-
-afterEach(async () => {
-  await Promise.all(services.splice(0).map((service) => service.stop()));
-  await environment.close();
-});
-
 const LIMITS = { SCHEDULE_MIN_INTERVAL_S: '2', SCHEDULE_MAX_PER_CHAT: '2', TURN_LEASE_MS: '2000' };
-
-async function start(overrides: Record<string, string> = {}) {
-  const service = await startServiceProcess(environment.env({ ...LIMITS, ...overrides }));
-  services.push(service);
-  return service;
-}
-
-const updates = () => environment.telegram.makeUpdate;
-const sentTo = (chatId: number) => environment.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === chatId && !call.failed);
-const answersWith = (chatId: number, words: string) => sentTo(chatId).filter((call) => String(call.params.text).includes(words));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Posts and waits for the next message the bot sends into the chat; returns its text. */
-async function say(url: string, chatId: number, update: unknown): Promise<string> {
-  const before = sentTo(chatId).length;
-  await postTelegramUpdate(url, update);
-  const calls = await waitFor(() => (sentTo(chatId).length > before ? sentTo(chatId) : undefined), { timeoutMs: 30_000, what: `an answer in ${chatId}` });
-  return String(calls[before]!.params.text);
+/**
+ * One test's own doubles, database, queue prefix and service processes. The tests of this file spend most of their
+ * time waiting for schedules to come due, so they run side by side (`describe.concurrent`): nothing is shared.
+ */
+async function createScheduleHarness() {
+  const environment: E2eEnvironment = await createE2eEnvironment();
+  const services: ServiceProcess[] = [];
+
+  async function start(overrides: Record<string, string> = {}) {
+    const service = await startServiceProcess(environment.env({ ...LIMITS, ...overrides }));
+    services.push(service);
+    return service;
+  }
+
+  const updates = () => environment.telegram.makeUpdate;
+  const sentTo = (chatId: number) => environment.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === chatId && !call.failed);
+  const answersWith = (chatId: number, words: string) => sentTo(chatId).filter((call) => String(call.params.text).includes(words));
+
+  /** Posts and waits for the next message the bot sends into the chat; returns its text. */
+  async function say(url: string, chatId: number, update: unknown): Promise<string> {
+    const before = sentTo(chatId).length;
+    await postTelegramUpdate(url, update);
+    const calls = await waitFor(() => (sentTo(chatId).length > before ? sentTo(chatId) : undefined), { timeoutMs: 30_000, what: `an answer in ${chatId}` });
+    return String(calls[before]!.params.text);
+  }
+
+  /** The model calls schedule_task with `args` (or whichever tool), then says `after`; returns the tool's result as the model saw it. */
+  async function callTool(url: string, chatId: number, name: string, args: unknown, userId = chatId): Promise<string> {
+    environment.openai.script.push(reply.toolCall(name, args), 'Done.');
+    const update = chatId > 0 ? updates().privateText(chatId, `please ${name}`) : updates().mention(chatId, userId, `please ${name}`);
+    await say(url, chatId, update);
+    const request = environment.openai.modelCalls.at(-1)!;
+    const result = request.body.messages.at(-1);
+    expect(result.role).toBe('tool');
+    return String(result.content);
+  }
+
+  /** The chat's firings in the order they were handed to the session: each one's slot (in its id) and when it was handed over. */
+  async function firingsOf(chatId: number): Promise<Array<{ slot: number; handedAt: number }>> {
+    const rows = await environment.sql`SELECT m.inbound_key, m.created_at FROM messages m JOIN sessions s ON s.id = m.session_id
+      WHERE m.inbound_key LIKE 'schedule.%' AND s.key LIKE ${`%:${chatId}`} ORDER BY m.created_at`;
+    return rows.map((row) => ({ slot: Number(/\.(\d+)$/.exec(row.inbound_key)![1]), handedAt: new Date(row.created_at).getTime() }));
+  }
+
+  async function taskOf(chatId: number) {
+    const [task] = await environment.sql`SELECT * FROM scheduled_tasks WHERE chat_key LIKE ${`%:${chatId}`} ORDER BY created_at DESC LIMIT 1`;
+    return task!;
+  }
+
+  async function close() {
+    await Promise.all(services.splice(0).map((service) => service.stop()));
+    await environment.close();
+  }
+
+  return { environment, start, updates, sentTo, answersWith, say, callTool, firingsOf, taskOf, close };
 }
 
-/** The model calls schedule_task with `args` (or whichever tool), then says `after`; returns the tool's result as the model saw it. */
-async function callTool(url: string, chatId: number, name: string, args: unknown, userId = chatId): Promise<string> {
-  environment.openai.script.push(reply.toolCall(name, args), 'Done.');
-  const update = chatId > 0 ? updates().privateText(chatId, `please ${name}`) : updates().mention(chatId, userId, `please ${name}`);
-  await say(url, chatId, update);
-  const request = environment.openai.modelCalls.at(-1)!;
-  const result = request.body.messages.at(-1);
-  expect(result.role).toBe('tool');
-  return String(result.content);
-}
+const it = base.extend<{ harness: Awaited<ReturnType<typeof createScheduleHarness>> }>({
+  // vitest reads which fixtures a fixture needs from this (empty) object pattern
+  harness: async ({}, use) => {
+    const harness = await createScheduleHarness();
+    try {
+      await use(harness);
+    } finally {
+      await harness.close();
+    }
+  },
+});
 
-/** The chat's firings in the order they were handed to the session: each one's slot (in its id) and when it was handed over. */
-async function firingsOf(chatId: number): Promise<Array<{ slot: number; handedAt: number }>> {
-  const rows = await environment.sql`SELECT m.inbound_key, m.created_at FROM messages m JOIN sessions s ON s.id = m.session_id
-    WHERE m.inbound_key LIKE 'schedule.%' AND s.key LIKE ${`%:${chatId}`} ORDER BY m.created_at`;
-  return rows.map((row) => ({ slot: Number(/\.(\d+)$/.exec(row.inbound_key)![1]), handedAt: new Date(row.created_at).getTime() }));
-}
-
-async function taskOf(chatId: number) {
-  const [task] = await environment.sql`SELECT * FROM scheduled_tasks WHERE chat_key LIKE ${`%:${chatId}`} ORDER BY created_at DESC LIMIT 1`;
-  return task!;
-}
-
-describe('scheduled tasks', () => {
-  it('a repeating task fires once per firing with two service processes; the model is told it is a scheduled prompt; /tasks cancel stops it', async () => {
+describe.concurrent('scheduled tasks', () => {
+  it('a repeating task fires once per firing with two service processes; the model is told it is a scheduled prompt; /tasks cancel stops it', async ({ harness }) => {
+    const { environment, start, updates, answersWith, say, callTool, taskOf } = harness;
     const first = await start();
     await start();
     const chatId = 7101;
@@ -97,7 +114,8 @@ describe('scheduled tasks', () => {
     await queue.close();
   }, 90_000);
 
-  it('a one-shot task whose time passes while the service is down fires once after the restart', async () => {
+  it('a one-shot task whose time passes while the service is down fires once after the restart', async ({ harness }) => {
+    const { start, answersWith, callTool, taskOf } = harness;
     const service = await start();
     const chatId = 7102;
     const at = new Date(Date.now() + 6_000).toISOString();
@@ -113,7 +131,8 @@ describe('scheduled tasks', () => {
     expect(task).toMatchObject({ status: 'done', last_outcome: 'completed' });
   }, 90_000);
 
-  it('a repeating task missed several times while down runs once on restart, then at the first regular time at least half a period later', async () => {
+  it('a repeating task missed several times while down runs once on restart, then at the first regular time at least half a period later', async ({ harness }) => {
+    const { environment, start, answersWith, callTool, firingsOf, taskOf } = harness;
     const service = await start();
     const chatId = 7103;
     await callTool(service.url, chatId, 'schedule_task', { prompt: 'check PING-C', every_seconds: 5 });
@@ -138,7 +157,8 @@ describe('scheduled tasks', () => {
     expect(afterCatchUp!.next_run_at.getTime()).toBe(next!.slot);
   }, 90_000);
 
-  it('a catch-up moments before a regular time skips that time: the next firing is the one after', async () => {
+  it('a catch-up moments before a regular time skips that time: the next firing is the one after', async ({ harness }) => {
+    const { environment, start, callTool, firingsOf } = harness;
     const service = await start();
     const chatId = 7111;
     await callTool(service.url, chatId, 'schedule_task', { prompt: 'check PING-H', every_seconds: 6 });
@@ -159,7 +179,8 @@ describe('scheduled tasks', () => {
     expect(next!.slot).toBe(thirdSlot + 6_000);
   }, 90_000);
 
-  it('refuses what the limits forbid as tool errors, and /tasks lists the chat tasks', async () => {
+  it('refuses what the limits forbid as tool errors, and /tasks lists the chat tasks', async ({ harness }) => {
+    const { environment, start, updates, say, callTool } = harness;
     const service = await start();
     const chatId = 7104;
     expect(await callTool(service.url, chatId, 'schedule_task', { prompt: 'x', every_seconds: 1 })).toContain('the shortest allowed interval is 2 seconds');
@@ -190,7 +211,8 @@ describe('scheduled tasks', () => {
     expect(await say(service.url, chatId, updates().command(chatId, chatId, 'tasks'))).not.toContain(tasks[1]!.id);
   }, 90_000);
 
-  it('a failed delivery is recorded on the task, logged and counted; a chat that removed the bot pauses its task', async () => {
+  it('a failed delivery is recorded on the task, logged and counted; a chat that removed the bot pauses its task', async ({ harness }) => {
+    const { environment, start, updates, say, callTool, taskOf } = harness;
     const service = await start();
     const groupId = -7106;
     await callTool(service.url, groupId, 'schedule_task', { prompt: 'group PING-D', every_seconds: 2 }, 7106);
@@ -211,7 +233,8 @@ describe('scheduled tasks', () => {
     expect(listed).toContain('delivery failed (delivery failed: ');
   }, 90_000);
 
-  it('a firing whose turn was running on a process that died is answered once by another', async () => {
+  it('a firing whose turn was running on a process that died is answered once by another', async ({ harness }) => {
+    const { environment, start, answersWith, callTool, taskOf } = harness;
     const first = await start();
     const chatId = 7107;
     const at = new Date(Date.now() + 4_000).toISOString();
@@ -230,7 +253,8 @@ describe('scheduled tasks', () => {
     expect((await taskOf(chatId)).status).toBe('done');
   }, 90_000);
 
-  it("a firing in a group waits for the group's slot like any message (GROUP_MAX_CONCURRENT=1) and answers into the group", async () => {
+  it("a firing in a group waits for the group's slot like any message (GROUP_MAX_CONCURRENT=1) and answers into the group", async ({ harness }) => {
+    const { environment, start, updates, answersWith, callTool, taskOf } = harness;
     const service = await start({ GROUP_MAX_CONCURRENT: '1' });
     const groupId = -7108;
     const at = new Date(Date.now() + 5_000).toISOString();
@@ -247,7 +271,8 @@ describe('scheduled tasks', () => {
     expect((await taskOf(groupId)).last_run_at.getTime()).toBeLessThan(memberAnswer.at);
   }, 90_000);
 
-  it('a firing the model answers with NO_REPLY sends nothing and is recorded as silent', async () => {
+  it('a firing the model answers with NO_REPLY sends nothing and is recorded as silent', async ({ harness }) => {
+    const { environment, start, sentTo, callTool, taskOf } = harness;
     const service = await start();
     const chatId = 7110;
     await callTool(service.url, chatId, 'schedule_task', { prompt: 'quiet PING-G', at: new Date(Date.now() + 3_000).toISOString() });

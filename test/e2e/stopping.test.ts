@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it as base } from 'vitest';
 import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { childrenOf, endsWithin, isAlive } from '../support/processes.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
@@ -9,41 +9,62 @@ import { startTcpProxy, type TcpProxy } from '../faults/support/tcp-proxy.js';
  * stopped the ways an operator stops it: Ctrl-C, `timeout` and supervisors signal the whole process group.
  */
 const GRACE_MS = 8_000;
-let environment: E2eEnvironment;
-const services: ServiceProcess[] = [];
-let proxy: TcpProxy | undefined;
 
-beforeEach(async () => {
-  environment = await createE2eEnvironment();
-});
+/**
+ * One test's own doubles, database, data folder (its own redis-server) and service processes: most tests wait for a
+ * turn to run into SHUTDOWN_GRACE_MS, so they run side by side (`it.concurrent`); nothing is shared.
+ */
+async function createStoppingHarness() {
+  const environment: E2eEnvironment = await createE2eEnvironment();
+  const services: ServiceProcess[] = [];
+  let proxy: TcpProxy | undefined;
 
-afterEach(async () => {
-  for (const service of services.splice(0)) {
-    if (service.child.exitCode === null && service.child.signalCode === null) await service.kill('SIGKILL');
+  /** Embedded Redis (REDIS_URL unset) under the environment's DATA_DIR, in a process group of its own. */
+  async function startEmbedded(overrides: Record<string, string> = {}) {
+    const service = await startServiceProcess(
+      environment.env({ REDIS_URL: '', SHUTDOWN_GRACE_MS: String(GRACE_MS), TURN_LEASE_MS: '2000', ...overrides }),
+      ['start'],
+      { ownProcessGroup: true },
+    );
+    services.push(service);
+    const [redis] = await waitFor(() => {
+      const found = childrenOf(service.child.pid!).filter((child) => child.command.startsWith('redis-server'));
+      return found.length > 0 ? found : undefined;
+    }, { what: 'the embedded redis-server' });
+    return { service, redisPid: redis!.pid };
   }
-  await proxy?.close();
-  proxy = undefined;
-  environment.openai.settings.latencyMs = 0;
-  await environment.close();
-});
 
-/** Embedded Redis (REDIS_URL unset) under the environment's DATA_DIR, in a process group of its own. */
-async function startEmbedded(overrides: Record<string, string> = {}) {
-  const service = await startServiceProcess(
-    environment.env({ REDIS_URL: '', SHUTDOWN_GRACE_MS: String(GRACE_MS), TURN_LEASE_MS: '2000', ...overrides }),
-    ['start'],
-    { ownProcessGroup: true },
-  );
-  services.push(service);
-  const [redis] = await waitFor(() => {
-    const found = childrenOf(service.child.pid!).filter((child) => child.command.startsWith('redis-server'));
-    return found.length > 0 ? found : undefined;
-  }, { what: 'the embedded redis-server' });
-  return { service, redisPid: redis!.pid };
+  const sentTo = (chatId: number) => environment.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === chatId && !call.failed);
+  const storedRoles = async (chatId: number) => (await environment.storedMessages()).filter((row) => row.session_key.endsWith(`:dm:${chatId}`)).map((row) => row.role);
+
+  return {
+    environment,
+    startEmbedded,
+    sentTo,
+    storedRoles,
+    startProxy: async (port: number, host: string) => (proxy = await startTcpProxy(port, host)),
+    close: async () => {
+      for (const service of services.splice(0)) {
+        if (service.child.exitCode === null && service.child.signalCode === null) await service.kill('SIGKILL');
+      }
+      await proxy?.close();
+      environment.openai.settings.latencyMs = 0;
+      await environment.close();
+    },
+  };
 }
 
-const sentTo = (chatId: number) => environment.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === chatId && !call.failed);
-const storedRoles = async (chatId: number) => (await environment.storedMessages()).filter((row) => row.session_key.endsWith(`:dm:${chatId}`)).map((row) => row.role);
+const it = base.extend<{ harness: Awaited<ReturnType<typeof createStoppingHarness>> }>({
+  // vitest reads which fixtures a fixture needs from this (empty) object pattern
+  harness: async ({}, use) => {
+    const harness = await createStoppingHarness();
+    try {
+      await use(harness);
+    } finally {
+      await harness.close();
+    }
+  },
+});
 
 async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
   const started = Date.now();
@@ -52,26 +73,9 @@ async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
 }
 
 describe('stopping the service that runs its own redis-server', { timeout: 90_000 }, () => {
-  it('stops on SIGTERM to its whole process group within SHUTDOWN_GRACE_MS, with exit code 0, letting the running turn finish', async () => {
-    const { service, redisPid } = await startEmbedded({ TELEGRAM_MODE: 'polling', TELEGRAM_WEBHOOK_SECRET: '' });
-    environment.telegram.pushUpdate(environment.telegram.makeUpdate.privateText(7001, 'warm up'));
-    await waitFor(() => sentTo(7001).length === 1, { what: 'the first answer' });
-
-    environment.openai.settings.latencyMs = 1_500;
-    environment.telegram.pushUpdate(environment.telegram.makeUpdate.privateText(7001, 'finish before you go'));
-    await environment.openai.waitFor(() => environment.openai.inFlight > 0, 10_000);
-    service.signalGroup('SIGTERM');
-    const { value: code, ms } = await timed(service.exited);
-
-    expect({ code, withinGrace: ms < GRACE_MS }).toEqual({ code: 0, withinGrace: true });
-    expect(sentTo(7001).map((call) => call.params.text)).toEqual(['You said: warm up', 'You said: finish before you go']);
-    expect(await storedRoles(7001)).toEqual(['user', 'assistant', 'user', 'assistant']);
-    expect(isAlive(redisPid)).toBe(false);
-    // nothing was given up on: every part stopped in order while its redis-server was still there
-    expect(service.output()).not.toMatch(/Redis is away|not stopped within|error while stopping/);
-  });
-
-  it('ends at once on a second SIGINT, and answers after a restart the message it had acknowledged', async () => {
+  // one after another with the others: it times an exit that must come within a second
+  it('ends at once on a second SIGINT, and answers after a restart the message it had acknowledged', async ({ harness }) => {
+    const { environment, startEmbedded, sentTo, storedRoles } = harness;
     const { service, redisPid } = await startEmbedded();
     environment.openai.settings.latencyMs = 60_000;
     const acknowledged = await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(7002, 'do not lose me'));
@@ -94,13 +98,35 @@ describe('stopping the service that runs its own redis-server', { timeout: 90_00
     expect(await storedRoles(7002)).toEqual(['user', 'assistant']);
   });
 
-  it('takes its redis-server with it when it is killed with SIGKILL', async () => {
+  it.concurrent('stops on SIGTERM to its whole process group within SHUTDOWN_GRACE_MS, with exit code 0, letting the running turn finish', async ({ harness }) => {
+    const { environment, startEmbedded, sentTo, storedRoles } = harness;
+    const { service, redisPid } = await startEmbedded({ TELEGRAM_MODE: 'polling', TELEGRAM_WEBHOOK_SECRET: '' });
+    environment.telegram.pushUpdate(environment.telegram.makeUpdate.privateText(7001, 'warm up'));
+    await waitFor(() => sentTo(7001).length === 1, { what: 'the first answer' });
+
+    environment.openai.settings.latencyMs = 1_500;
+    environment.telegram.pushUpdate(environment.telegram.makeUpdate.privateText(7001, 'finish before you go'));
+    await environment.openai.waitFor(() => environment.openai.inFlight > 0, 10_000);
+    service.signalGroup('SIGTERM');
+    const { value: code, ms } = await timed(service.exited);
+
+    expect({ code, withinGrace: ms < GRACE_MS }).toEqual({ code: 0, withinGrace: true });
+    expect(sentTo(7001).map((call) => call.params.text)).toEqual(['You said: warm up', 'You said: finish before you go']);
+    expect(await storedRoles(7001)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(isAlive(redisPid)).toBe(false);
+    // nothing was given up on: every part stopped in order while its redis-server was still there
+    expect(service.output()).not.toMatch(/Redis is away|not stopped within|error while stopping/);
+  });
+
+  it.concurrent('takes its redis-server with it when it is killed with SIGKILL', async ({ harness }) => {
+    const { startEmbedded } = harness;
     const { service, redisPid } = await startEmbedded();
     await service.kill('SIGKILL');
     expect(await endsWithin(redisPid, 5_000)).toBe(true);
   });
 
-  it('stops within SHUTDOWN_GRACE_MS when its redis-server is already gone (a supervisor that signals every process of the unit)', async () => {
+  it.concurrent('stops within SHUTDOWN_GRACE_MS when its redis-server is already gone (a supervisor that signals every process of the unit)', async ({ harness }) => {
+    const { startEmbedded } = harness;
     const { service, redisPid } = await startEmbedded();
     process.kill(redisPid, 'SIGKILL');
     expect(await endsWithin(redisPid, 5_000)).toBe(true);
@@ -110,9 +136,10 @@ describe('stopping the service that runs its own redis-server', { timeout: 90_00
     expect({ code, withinGrace: ms < GRACE_MS }).toEqual({ code: 0, withinGrace: true });
   });
 
-  it('stops within SHUTDOWN_GRACE_MS when PostgreSQL is unreachable while a turn runs', async () => {
+  it.concurrent('stops within SHUTDOWN_GRACE_MS when PostgreSQL is unreachable while a turn runs', async ({ harness }) => {
+    const { environment, startEmbedded, startProxy } = harness;
     const target = new URL(environment.databaseUrl);
-    proxy = await startTcpProxy(Number(target.port || 5432), target.hostname);
+    const proxy = await startProxy(Number(target.port || 5432), target.hostname);
     target.port = String(proxy.port);
     const { service } = await startEmbedded({ DATABASE_URL: target.toString() });
     environment.openai.settings.latencyMs = 1_000;
@@ -124,7 +151,8 @@ describe('stopping the service that runs its own redis-server', { timeout: 90_00
     expect({ code, withinGrace: ms < GRACE_MS }).toEqual({ code: 0, withinGrace: true });
   });
 
-  it('stops within SHUTDOWN_GRACE_MS when it and its redis-server get SIGTERM at once while a turn runs (systemd: every process of the unit)', async () => {
+  it.concurrent('stops within SHUTDOWN_GRACE_MS when it and its redis-server get SIGTERM at once while a turn runs (systemd: every process of the unit)', async ({ harness }) => {
+    const { environment, startEmbedded } = harness;
     const { service, redisPid } = await startEmbedded();
     environment.openai.settings.latencyMs = 60_000;
     await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(7005, 'both at once'));
@@ -135,7 +163,8 @@ describe('stopping the service that runs its own redis-server', { timeout: 90_00
     expect({ code, withinGrace: ms < GRACE_MS }).toEqual({ code: 0, withinGrace: true });
   });
 
-  it('does the same on the embedded PostgreSQL (PGlite): group SIGTERM, exit 0, restart answers what was acknowledged', async () => {
+  it.concurrent('does the same on the embedded PostgreSQL (PGlite): group SIGTERM, exit 0, restart answers what was acknowledged', async ({ harness }) => {
+    const { environment, startEmbedded, sentTo } = harness;
     const pglite = { DATABASE_URL: '' };
     const first = await startEmbedded(pglite);
     environment.openai.settings.latencyMs = 60_000;

@@ -13,7 +13,8 @@ afterEach(async () => {
 });
 
 async function start(overrides: Record<string, string>) {
-  const service = await startServiceProcess(environment.env({ LLM_STREAM: 'true', ...overrides }));
+  // a short lease: the takeover starts within seconds of the kill, not after the default 15 s
+  const service = await startServiceProcess(environment.env({ LLM_STREAM: 'true', TURN_LEASE_MS: '3000', ...overrides }));
   services.push(service);
   return service;
 }
@@ -64,19 +65,20 @@ describe('fault: a worker is SIGKILLed while its answer streams into a live prev
     it(`${make().name}: the takeover streams again into the same preview (recorded when shown); nothing is left behind or doubled`, async () => {
       environment = await createE2eEnvironment({ slack: true, feishu: true });
       const platform = make();
-      // the first run and the takeover's run both stream for a few seconds
-      // about 15 s of streaming: the kill lands mid-answer even on a slow machine
-      const slowly = () => reply.text(ANSWER, { chunkSize: 4, chunkDelayMs: 120 });
-      environment.openai.script.push(slowly(), slowly());
+      // the first run streams for about 15 s: the kill lands mid-answer even on a slow machine (what is left of it
+      // after the kill costs no time); the takeover's run streams the same answer again, for about 4 s
+      environment.openai.script.push(reply.text(ANSWER, { chunkSize: 4, chunkDelayMs: 120 }), reply.text(ANSWER, { chunkSize: 4, chunkDelayMs: 30 }));
       const gateway = await start({ ROLE: 'gateway', OPENAI_API_KEY: '', ...platform.env() });
       const doomed = await start({ ROLE: 'worker', ...platform.env() });
       await platform.ask(gateway.url);
       await waitFor(() => platform.seen().length === 1, { timeoutMs: 30_000, what: 'the live preview' });
       await new Promise((resolve) => setTimeout(resolve, 500)); // the preview is recorded right after it appears
       const preview = platform.seen()[0]!;
-      await start({ ROLE: 'worker', ...platform.env() });
+      // killed first, then the worker that takes over starts: a start takes seconds on a loaded machine, and the
+      // kill must land while the answer is still streaming
       await doomed.kill('SIGKILL');
       expect(platform.seen()[0]!.text).not.toContain('Sentence 7 of an answer'); // killed mid-stream
+      await start({ ROLE: 'worker', ...platform.env() });
 
       await waitFor(async () => (await environment.sql`SELECT id FROM runs`).length === 1, { timeoutMs: 60_000, what: 'the run stored by the takeover' });
       await new Promise((resolve) => setTimeout(resolve, 1_000));

@@ -3,7 +3,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-export const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+/** What `npm start` runs: the esbuild bundle (test/support/global-setup.ts builds it when the sources are newer). */
+export const CLI = join(ROOT, 'dist', 'bundle', 'cli.js');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -32,7 +33,7 @@ export interface ServiceProcess {
 export interface ServiceProcessOptions {
   /** Start the service as the leader of a process group of its own, so that `signalGroup` reaches it and its children only. */
   ownProcessGroup?: boolean;
-  /** The CLI to run: the tsc output unless told (the bundle test runs a bundle's cli.js). */
+  /** The CLI to run: the bundle in dist/bundle unless told (the bundle test runs a bundle of its own). */
   cli?: string;
 }
 
