@@ -46,7 +46,7 @@ export const EnvironmentSchema = Type.Object({
   TURN_LEASE_MS: documented(Type.Integer({ minimum: 1000 }), { description: "A running turn's lease in Redis: the backstop when a worker's death goes unnoticed.", default: 15_000 }),
   WORKER_DEAD_AFTER_MS: documented(Type.Integer({ minimum: 1000 }), { description: "A worker beats in Redis every quarter of this; silent this long, it counts as dead and its turns are taken over.", default: 4000 }),
   TURN_FAILING_NOTICE_MS: documented(Type.Integer({ minimum: 0 }), {
-    description: 'A turn failing a retryable way tells its user once, within this many ms of its first failure, that the bot keeps trying and that /stop cancels; `0`: at the first failure.',
+    description: 'A turn failing a retryable way (every model of its chain, PostgreSQL, a platform) tells its user once, by this many ms after its first failure (later when its attempts are slow), that the bot keeps trying and that /stop cancels; `0`: at the first failure.',
     default: 30_000,
   }),
   TURN_RETRY_ATTEMPTS: documented(Type.Integer({ minimum: 1, maximum: 50 }), { description: 'Attempts of a failing turn in one round, 2 s apart doubling to a minute.', default: 12 }),
@@ -54,7 +54,7 @@ export const EnvironmentSchema = Type.Object({
     description: 'Further rounds of attempts after the first, each after `TURN_RETRY_ROUND_DELAY_MS`; then the turn is a dead letter (the queue view\'s failed tab) and its user is told.',
     default: 3,
   }),
-  TURN_RETRY_ROUND_DELAY_MS: documented(Type.Integer({ minimum: 0 }), { description: 'The wait before each further round of attempts.', default: 300_000 }),
+  TURN_RETRY_ROUND_DELAY_MS: documented(Type.Integer({ minimum: 0 }), { description: 'The wait before each further round of attempts. With the defaults a failing turn is retried for about 43 minutes of waits in all.', default: 300_000 }),
   LLM_PROVIDER: documented(Type.Union([Type.Literal('openai'), Type.Literal('anthropic')]), { description: "`openai` (any OpenAI-compatible server) or `anthropic`. Default: `openai` when `OPENAI_API_KEY` is set, else `anthropic` when `ANTHROPIC_API_KEY` is." }),
   LLM_MODEL: documented(Type.String({ minLength: 1 }), { description: "The default agent's model. Default: `gpt-4o-mini` (OpenAI) or `claude-sonnet-4-6` (Anthropic)." }),
   LLM_CONTEXT_WINDOW: documented(PositiveInt, { description: "The default agent's context window in tokens. Default: the provider's (128000 OpenAI, 200000 Anthropic)." }),
@@ -114,7 +114,7 @@ export const EnvironmentSchema = Type.Object({
   ADMIN_PASSWORD: documented(Type.String({ minLength: 1 }), { description: "Basic-auth password for `/admin`; wrong ones are slowed down, then locked out per client address and user name (see TRUST_PROXY behind a proxy)." }),
   ADMIN_READONLY: documented(Bool, { description: "`true`: the console and the queue dashboard show everything but offer no actions; state-changing requests are refused.", default: false }),
   ADMIN_SHOW_MESSAGE_TEXT: documented(Bool, {
-    description: 'The queue view (`/admin/queues`) shows the text of waiting and failed messages; off: only ids, lengths and kinds.',
+    description: 'The queue view (`/admin/queues`) shows the text of the messages of running, waiting and failed turns; off: only ids, lengths and kinds. For operators allowed to read transcripts.',
     default: false,
   }),
   DM_POLICY: documented(
