@@ -110,9 +110,10 @@ describe('the operator console in Chromium', () => {
     expect(await lastHour.locator('.figure').textContent()).toBe('3 turns');
     expect(await lastHour.textContent()).toContain('3 completed, 0 failed');
     const work = page.getByRole('region', { name: 'Running and waiting' });
-    // the turn parked on its approval waits for its deadline: scheduled, not running, holding no worker
+    // the turn parked on its approval holds its session's slot (running: active, though no worker holds it), waits
+    // for nothing else, and has not failed
     const turnsRow = work.getByRole('row', { name: /^Turns / });
-    expect(await turnsRow.getByRole('cell').allTextContents()).toEqual(['0', '0', '1', '0']);
+    expect(await turnsRow.getByRole('cell').allTextContents()).toEqual(['1', '0', '0', '0', '0']);
     expect(await work.textContent()).toContain('1 turn parked on an approval request.');
     const telegramRow = page.getByRole('region', { name: 'Channels' }).getByRole('row', { name: new RegExp(`^telegram ${environment.telegram.botId}`) });
     expect(await telegramRow.textContent()).toMatch(/webhookevery gateway \(webhook\)\d{4}-\d{2}-\d{2} [\d:]+ UTC/);

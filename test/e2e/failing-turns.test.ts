@@ -4,7 +4,7 @@ import type { TelegramDouble } from '../doubles/telegram-double.js';
 import { dashboardWriteHeaders } from '../gateway/support/dashboard-token.js';
 import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
-import { alertFires, FAILED_TURNS_ALERT, RETRYING_TURNS_ALERT } from './support/alert-rules.js';
+import { alertFires, FAILED_TURNS_ALERT, PAUSED_TURNS_ALERT, RETRYING_TURNS_ALERT, TURNS_BACKLOG_ALERT } from './support/alert-rules.js';
 
 /**
  * CONTRACT §19 end to end: every model of the chain fails (the OpenAI double answers 500 to both), so a turn is
@@ -151,6 +151,7 @@ describe('turns whose every model fails', () => {
 
   it('stop starting when paused from the queue view, shown in the overview, and start again on resume', async () => {
     environment.openai.script.respondWith(echoResponder);
+    expect(alertFires(PAUSED_TURNS_ALERT, await metricsText())).toBe(false);
     expect(await boardAction('/pause')).toBe(200);
     expect((await boardTurns('waiting')).isPaused).toBe(true);
     // the workers read the pause flag once a second
@@ -168,6 +169,9 @@ describe('turns whose every model fails', () => {
     expect(paused.counts.paused).toBe(1);
     expect(paused.jobs[0]!.data).toMatchObject({ chatId: String(chatId), messageCount: 1 });
     expect(modelCallsFor('PAUSED-ONE')).toBe(0);
+    expect(alertFires(PAUSED_TURNS_ALERT, await metricsText())).toBe(true);
+    // one message waiting is no backlog; the rule's expression is read and evaluated all the same
+    expect(alertFires(TURNS_BACKLOG_ALERT, await metricsText())).toBe(false);
     expect(await boardAction('/resume')).toBe(200);
     await waitFor(() => sent(chatId).includes('You said: please answer PAUSED-ONE'), { what: 'the answer after resume', timeoutMs: 10_000 });
   }, 30_000);

@@ -126,7 +126,7 @@ describe('sessions under concurrency', () => {
     await waitFor(() => sentTo(chatId).length === 5);
     // every number says what it counts (the context estimate is far below the tokens sent, which add up every call)
     expect(textsTo(chatId)[4]).toMatch(
-      /^Model: openai\/gpt-4o-mini\nTokens used: [\d,]+ in, [\d,]+ out since \/new \(in: everything sent to the model, added up over all its calls, each of which sends the instructions, tools and conversation again; out: everything it wrote\); cost \$[\d.]+; prompt cache: [\d,]+ read, [\d,]+ written\nContext: ~([\d,]+) of 128,000 tokens \(\d+%\): ~\1 is the conversation the next message starts from \(an estimate, before the instructions and tools\); 128,000 is the most the model takes in at once\nQueue: 0 running, 0 waiting$/,
+      /^Model: openai\/gpt-4o-mini\nTokens used: [\d,]+ in, [\d,]+ out in this session \(in: everything sent to the model, added up over all its calls, each of which sends the instructions, tools and conversation again; out: everything it wrote\); cost \$[\d.]+; prompt cache: [\d,]+ read, [\d,]+ written\nContext: ~([\d,]+) of 128,000 tokens \(\d+%\): ~\1 is the conversation the next message starts from \(an estimate, before the instructions and tools\); 128,000 is the most the model takes in at once\nQueue: 0 running, 0 waiting$/,
     );
 
     await post(updates().command(chatId, chatId, 'help'));

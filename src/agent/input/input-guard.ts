@@ -1,13 +1,13 @@
 export type InputGuardMode = 'off' | 'log' | 'warn' | 'block';
 
 /** Not after a negation or a question about it: "don't forget the previous instructions", "did you ignore the rules above?". */
-const NOT_NEGATED = String.raw`(?<!(?:\bnot|\bnever|n['’]t|\bdid\s+you|\bdo\s+you)\s+)`;
-const DROP_VERB = String.raw`\b(?:ignore|disregard|forget|override|bypass|dismiss|discard|abandon|overlook|neglect|set\s+aside|throw\s+out|pay\s+no\s+(?:attention|heed|mind)\s+to|do\s+not\s+(?:follow|obey)|don['’]?t\s+(?:follow|obey)|stop\s+(?:following|obeying)|no\s+longer\s+(?:follow|obey))`;
+const NOT_NEGATED = String.raw`(?<!(?:\bnot|\bnever|n['\u2019]t|\bdid\s+you|\bdo\s+you)\s+)`;
+const DROP_VERB = String.raw`\b(?:ignore|disregard|forget|override|bypass|dismiss|discard|abandon|overlook|neglect|set\s+aside|throw\s+out|pay\s+no\s+(?:attention|heed|mind)\s+to|do\s+not\s+(?:follow|obey)|don['\u2019]?t\s+(?:follow|obey)|stop\s+(?:following|obeying)|no\s+longer\s+(?:follow|obey))`;
 const DETERMINERS = String.raw`(?:\s+(?:all|any|and|each|every|of|the|these|those|such|other|your|its))*`;
 const POINTING_BACK = String.raw`(?:previous|previously\s+given|prior|earlier|above|preceding|foregoing|former|original|initial|your|system|developer|hidden)`;
 const MODIFIER = String.raw`(?:(?:and|or|,)\s*${POINTING_BACK}|system|safety|security|content|developer|operator|moderation|ethical|core|base|set\s+of|list\s+of|other|ai|assistant|chatbot|bot|model)`;
 const INSTRUCTIONS = String.raw`(?:instructions?|directives?|directions?|commands?|orders?|rules?|prompts?|guidelines?|guidance|guardrails?|constraints?|restrictions?|polic(?:y|ies)|programming|system\s+prompt)`;
-const WHERE_FROM = String.raw`(?:above|before|earlier|previously|so\s+far|until\s+now|up\s+to\s+now|(?:you\s+(?:were|have\s+been|got)|you['’]ve\s+been)\s+(?:given|told|sent))`;
+const WHERE_FROM = String.raw`(?:above|before|earlier|previously|so\s+far|until\s+now|up\s+to\s+now|(?:you\s+(?:were|have\s+been|got)|you['\u2019]ve\s+been)\s+(?:given|told|sent))`;
 
 /**
  * "Ignore previous instructions" as a family, not a string: a verb that drops something (ignore, disregard, forget,

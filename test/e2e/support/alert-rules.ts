@@ -11,6 +11,8 @@ interface RuleFile {
 
 export const FAILED_TURNS_ALERT = 'BotTurnsFailed';
 export const RETRYING_TURNS_ALERT = 'BotTurnsRetrying';
+export const PAUSED_TURNS_ALERT = 'BotTurnsPaused';
+export const TURNS_BACKLOG_ALERT = 'BotTurnsBacklog';
 
 export function ruleExpression(alert: string): string {
   const rules = (parse(readFileSync(RULES_FILE, 'utf8')) as RuleFile).groups.flatMap((group) => group.rules);
