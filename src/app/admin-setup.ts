@@ -6,6 +6,7 @@ import { AdminLoginGuard, registerAdminScope } from '../gateway/index.js';
 import { createServiceStatus } from '../gateway/service-status.js';
 import { moduleLogger } from '../observability/logger.js';
 import { McpStatusBoard, RedisLoginFailures } from '../redis/index.js';
+import { recentRunCount, recentRuns } from '../store/index.js';
 import type { Gateway } from './gateway-role.js';
 import type { Infrastructure } from './infrastructure.js';
 import type { SharedServices } from './shared-services.js';
@@ -15,7 +16,7 @@ export async function mountAdmin(server: FastifyInstance, infra: Infrastructure,
   const { config, redis, keys, database, metrics } = infra;
   const admin = config.admin;
   if (!admin) return;
-  const [{ mountQueueDashboard }, { mountConsole }, { TurnsBoardAdapter }] = await Promise.all([
+  const [{ mountQueueDashboard }, { mountConsole }, { TurnsBoardAdapter, RECENT_COUNT_CAP }] = await Promise.all([
     import('../gateway/admin-dashboard.js'),
     import('../gateway/console/index.js'),
     import('../gateway/turns-board-adapter.js'),
@@ -33,6 +34,7 @@ export async function mountAdmin(server: FastifyInstance, infra: Infrastructure,
     showText: config.adminShowMessageText,
     leaseMs: config.turnLeaseMs,
     limitFor: (sessionKey) => sessions.limitFor(sessionKey),
+    recent: { list: (offset, limit) => recentRuns(database.db, { offset, limit }), count: () => recentRunCount(database.db, RECENT_COUNT_CAP) },
   });
   await registerAdminScope(
     server,

@@ -13,7 +13,8 @@ import type {
   Status,
 } from '@bull-board/api/dist/types.js';
 import type { DeadLetters, QueueSnapshot, SessionQueueReader, TurnsPause } from '../redis/index.js';
-import { deadLetterJob, snapshotJobs, workerLabel, type TurnJob, type TurnJobOptions } from './turns-board-jobs.js';
+import { completedJob, deadLetterJob, snapshotJobs, workerLabel, type TurnJob, type TurnJobOptions } from './turns-board-jobs.js';
+import type { RecentRun } from '../store/index.js';
 
 export const TURNS_QUEUE = 'turns';
 
@@ -26,6 +27,8 @@ export interface TurnsBoardOptions {
   showText: boolean;
   leaseMs: number;
   limitFor(sessionKey: string): number;
+  /** The turns stored in the last day, newest first (the completed tab; read from the runs table on demand). */
+  recent?: { list(offset: number, limit: number): Promise<RecentRun[]>; count(): Promise<number> };
 }
 
 /** What the board cannot do to the session queue, said to the operator instead of done half-way. */
@@ -36,12 +39,15 @@ const SNAPSHOT_REUSE_MS = 250;
 
 const JOB_STATUSES = ['active', 'waiting', 'delayed', 'failed', 'paused'] as const satisfies readonly JobStatus[];
 
+/** The completed tab counts the last day's turns up to this many. */
+export const RECENT_COUNT_CAP = 10_000;
+
 /**
  * The session queue in bull-board, through its adapter interface for queues that are not BullMQ (as groupmq shows its
  * groups): one `turns` entry whose tabs are the turns running or parked (`active`), the messages waiting per session
  * in the order they run (`waiting`, or `paused` while turns are paused), those waiting out a debounce, an album, a
- * retry's backoff or the placement grace (`delayed`), and the dead letters (`failed`: Retry runs the messages again
- * once, at the head of their session; Discard drops them). Read when the page asks, bounded by the reader.
+ * retry's backoff or the placement grace (`delayed`), the dead letters (`failed`: Retry runs the messages again
+ * once, at the head of their session; Discard drops them) and the last day's stored turns (`completed`). Read when the page asks, bounded by the reader.
  * Pause/resume is the turns pause every worker obeys. ADMIN_READONLY: bull-board offers and accepts no action.
  */
 export class TurnsBoardAdapter extends BaseAdapter {
@@ -63,16 +69,16 @@ export class TurnsBoardAdapter extends BaseAdapter {
   }
 
   getStatuses(): Status[] {
-    return ['latest', ...JOB_STATUSES];
+    return ['latest', ...this.getJobStatuses()];
   }
 
   getJobStatuses(): JobStatus[] {
-    return [...JOB_STATUSES];
+    return this.options.recent ? [...JOB_STATUSES, 'completed'] : [...JOB_STATUSES];
   }
 
   async getJobCounts(): Promise<JobCounts> {
-    const [jobs, failed] = await Promise.all([this.liveJobs(), this.options.deadLetters.count()]);
-    const counts: JobCounts = { active: 0, waiting: 0, delayed: 0, failed, paused: 0, completed: 0 };
+    const [jobs, failed, completed] = await Promise.all([this.liveJobs(), this.options.deadLetters.count(), this.options.recent?.count() ?? 0]);
+    const counts: JobCounts = { active: 0, waiting: 0, delayed: 0, failed, paused: 0, completed };
     for (const job of jobs) counts[job.state] = (counts[job.state] ?? 0) + 1;
     return counts;
   }
@@ -80,10 +86,13 @@ export class TurnsBoardAdapter extends BaseAdapter {
   /** One tab: its page `start`..`end`; several ('latest'): the first page of each. */
   async getJobs(statuses: JobStatus[], start = 0, end = 49): Promise<QueueJob[]> {
     const [from, to] = statuses.length > 1 ? [0, end - start] : [start, end];
-    const live = statuses.some((status) => status !== 'failed') ? await this.liveJobs() : [];
+    const live = statuses.some((status) => status !== 'failed' && status !== 'completed') ? await this.liveJobs() : [];
     const jobs: TurnJob[] = [];
     for (const status of statuses) {
-      if (status === 'failed') {
+      if (status === 'completed') {
+        const runs = (await this.options.recent?.list(from, to - from + 1)) ?? [];
+        jobs.push(...runs.map(completedJob));
+      } else if (status === 'failed') {
         const letters = await this.options.deadLetters.list(from, to);
         jobs.push(...letters.map((letter) => deadLetterJob(letter, this.options)));
       } else {
@@ -94,6 +103,10 @@ export class TurnsBoardAdapter extends BaseAdapter {
   }
 
   async getJob(id: string): Promise<QueueJob | undefined> {
+    if (id.startsWith('run-')) {
+      const run = ((await this.options.recent?.list(0, 500)) ?? []).find((candidate) => `run-${candidate.runId}` === id);
+      return run ? this.queueJob(completedJob(run)) : undefined;
+    }
     if (id.startsWith('dead-')) {
       const letter = await this.options.deadLetters.get(id.slice('dead-'.length));
       return letter ? this.queueJob(deadLetterJob(letter, this.options)) : undefined;
@@ -224,7 +237,7 @@ function turnQueueJob(job: TurnJob, deadLetters: DeadLetters): QueueJob {
     timestamp: job.timestamp,
     processedOn: job.processedOn ?? null,
     processedBy: job.processedBy ?? null,
-    finishedOn: null,
+    finishedOn: job.finishedOn ?? null,
     ...(job.delay !== undefined ? { delay: job.delay } : {}),
     failedReason: job.failedReason,
     stacktrace: job.stacktrace,

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
+import type { RecentRun } from '../store/index.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import { isRetrying, sessionDelay, type DeadLetter, type HeldTurn, type PendingEntry, type QueuedSession, type QueueSnapshot } from '../redis/index.js';
 
 /** The tabs of the `turns` entry (bull-board's job states). */
-export type TurnJobState = 'active' | 'waiting' | 'delayed' | 'failed' | 'paused';
+export type TurnJobState = 'active' | 'waiting' | 'delayed' | 'failed' | 'paused' | 'completed';
 
 /** One row of the `turns` entry: a running or parked turn, a pending entry (a message, a turn put back), a dead letter. */
 export interface TurnJob {
@@ -14,6 +15,8 @@ export interface TurnJob {
   timestamp: number;
   processedOn?: number;
   processedBy?: string;
+  /** Completed: when the turn was stored as finished. */
+  finishedOn?: number;
   /** Delayed: ms until it may run. */
   delay?: number;
   attemptsMade: number;
@@ -178,6 +181,37 @@ export function deadLetterJob(letter: DeadLetter, options: Pick<TurnJobOptions, 
       attempts: reasons,
       messageCount: letter.messages.length,
       messages: letter.messages.map((message) => messageView(message, options.showText)),
+    },
+  };
+}
+
+/** A stored turn of the last day (the completed tab): what its run recorded, never message text. */
+export function completedJob(run: RecentRun): TurnJob {
+  const where = `${run.channel} ${run.chatId}`;
+  return {
+    id: `run-${run.runId}`,
+    state: 'completed',
+    name: `${run.status === 'completed' ? 'Answered' : `Ended (${run.status})`}: ${run.title ? `${run.title} · ${where}` : where}`,
+    timestamp: run.startedAt.getTime(),
+    processedOn: run.startedAt.getTime(),
+    finishedOn: run.finishedAt.getTime(),
+    attemptsMade: 1,
+    failedReason: run.error ?? '',
+    stacktrace: [],
+    sessionKey: run.sessionKey,
+    turnId: run.runId,
+    data: {
+      sessionKey: run.sessionKey,
+      channel: run.channel,
+      chatId: run.chatId,
+      runId: run.runId,
+      status: run.status,
+      model: run.model,
+      durationMs: run.durationMs,
+      inputTokens: run.inputTokens,
+      outputTokens: run.outputTokens,
+      costUsd: run.costUsd,
+      ...(run.error ? { error: run.error } : {}),
     },
   };
 }

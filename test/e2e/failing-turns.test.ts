@@ -174,5 +174,15 @@ describe('turns whose every model fails', () => {
     expect(alertFires(TURNS_BACKLOG_ALERT, await metricsText())).toBe(false);
     expect(await boardAction('/resume')).toBe(200);
     await waitFor(() => sent(chatId).includes('You said: please answer PAUSED-ONE'), { what: 'the answer after resume', timeoutMs: 10_000 });
+    // the completed tab: the last day's stored turns from the runs table, newest first, no message text
+    const completed = await waitFor(async () => {
+      const board = await boardTurns('completed');
+      return board.jobs.some((job) => job.data.chatId === String(chatId)) ? board : undefined;
+    }, { what: 'the answered turn in the completed tab', timeoutMs: 10_000 });
+    expect(completed.counts.completed).toBeGreaterThanOrEqual(1);
+    const answered = completed.jobs.find((job) => job.data.chatId === String(chatId))!;
+    expect(answered.name).toMatch(/^Answered: /);
+    expect(answered.data).toMatchObject({ channel: 'telegram', status: 'completed' });
+    expect(JSON.stringify(answered)).not.toContain('PAUSED-ONE');
   }, 30_000);
 });

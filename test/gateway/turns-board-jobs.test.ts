@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deadLetterJob, snapshotJobs, workerLabel, type TurnJobOptions } from '../../src/gateway/turns-board-jobs.js';
+import { completedJob, deadLetterJob, snapshotJobs, workerLabel, type TurnJobOptions } from '../../src/gateway/turns-board-jobs.js';
 import type { QueueSnapshot } from '../../src/redis/index.js';
 import { inboundMessage } from '../support/messages.js';
 
@@ -77,5 +77,28 @@ describe('the turns entry’s jobs', () => {
     expect(job.stacktrace).toEqual([`${new Date(NOW - 2_000).toISOString()} round 1, attempt 1: OpenAI 503`, `${new Date(NOW).toISOString()} round 1, attempt 2: OpenAI 500`]);
     expect(JSON.stringify(job)).not.toContain('lost words');
     expect(workerLabel('not-a-worker-id')).toBe('not-a-worker-id');
+  });
+
+  it('show a stored turn of the last day by what its run recorded, its status in the name', () => {
+    const run = {
+      runId: 'r1',
+      status: 'failed',
+      sessionKey: 'agent:main:telegram:1:group:-100',
+      channel: 'telegram' as const,
+      chatId: '-100',
+      title: 'Team room',
+      model: 'gpt-test',
+      startedAt: new Date('2026-12-07T10:00:00Z'),
+      finishedAt: new Date('2026-12-07T10:00:02Z'),
+      durationMs: 2000,
+      inputTokens: 120,
+      outputTokens: 8,
+      costUsd: 0.0001,
+      error: 'delivery failed: chat not found',
+    };
+    const job = completedJob(run);
+    expect(job).toMatchObject({ id: 'run-r1', state: 'completed', name: 'Ended (failed): Team room · telegram -100', finishedOn: Date.parse('2026-12-07T10:00:02Z') });
+    expect(job.data).toMatchObject({ chatId: '-100', status: 'failed', error: 'delivery failed: chat not found', inputTokens: 120 });
+    expect(completedJob({ ...run, status: 'completed', title: null, error: null }).name).toBe('Answered: telegram -100');
   });
 });

@@ -14,3 +14,4 @@ export { findPairingRequest } from './pairings-query.js';
 export { chatKey, chatNames, namesMatching, peopleNames, personKey, type ChatName, type ChatLocator, type PersonName } from './names-query.js';
 export { findConsoleTask, liveTaskChats, type ConsoleTask, type ConsoleTaskChat, type TaskChatsPage } from './schedules-query.js';
 export { runsOverview, type RecentFailure, type RunCounts, type RunsOverview } from './overview-query.js';
+export { recentRunCount, recentRuns, RECENT_RUNS_WINDOW_MS, type RecentRun } from './recent-runs-query.js';
