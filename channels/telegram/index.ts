@@ -9,6 +9,7 @@ import { registerCommands, type BotCommandDescription } from './commands-registr
 import { createEditPacer } from './edit-pacer.js';
 import { toPlatformError } from './errors.js';
 import type { BotIdentity } from './inbound.js';
+import { installThreadFallback } from './thread-fallback.js';
 import { createPreviewApi, LIVE_EDIT_INTERVAL_MS, openLiveReply } from './live-reply.js';
 import { createTelegramFiles } from './files.js';
 import { createMessageIdWatermark } from './message-ids.js';
@@ -51,6 +52,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const apiRoot = config.apiRoot.replace(/\/+$/, '');
   const bot = new Bot(config.token, { client: apiClientOptions(apiRoot) });
   installApiLogging(bot.api, logger, options.onApiCall);
+  installThreadFallback(bot.api, logger);
   installRetries(bot.api);
   try {
     await bot.init();
@@ -69,6 +71,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   // recorded parts are created without the network and 5xx retries (see installRateLimitRetries)
   const createApi = new Api(config.token, apiClientOptions(apiRoot));
   installApiLogging(createApi, logger, options.onApiCall);
+  installThreadFallback(createApi, logger);
   installRateLimitRetries(createApi);
   const apis = { api: bot.api, createApi };
   const outbound = createOutbound(apis, logger, watermark, probe);

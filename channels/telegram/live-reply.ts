@@ -5,6 +5,7 @@ import type { Logger } from '../../src/observability/logger.js';
 import { openPlatformLiveReply, type PreviewOutcome } from '../shared/index.js';
 import { installApiLogging } from './api-logging.js';
 import { targetOf } from './conversation-target.js';
+import { installThreadFallback } from './thread-fallback.js';
 import type { EditPacer } from './edit-pacer.js';
 import { isParseEntitiesError } from './errors.js';
 import { createPreviewText, samePreview, type Preview } from './live-preview.js';
@@ -38,6 +39,7 @@ export interface LiveReplyDependencies {
 export function createPreviewApi(token: string, apiRoot: string, logger: Logger, record?: PlatformCallRecorder): Api {
   const api = new Api(token, apiClientOptions(apiRoot, { timeoutSeconds: PREVIEW_TIMEOUT_SECONDS }));
   installApiLogging(api, logger, record);
+  installThreadFallback(api, logger);
   return api;
 }
 

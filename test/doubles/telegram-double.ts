@@ -57,6 +57,8 @@ export async function startTelegramDouble(options: { token?: string; botUsername
   const uploads: TelegramUpload[] = [];
   let nextFileId = 1;
   let nextUpdateId = 1;
+  /** Topics Telegram refuses to post into, by `chat_id:message_thread_id`, with the description it answers. */
+  const refusedThreads = new Map<string, string>();
 
   function pendingUpdates(offset: number, limit: number): Update[] {
     return queuedUpdates.filter((update) => update.update_id >= offset).slice(0, limit);
@@ -73,6 +75,10 @@ export async function startTelegramDouble(options: { token?: string; botUsername
   }
 
   async function answer(method: string, params: Record<string, unknown>, clientGone: AbortSignal): Promise<ApiAnswer> {
+    if (params.message_thread_id !== undefined) {
+      const refusal = refusedThreads.get(`${String(params.chat_id)}:${String(params.message_thread_id)}`);
+      if (refusal !== undefined) return failure(400, refusal);
+    }
     switch (method) {
       case 'getMe':
         return success({ id: botId, is_bot: true, first_name: botUsername, username: botUsername, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
@@ -285,6 +291,14 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     expireFile(fileId: string): void {
       const file = files.get(fileId);
       if (file) file.expired = true;
+    },
+    /**
+     * Every call with this `message_thread_id` in this chat is refused from now on (400, nothing posted), as Telegram
+     * answers for a deleted topic ("Bad Request: message thread not found"), a closed one ("Bad Request:
+     * TOPIC_CLOSED") or a deleted one ("Bad Request: TOPIC_DELETED").
+     */
+    refuseThread(chatId: number | string, threadId: number, description = 'Bad Request: message thread not found'): void {
+      refusedThreads.set(`${String(chatId)}:${threadId}`, description);
     },
     failNext(method: string, failureToPlan: TelegramFailure): void {
       failures.set(method, [...(failures.get(method) ?? []), { ...failureToPlan }]);
