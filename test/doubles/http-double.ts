@@ -55,6 +55,11 @@ export interface HttpDouble {
   /** The most requests in flight at once since start (or `resetCounters()`). */
   readonly maxInFlight: number;
   resetCounters(): void;
+  /**
+   * Ends every pause under way now, as if its time were up (a latency of 30 s set to keep turns in flight, then
+   * lowered: the requests already waiting answer now instead of waiting out the old latency).
+   */
+  endPauses(): void;
   /** Forgets the recorded requests and resets the counters (between tests sharing one double). */
   reset(): void;
   /** Resolves once `predicate()` holds, checked on every request change; rejects after `timeoutMs`. */
@@ -94,7 +99,7 @@ export async function startHttpDouble(handler: ExchangeHandler): Promise<HttpDou
       requests.push(request);
       inFlight += 1;
       maxInFlight = Math.max(maxInFlight, inFlight);
-      const exchange = createExchange(request, response, () => {
+      const exchange = createExchange(request, response, changes, () => {
         inFlight -= 1;
         changes.emit('change');
       });
@@ -138,6 +143,9 @@ export async function startHttpDouble(handler: ExchangeHandler): Promise<HttpDou
     resetCounters() {
       maxInFlight = inFlight;
     },
+    endPauses() {
+      changes.emit('end-pauses');
+    },
     reset() {
       requests.length = 0;
       maxInFlight = inFlight;
@@ -155,7 +163,7 @@ export async function startHttpDouble(handler: ExchangeHandler): Promise<HttpDou
   };
 }
 
-function createExchange(request: RecordedRequest, response: ServerResponse, onClosed: () => void): Exchange {
+function createExchange(request: RecordedRequest, response: ServerResponse, changes: EventEmitter, onClosed: () => void): Exchange {
   const gone = new AbortController();
   let cutByServer = false;
   response.on('close', () => {
@@ -169,15 +177,23 @@ function createExchange(request: RecordedRequest, response: ServerResponse, onCl
   const pause = (ms: number) =>
     new Promise<boolean>((resolve) => {
       if (gone.signal.aborted) return resolve(false);
+      const onEnd = () => {
+        clearTimeout(timer);
+        gone.signal.removeEventListener('abort', onAbort);
+        resolve(true);
+      };
       const timer = setTimeout(() => {
         gone.signal.removeEventListener('abort', onAbort);
+        changes.off('end-pauses', onEnd);
         resolve(true);
       }, ms);
       const onAbort = () => {
         clearTimeout(timer);
+        changes.off('end-pauses', onEnd);
         resolve(false);
       };
       gone.signal.addEventListener('abort', onAbort, { once: true });
+      changes.once('end-pauses', onEnd);
     });
 
   return {

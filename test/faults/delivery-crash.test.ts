@@ -1,21 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createE2eEnvironment, postFeishu, postSlack, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
 import { FAULT_TIMEOUT_MS } from './support/fault-service.js';
-
-let environment: E2eEnvironment;
-const services: ServiceProcess[] = [];
-
-afterEach(async () => {
-  await Promise.all(services.splice(0).map((service) => service.stop()));
-  await environment?.close();
-});
-
-async function start(overrides: Record<string, string>) {
-  const service = await startServiceProcess(environment.env(overrides));
-  services.push(service);
-  return service;
-}
 
 /** A platform's side of the scenario: how a user writes, what the chat shows, which send the double holds back. */
 interface Platform {
@@ -30,8 +16,8 @@ interface Platform {
 
 const STALL_MS = 60_000;
 
-const platforms: Array<() => Platform> = [
-  () => ({
+const platforms: Array<(environment: E2eEnvironment) => Platform> = [
+  (environment) => ({
     name: 'telegram',
     env: () => ({}),
     stallNextSend: (ms) => environment.telegram.stallAfterCommit('sendMessage', ms),
@@ -40,7 +26,7 @@ const platforms: Array<() => Platform> = [
     },
     seen: () => environment.telegram.visibleMessages(8801).map((message) => message.text),
   }),
-  () => ({
+  (environment) => ({
     name: 'slack',
     env: () => ({ ...environment.slackEnv(), TELEGRAM_BOT_TOKEN: '' }),
     stallNextSend: (ms) => environment.slack!.stallAfterCommit('chat.postMessage', ms),
@@ -49,7 +35,7 @@ const platforms: Array<() => Platform> = [
     },
     seen: () => [...environment.slack!.messages.values()].filter((message) => message.channel === 'D0KILL001' && !message.deleted).map((message) => message.text),
   }),
-  () => ({
+  (environment) => ({
     name: 'feishu',
     env: () => ({ ...environment.feishuEnv(), TELEGRAM_BOT_TOKEN: '' }),
     stallNextSend: (ms) => environment.feishu!.stallAfterCommit('/reply', ms),
@@ -73,11 +59,28 @@ async function inDoubt(service: ServiceProcess, channel: string): Promise<Record
   return counts;
 }
 
-describe('fault: a worker is SIGKILLed after the platform took the answer, before the worker recorded it', () => {
-  for (const make of platforms) {
-    it(`${make().name}: the takeover finds the answer in the chat and sends nothing more (one message), well before the lease runs out`, async () => {
-      environment = await createE2eEnvironment({ slack: true, feishu: true });
-      const platform = make();
+const PLATFORM_NAMES: Array<Platform['name']> = ['telegram', 'slack', 'feishu'];
+
+/**
+ * Each test has its own doubles, database, queue prefix and service processes, and stops them at its end: nothing
+ * is shared, so the three platforms run side by side (`describe.concurrent`); most of each is waiting for a takeover.
+ */
+describe.concurrent('fault: a worker is SIGKILLed after the platform took the answer, before the worker recorded it', () => {
+  platforms.forEach((make, index) => {
+    it(`${PLATFORM_NAMES[index]}: the takeover finds the answer in the chat and sends nothing more (one message), well before the lease runs out`, async ({ onTestFinished }) => {
+      const environment = await createE2eEnvironment({ slack: true, feishu: true });
+      const services: ServiceProcess[] = [];
+      onTestFinished(async () => {
+        await Promise.all(services.splice(0).map((service) => service.stop()));
+        await environment.close();
+      });
+      const start = async (overrides: Record<string, string>) => {
+        const service = await startServiceProcess(environment.env(overrides));
+        services.push(service);
+        return service;
+      };
+      const platform = make(environment);
+      expect(platform.name).toBe(PLATFORM_NAMES[index]);
       // the default 15 s lease: the takeover must not wait for it
       const gateway = await start({ ROLE: 'gateway', OPENAI_API_KEY: '', ...platform.env() });
       const doomed = await start({ ROLE: 'worker', ...platform.env() });
@@ -105,5 +108,5 @@ describe('fault: a worker is SIGKILLed after the platform took the answer, befor
       expect(takeoverMs).toBeLessThan(12_000);
       console.log(`[takeover] ${platform.name}: the run was stored ${takeoverMs} ms after the SIGKILL`);
     }, FAULT_TIMEOUT_MS);
-  }
+  });
 });

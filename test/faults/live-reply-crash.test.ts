@@ -1,23 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reply } from '../doubles/model-script.js';
 import { createE2eEnvironment, postFeishu, postSlack, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
 import { FAULT_TIMEOUT_MS } from './support/fault-service.js';
 
-let environment: E2eEnvironment;
-const services: ServiceProcess[] = [];
-
-afterEach(async () => {
-  await Promise.all(services.splice(0).map((service) => service.stop()));
-  await environment?.close();
-});
-
-async function start(overrides: Record<string, string>) {
-  // a short lease: the takeover starts within seconds of the kill, not after the default 15 s
-  const service = await startServiceProcess(environment.env({ LLM_STREAM: 'true', TURN_LEASE_MS: '3000', ...overrides }));
-  services.push(service);
-  return service;
-}
 
 const ANSWER = Array.from({ length: 8 }, (_, index) => `Sentence ${index} of an answer that takes a few seconds to write.`).join(' ');
 
@@ -31,8 +17,8 @@ interface Platform {
   removals(): number;
 }
 
-const platforms: Array<() => Platform> = [
-  () => ({
+const platforms: Array<(environment: E2eEnvironment) => Platform> = [
+  (environment) => ({
     name: 'telegram',
     env: () => ({}),
     ask: async (url) => void (await postTelegramUpdate(url, environment.telegram.makeUpdate.privateText(8901, 'write slowly'))),
@@ -40,7 +26,7 @@ const platforms: Array<() => Platform> = [
     creates: () => environment.telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === 8901 && !call.failed).length,
     removals: () => environment.telegram.callsOf('deleteMessage').filter((call) => !call.failed).length,
   }),
-  () => ({
+  (environment) => ({
     name: 'slack',
     env: () => ({ ...environment.slackEnv(), TELEGRAM_BOT_TOKEN: '' }),
     ask: async (url) => void (await postSlack(url, environment.slack!.signedRequest('/webhooks/slack/events', environment.slack!.makeEvent.dm('U0LIVE001', 'write slowly')))),
@@ -48,7 +34,7 @@ const platforms: Array<() => Platform> = [
     creates: () => environment.slack!.callsOf('chat.postMessage').filter((call) => !call.failed).length,
     removals: () => environment.slack!.callsOf('chat.delete').filter((call) => !call.failed).length,
   }),
-  () => ({
+  (environment) => ({
     name: 'feishu',
     env: () => ({ ...environment.feishuEnv(), TELEGRAM_BOT_TOKEN: '' }),
     ask: async (url) => void (await postFeishu(url, environment.feishu!.delivery(environment.feishu!.events.p2pText('write slowly', { messageId: 'om_live_question' })))),
@@ -60,11 +46,30 @@ const platforms: Array<() => Platform> = [
   }),
 ];
 
-describe('fault: a worker is SIGKILLed while its answer streams into a live preview', () => {
-  for (const make of platforms) {
-    it(`${make().name}: the takeover streams again into the same preview (recorded when shown); nothing is left behind or doubled`, async () => {
-      environment = await createE2eEnvironment({ slack: true, feishu: true });
-      const platform = make();
+const PLATFORM_NAMES = ['telegram', 'slack', 'feishu'];
+
+/**
+ * Each test has its own doubles, database, queue prefix and service processes, and stops them at its end: nothing
+ * is shared, so the three platforms run side by side (`describe.concurrent`); most of each is waiting on a stream
+ * and a takeover.
+ */
+describe.concurrent('fault: a worker is SIGKILLed while its answer streams into a live preview', () => {
+  platforms.forEach((make, index) => {
+    it(`${PLATFORM_NAMES[index]}: the takeover streams again into the same preview (recorded when shown); nothing is left behind or doubled`, async ({ onTestFinished }) => {
+      const environment = await createE2eEnvironment({ slack: true, feishu: true });
+      const services: ServiceProcess[] = [];
+      onTestFinished(async () => {
+        await Promise.all(services.splice(0).map((service) => service.stop()));
+        await environment.close();
+      });
+      const start = async (overrides: Record<string, string>) => {
+        // a short lease: the takeover starts within seconds of the kill, not after the default 15 s
+        const service = await startServiceProcess(environment.env({ LLM_STREAM: 'true', TURN_LEASE_MS: '3000', ...overrides }));
+        services.push(service);
+        return service;
+      };
+      const platform = make(environment);
+      expect(platform.name).toBe(PLATFORM_NAMES[index]);
       // the first run streams for about 15 s: the kill lands mid-answer even on a slow machine (what is left of it
       // after the kill costs no time); the takeover's run streams the same answer again, for about 4 s
       environment.openai.script.push(reply.text(ANSWER, { chunkSize: 4, chunkDelayMs: 120 }), reply.text(ANSWER, { chunkSize: 4, chunkDelayMs: 30 }));
@@ -89,5 +94,5 @@ describe('fault: a worker is SIGKILLed while its answer streams into a live prev
       expect(platform.creates()).toBe(1);
       expect(platform.removals()).toBe(0);
     }, FAULT_TIMEOUT_MS);
-  }
+  });
 });

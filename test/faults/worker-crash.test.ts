@@ -51,6 +51,8 @@ describe('fault: a worker is SIGKILLed mid-turn', () => {
     await start({ ROLE: 'worker' });
     await doomed.kill('SIGKILL');
     environment.openai.settings.latencyMs = 0;
+    // the worker holds some of the sessions itself (placed on it): its requests answer now, not in 30 s
+    environment.openai.endPauses();
     await waitUntilStored(environment, accepted, environment.telegram.botId);
     expectNothingLostOrDoubled(
       await auditTelegramLedger({ scenario: 'worker SIGKILL, second worker', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted }),
@@ -66,6 +68,8 @@ describe('fault: a worker is SIGKILLed mid-turn', () => {
     await environment.openai.waitFor(() => environment.openai.inFlight >= 5, 15_000);
     await doomed.kill('SIGKILL');
     environment.openai.settings.latencyMs = 0;
+    // the worker holds some of the sessions itself (placed on it): its requests answer now, not in 30 s
+    environment.openai.endPauses();
     await waitUntilStored(environment, accepted, environment.telegram.botId);
     expectNothingLostOrDoubled(
       await auditTelegramLedger({ scenario: 'ROLE=all SIGKILL, claimed turns, worker alive', sql: environment.sql, telegram: environment.telegram, botId: environment.telegram.botId, accepted }),

@@ -31,7 +31,7 @@ describe.each<BackendKind>(BACKEND_KINDS)('migrateDatabase (%s)', (kind) => {
   });
 
   it('applies every migration, and applying again changes nothing', async () => {
-    backend = await createBackend(kind);
+    backend = await createBackend(kind, { initdb: true });
     const database = await backend.open();
     expect(journal.entries.length).toBeGreaterThan(0);
     // a new embedded database is created and migrated by a child process (src/store/pglite-initdb.ts)

@@ -1,7 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
 import { migrateDatabase, openDatabase, type Database } from '../../src/store/index.js';
 import { startPgBouncer } from '../support/pgbouncer.js';
 import { createTestDatabase } from '../support/services.js';
@@ -19,8 +19,13 @@ export interface Backend {
   dispose(): Promise<void>;
 }
 
-/** A fresh PostgreSQL database (directly or through a transaction pooler), or a fresh PGlite data directory. */
-export async function createBackend(kind: BackendKind): Promise<Backend> {
+/**
+ * A fresh PostgreSQL database (directly or through a transaction pooler), or a fresh PGlite data directory: a copy
+ * of the migrated template test/support/global-setup.ts made with the service's own initdb (what a new data
+ * directory holds after its first start), or with `initdb: true` an empty directory that the first open
+ * initializes in its child process (~10 s of CPU).
+ */
+export async function createBackend(kind: BackendKind, options: { initdb?: boolean } = {}): Promise<Backend> {
   if (kind === 'pooled') {
     const [testDatabase, pooler] = await Promise.all([createTestDatabase(), startPgBouncer()]);
     const opened: Database[] = [];
@@ -56,6 +61,7 @@ export async function createBackend(kind: BackendKind): Promise<Backend> {
     };
   }
   const dataDir = await mkdtemp(path.join(tmpdir(), 'store-test-'));
+  if (!options.initdb) await cp(path.join(inject('pgliteTemplate'), 'pglite'), path.join(dataDir, 'pglite'), { recursive: true });
   let database: Promise<Database> | undefined;
   return {
     kind,
@@ -65,6 +71,12 @@ export async function createBackend(kind: BackendKind): Promise<Backend> {
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgliteTemplate: string;
+  }
 }
 
 /** Runs the same tests against real PostgreSQL (direct and through PgBouncer) and PGlite, each with a migrated, fresh database. */
