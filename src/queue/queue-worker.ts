@@ -261,10 +261,10 @@ export class QueueWorker {
     });
     // another worker holds the turn now
     if (!failure) return;
-    const lastOfRound = attempt >= this.attempts;
-    if (lastOfRound && round >= this.lateRounds) return this.abandon(claim, sessionKey, error, failure.now - failure.firstFailedAt);
-    const delayMs = lastOfRound ? this.lateRoundDelayMs : turnRetryDelay(attempt);
     const failingFor = failure.now - failure.firstFailedAt;
+    const lastOfRound = attempt >= this.attempts;
+    if (lastOfRound && round >= this.lateRounds) return this.abandon(claim, sessionKey, error, failingFor);
+    const delayMs = lastOfRound ? this.lateRoundDelayMs : turnRetryDelay(attempt);
     if (this.#options.notifyFailing && failingFor + delayMs >= (this.#options.failingNoticeMs ?? FAILING_NOTICE_MS)) {
       const retryForMs = Math.max(delayMs, retryPeriodMs(this.attempts, this.lateRounds, this.lateRoundDelayMs) - failingFor);
       await this.#options.notifyFailing({ turnId, sessionKey, holder, messages: claim.messages, retryForMs }).catch((failed: unknown) =>

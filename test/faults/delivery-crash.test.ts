@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createE2eEnvironment, postFeishu, postSlack, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
-import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
+import { postFeishu, postSlack, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
+import { waitFor, type ServiceProcess } from '../support/service-process.js';
 import { FAULT_TIMEOUT_MS } from './support/fault-service.js';
+import { ownDeployment } from './support/own-deployment.js';
 
 /** A platform's side of the scenario: how a user writes, what the chat shows, which send the double holds back. */
 interface Platform {
@@ -68,17 +69,7 @@ const PLATFORM_NAMES: Array<Platform['name']> = ['telegram', 'slack', 'feishu'];
 describe.concurrent('fault: a worker is SIGKILLed after the platform took the answer, before the worker recorded it', () => {
   platforms.forEach((make, index) => {
     it(`${PLATFORM_NAMES[index]}: the takeover finds the answer in the chat and sends nothing more (one message), well before the lease runs out`, async ({ onTestFinished }) => {
-      const environment = await createE2eEnvironment({ slack: true, feishu: true });
-      const services: ServiceProcess[] = [];
-      onTestFinished(async () => {
-        await Promise.all(services.splice(0).map((service) => service.stop()));
-        await environment.close();
-      });
-      const start = async (overrides: Record<string, string>) => {
-        const service = await startServiceProcess(environment.env(overrides));
-        services.push(service);
-        return service;
-      };
+      const { environment, start } = await ownDeployment(onTestFinished);
       const platform = make(environment);
       expect(platform.name).toBe(PLATFORM_NAMES[index]);
       // the default 15 s lease: the takeover must not wait for it

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { reply } from '../doubles/model-script.js';
-import { createE2eEnvironment, postFeishu, postSlack, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
-import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
+import { postFeishu, postSlack, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
+import { waitFor } from '../support/service-process.js';
 import { FAULT_TIMEOUT_MS } from './support/fault-service.js';
+import { ownDeployment } from './support/own-deployment.js';
 
 
 const ANSWER = Array.from({ length: 8 }, (_, index) => `Sentence ${index} of an answer that takes a few seconds to write.`).join(' ');
@@ -56,18 +57,8 @@ const PLATFORM_NAMES = ['telegram', 'slack', 'feishu'];
 describe.concurrent('fault: a worker is SIGKILLed while its answer streams into a live preview', () => {
   platforms.forEach((make, index) => {
     it(`${PLATFORM_NAMES[index]}: the takeover streams again into the same preview (recorded when shown); nothing is left behind or doubled`, async ({ onTestFinished }) => {
-      const environment = await createE2eEnvironment({ slack: true, feishu: true });
-      const services: ServiceProcess[] = [];
-      onTestFinished(async () => {
-        await Promise.all(services.splice(0).map((service) => service.stop()));
-        await environment.close();
-      });
-      const start = async (overrides: Record<string, string>) => {
-        // a short lease: the takeover starts within seconds of the kill, not after the default 15 s
-        const service = await startServiceProcess(environment.env({ LLM_STREAM: 'true', TURN_LEASE_MS: '3000', ...overrides }));
-        services.push(service);
-        return service;
-      };
+      // a short lease: the takeover starts within seconds of the kill, not after the default 15 s
+      const { environment, start } = await ownDeployment(onTestFinished, { LLM_STREAM: 'true', TURN_LEASE_MS: '3000' });
       const platform = make(environment);
       expect(platform.name).toBe(PLATFORM_NAMES[index]);
       // the first run streams for about 15 s: the kill lands mid-answer even on a slow machine (what is left of it
