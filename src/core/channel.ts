@@ -45,6 +45,12 @@ export type PlatformCallRecorder = (method: string, result: PlatformCallResult) 
 /** A feedback indicator (typing, reaction, assistant status) shown while a turn works. */
 export interface WorkingIndicator {
   stop(): Promise<void>;
+  /**
+   * One short line of what the turn is doing now ("Searching the web…"), undefined: none. Called only while tools
+   * run, never awaited: the indicator coalesces it under the platform's limits. Returns true when the indicator
+   * shows the line itself (Slack's assistant status), so the live reply need not; absent or false: it does not.
+   */
+  status?(label: string | undefined): boolean;
 }
 
 /** A reply that is written while the model streams, then settles into the final formatted message(s). */
@@ -58,6 +64,11 @@ export interface LiveReply {
   finish(finalMarkdown: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
   /** Remove anything half-written (silent or stopped turn). */
   discard(): Promise<void>;
+  /**
+   * A status line under the text so far while tools run ("Running `ls`…"), undefined: none. Coalesced with the
+   * edits; never part of the final answer, which replaces it.
+   */
+  status?(label: string | undefined): void;
 }
 
 export interface LiveReplyOptions {
