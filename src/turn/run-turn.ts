@@ -9,6 +9,7 @@ import type { TurnRecord } from '../store/turn-record.js';
 import type { SavedDelivery } from './delivery-records.js';
 import { finishTurn, newDelivery } from './finish-turn.js';
 import { livePreviewOptions, openLiveDraft } from './live-draft.js';
+import { progressLine } from './progress-line.js';
 import type { TerminalEvent } from '../agent/index.js';
 import { withMediaNotices } from '../media/index.js';
 import { runModelTurn } from './run-model.js';
@@ -86,6 +87,7 @@ export function createTurnRunner(deps: TurnDependencies) {
 
     const working = channel.startWorking(latest.conversation);
     const live = openLiveDraft(agentDeps, channel, latest, clock, livePreviewOptions(deps, request, saved));
+    const progress = progressLine(working, live?.reply);
     try {
       const { terminal, summarizeDue } = await runModelTurn(agentDeps, {
         turnId,
@@ -99,7 +101,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         user,
         signal: request.signal,
         clock,
-        ...(live ? { onEvent: live.onEvent } : {}),
+        onEvent: live ? (event) => (live.onEvent(event), progress(event)) : progress,
       });
       // nothing is stored or sent: the saved steps are the turn's state until a person answers
       if (terminal.type === 'run-park') return { kind: 'parked', untilMs: terminal.untilMs };
