@@ -101,7 +101,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         user,
         signal: request.signal,
         clock,
-        onEvent: live ? (event) => (live.onEvent(event), progress(event)) : progress,
+        onEvent: live ? (event) => (live.onEvent(event), progress.onEvent(event)) : progress.onEvent,
       });
       // nothing is stored or sent: the saved steps are the turn's state until a person answers
       if (terminal.type === 'run-park') return { kind: 'parked', untilMs: terminal.untilMs };
@@ -148,6 +148,7 @@ export function createTurnRunner(deps: TurnDependencies) {
       if (abortReasonOf(request.signal) === 'shutdown') return { kind: 'retry', error };
       throw error;
     } finally {
+      progress.stop();
       // Anything not settled into the final answer (silent, stopped, failed, handed back) leaves no draft behind.
       await live?.reply.discardUnlessFinished();
       await working.stop().catch(() => undefined);

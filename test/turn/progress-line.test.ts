@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from '../../src/agent/index.js';
 import type { WorkingIndicator } from '../../src/core/channel.js';
-import { progressLine } from '../../src/turn/progress-line.js';
+import { PROGRESS_LINE_DELAY_MS, progressLine } from '../../src/turn/progress-line.js';
 
-/** What each side was asked to show, in order. */
+/** What each side was asked to show, in order; `indicatorShows` undefined: an indicator without `status`. */
 function recorders(indicatorShows: boolean | undefined) {
   const indicator: Array<string | undefined> = [];
   const draft: Array<string | undefined> = [];
@@ -24,20 +24,51 @@ function recorders(indicatorShows: boolean | undefined) {
 const start = (toolCallId: string, label?: string): AgentEvent => ({ type: 'tool-call-start', toolCallId, name: 'tool', args: {}, ...(label ? { label } : {}) });
 const end = (toolCallId: string): AgentEvent => ({ type: 'tool-call-end', toolCallId, name: 'tool', isError: false, output: 'ok' });
 const text = (chunk: string): AgentEvent => ({ type: 'text-delta', text: chunk });
+const usage = { inputTokens: 0, outputTokens: 0 };
+const runEnd: AgentEvent = { type: 'run-end', text: 'x', reply: { text: 'x', silent: false }, messages: [], usage, costUsd: 0, iterations: 1, spans: [] };
+const wait = (ms: number) => vi.advanceTimersByTime(ms);
 
 describe('progress line', () => {
-  it('a turn without tools asks neither side for anything', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a turn without tools asks neither side for anything and sets no timer', () => {
     const { indicator, draft, working, sink } = recorders(true);
-    const onEvent = progressLine(working, sink);
-    for (const event of [{ type: 'run-start', runId: 'r' }, text('Hello'), text(' there')] as AgentEvent[]) onEvent(event);
+    const line = progressLine(working, sink);
+    for (const event of [{ type: 'run-start', runId: 'r' }, text('Hello'), text(' there'), runEnd] as AgentEvent[]) line.onEvent(event);
+    expect(vi.getTimerCount()).toBe(0);
+    wait(PROGRESS_LINE_DELAY_MS * 2);
     expect(indicator).toEqual([]);
     expect(draft).toEqual([]);
   });
 
-  it('goes to the draft when the indicator cannot show it: set per step, cleared by the next step without a label', () => {
+  it('quick tools show no line: the answer comes before the delay', () => {
+    const { indicator, draft, working, sink } = recorders(false);
+    const line = progressLine(working, sink);
+    for (const event of [start('a', 'Searching the web…'), end('a')]) line.onEvent(event);
+    wait(PROGRESS_LINE_DELAY_MS - 1);
+    line.onEvent(text('Found'));
+    wait(PROGRESS_LINE_DELAY_MS * 2);
+    expect(indicator).toEqual([]);
+    expect(draft).toEqual([]);
+  });
+
+  it('goes to the draft when the indicator cannot show it: shown after the delay, replaced per step, cleared by a step without a label', () => {
     const { indicator, draft, working, sink } = recorders(undefined);
-    const onEvent = progressLine(working, sink);
-    for (const event of [start('a', 'Searching the web…'), end('a'), start('b', 'Running `ls`…'), end('b'), start('c'), end('c'), start('d', 'Reading…'), end('d'), text('Answer')]) onEvent(event);
+    const line = progressLine(working, sink);
+    line.onEvent(start('a', 'Searching the web…'));
+    wait(PROGRESS_LINE_DELAY_MS);
+    for (const event of [end('a'), start('b', 'Running `ls`…'), end('b'), start('c'), end('c')]) line.onEvent(event);
+    // no line up: the next one waits for the delay again
+    line.onEvent(start('d', 'Reading…'));
+    expect(draft).toEqual(['Searching the web…', 'Running `ls`…', undefined]);
+    wait(PROGRESS_LINE_DELAY_MS);
+    line.onEvent(end('d'));
+    line.onEvent(text('Answer'));
     expect(indicator).toEqual([]);
     // the draft drops its line itself with the answer's text (see live-draft.ts)
     expect(draft).toEqual(['Searching the web…', 'Running `ls`…', undefined, 'Reading…']);
@@ -45,23 +76,33 @@ describe('progress line', () => {
 
   it('parallel calls of one step: the first with a label speaks for it', () => {
     const { draft, working, sink } = recorders(false);
-    const onEvent = progressLine(working, sink);
-    for (const event of [start('a'), start('b', 'Searching the web…'), start('c', 'Reading…'), end('a'), end('b'), end('c')]) onEvent(event);
+    const line = progressLine(working, sink);
+    for (const event of [start('a'), start('b', 'Searching the web…'), start('c', 'Reading…')]) line.onEvent(event);
+    wait(PROGRESS_LINE_DELAY_MS);
+    for (const event of [end('a'), end('b'), end('c')]) line.onEvent(event);
     expect(draft).toEqual(['Searching the web…']);
   });
 
   it('goes to the indicator when it shows it (Slack assistant status), back to plain when the answer is written', () => {
     const { indicator, draft, working, sink } = recorders(true);
-    const onEvent = progressLine(working, sink);
-    for (const event of [start('a', 'Searching the web…'), end('a'), start('b', 'Searching the web…'), end('b'), text('Ans'), text('wer')]) onEvent(event);
+    const line = progressLine(working, sink);
+    line.onEvent(start('a', 'Searching the web…'));
+    wait(PROGRESS_LINE_DELAY_MS);
+    for (const event of [end('a'), start('b', 'Searching the web…'), end('b'), text('Ans'), text('wer')]) line.onEvent(event);
     expect(indicator).toEqual(['Searching the web…', undefined]);
     expect(draft).toEqual([]);
   });
 
-  it('without a draft and an indicator that cannot show it, nothing is shown', () => {
-    const { indicator, working } = recorders(false);
-    const onEvent = progressLine(working, undefined);
-    for (const event of [start('a', 'Searching the web…'), end('a'), text('x')]) onEvent(event);
-    expect(indicator).toEqual(['Searching the web…']);
+  it('nothing after the run ended or the turn stopped', () => {
+    const { indicator, draft, working, sink } = recorders(true);
+    const ended = progressLine(working, sink);
+    ended.onEvent(start('a', 'Searching the web…'));
+    ended.onEvent(runEnd);
+    const stopped = progressLine(working, sink);
+    stopped.onEvent(start('a', 'Searching the web…'));
+    stopped.stop();
+    wait(PROGRESS_LINE_DELAY_MS * 2);
+    expect(indicator).toEqual([]);
+    expect(draft).toEqual([]);
   });
 });
