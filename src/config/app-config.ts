@@ -64,6 +64,15 @@ export interface AgentConfig {
   fallbackModels: LlmConfig[];
   /** The agent is offered `spawn_agent` (config file `subagents`, default on; CONTRACT §18). */
   subagents: boolean;
+  /** Slack assistant threads: greeting and suggested prompts (config file `assistant`; unset: the built-in ones). */
+  assistant?: AssistantSettings;
+}
+
+/** What a new Slack assistant thread opens with (CONTRACT §20); each unset field has a built-in default. */
+export interface AssistantSettings {
+  greeting?: string;
+  /** At most 4; empty: no suggested prompts. */
+  prompts?: Array<{ title: string; message: string }>;
 }
 
 /** Settings a channel, an account or a group may override (unset: inherited from the level above). */

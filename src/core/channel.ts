@@ -100,6 +100,8 @@ export interface Channel {
   startWorking(to: ConversationRef): WorkingIndicator;
   /** Optional live streaming of a reply; undefined when the platform or config does not stream here. */
   openLiveReply?(to: ConversationRef, options?: LiveReplyOptions): LiveReply | undefined;
+  /** Names a conversation the platform shows under a title (messages marked `titled`: a Slack assistant thread). */
+  setConversationTitle?(to: ConversationRef, title: string): Promise<void>;
   /** Platform-specific formatting rules for the system prompt's messaging section. */
   promptSection(): string;
   /** Posts an approval request with its three buttons in the turn's chat; returns the platform message id. */

@@ -18,6 +18,7 @@ import { prepareTurnMedia } from './turn-media.js';
 import { namesOf, sessionInfoOf } from './session-info.js';
 import { isTooLongForModel, leftOutOfContext, TOO_LONG_REPLY } from './too-long.js';
 import { buildTurnInput } from './turn-input.js';
+import { firstExchangeTitle, showConversationTitle } from './conversation-title.js';
 import { forAgent, type TurnDependencies } from './turn-dependencies.js';
 
 export const APOLOGY = 'Sorry, something went wrong while answering. Please try again in a moment.';
@@ -142,8 +143,13 @@ export function createTurnRunner(deps: TurnDependencies) {
       }
       // The loop already sanitized the answer and detected NO_REPLY; an empty answer sends nothing either.
       const reply = withMediaNotices(terminal.reply.text, user.notices);
-      const pending = { ...newDelivery(await record({ status: 'completed', silent: reply.length === 0 }, terminal), reply, false), summarizeDue };
-      return await finishTurn(deps, request, pending, live?.reply);
+      // a conversation the platform titles is named by its first exchange: stored with the turn as the session's title
+      const title = firstExchangeTitle(messages, session, reply);
+      const completed = await record({ status: 'completed', silent: reply.length === 0 }, terminal);
+      const pending = { ...newDelivery(title ? { ...completed, chatTitle: title } : completed, reply, false), summarizeDue };
+      const outcome = await finishTurn(deps, request, pending, live?.reply);
+      if (title && outcome.kind === 'completed') await showConversationTitle(channel, latest.conversation, title, log);
+      return outcome;
     } catch (error) {
       if (abortReasonOf(request.signal) === 'shutdown') return { kind: 'retry', error };
       throw error;
