@@ -4,6 +4,7 @@ import { sanitizingSink, type BoundaryOutcome } from '../shared/index.js';
 import type { CallbackQuery } from './approval-buttons.js';
 import { normalizeUpdate, type BotIdentity } from './inbound.js';
 import { membershipChangeOf } from './membership.js';
+import { topicChangeOf } from './topic-events.js';
 import { checkUpdate } from './update-schema.js';
 
 /** undefined: an update the bot does not answer (nothing for the sink). */
@@ -12,7 +13,7 @@ export type UpdateHandler = (update: unknown) => Promise<BoundaryOutcome | undef
 /**
  * The one inbound path of webhook and long polling: check the payload, normalize, sanitize, hand to the sink.
  * A button click (callback_query) goes to `onCallbackQuery` instead, the bot's own membership change
- * (my_chat_member) to `onMembership`.
+ * (my_chat_member) to `onMembership`, as does a topic closed or reopened (`forum_topic_closed` / `_reopened`).
  */
 export function createUpdateHandler(
   identity: BotIdentity,
@@ -37,6 +38,11 @@ export function createUpdateHandler(
     if (checked.update.my_chat_member) {
       const change = membershipChangeOf(checked.update.my_chat_member, String(identity.botId), identity.botId);
       const outcome = change && onMembership ? await onMembership(change) : undefined;
+      return outcome?.kind === 'rejected' ? outcome : undefined;
+    }
+    const topicChange = incoming ? topicChangeOf(incoming, String(identity.botId)) : undefined;
+    if (topicChange) {
+      const outcome = onMembership ? await onMembership(topicChange) : undefined;
       return outcome?.kind === 'rejected' ? outcome : undefined;
     }
     const message = normalizeUpdate(checked.update, identity);

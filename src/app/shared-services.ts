@@ -110,6 +110,15 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
     channels.add(account.channel);
     chats.registerAccount(account.platform, account.channel.accountId, account.accountName);
   }
+  // a topic the platform refused on a send (closed or deleted) pauses that topic's tasks, in whichever process sent
+  const topicLogger = moduleLogger('membership');
+  for (const channel of channels.all()) {
+    channel.onTopicGone?.(async ({ channel: platform, accountId, chat, reason }) => {
+      const paused = await schedules.pauseChat({ channel: platform, accountId, chatId: chat?.chatId, threadId: chat?.threadId }, `the topic is closed or gone (${reason})`);
+      if (paused.length > 0) topicLogger.warn({ channel: platform, chatId: chat?.chatId, threadId: chat?.threadId, pausedTasks: paused.map((task) => task.id) }, "the platform refused the topic: its scheduled tasks paused");
+      return { kind: 'recorded' };
+    });
+  }
   const budgetStore = new BudgetStore(redis, keys);
   const budgetLedger = new BudgetLedger(budgetStore, {
     onError: (error) => moduleLogger('budgets').warn({ err: error }, 'spend of unlimited calls could not be written to Redis; kept for the next try'),
