@@ -16,12 +16,20 @@ export function newTopicName(at: number): string {
  * conversation. Anywhere else, or when Telegram refuses (the user's settings, a Bot API roll-out: seen as
  * BOT_FORUM_CREATE_FORBIDDEN), undefined: `/new` clears the current topic as before.
  */
-export async function openConversationTopic(api: Api, from: ConversationRef, logger: Logger, clock: () => number = Date.now): Promise<{ conversation: ConversationRef; title: string } | undefined> {
+export async function openConversationTopic(
+  api: Api,
+  from: ConversationRef,
+  logger: Logger,
+  /** Learns of the topic opened (it is renamed after its first message: topic-naming.ts). */
+  onOpened?: (chatId: string, threadId: string) => Promise<void>,
+  clock: () => number = Date.now,
+): Promise<{ conversation: ConversationRef; title: string } | undefined> {
   if (from.chatType !== 'dm') return undefined;
   const name = newTopicName(clock());
   try {
     const topic = await api.createForumTopic(targetOf(from).chat_id, name);
     logger.info({ chatId: from.chatId, threadId: topic.message_thread_id }, 'opened a topic for a fresh conversation');
+    await onOpened?.(from.chatId, String(topic.message_thread_id)).catch((error: unknown) => logger.warn({ err: error, chatId: from.chatId }, 'the new topic will keep its date as its name'));
     const { threadId: _previous, ...chat } = from;
     return { conversation: { ...chat, threadId: String(topic.message_thread_id), messageId: String(topic.message_thread_id) }, title: topic.name };
   } catch (error) {

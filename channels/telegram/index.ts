@@ -12,6 +12,7 @@ import type { BotIdentity } from './inbound.js';
 import { installThreadFallback } from './thread-fallback.js';
 import { topicRefusedChange } from './topic-events.js';
 import { openConversationTopic } from './conversation-topic.js';
+import { createTopicNaming } from './topic-naming.js';
 import { createPreviewApi, LIVE_EDIT_INTERVAL_MS, openLiveReply } from './live-reply.js';
 import { createTelegramFiles } from './files.js';
 import { createMessageIdWatermark } from './message-ids.js';
@@ -92,7 +93,10 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const onMembership: ChatMembershipSink = async (change) => (membershipSink ? membershipSink(change) : { kind: 'recorded' });
   // users' messages take ids from the same counters as the bot's: seeing them keeps the published high mark close
   // to the counter even when every worker that sent the latest parts has died (the gateway publishes too)
-  const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger, onCallbackQuery, onMembership, watermark.sawInbound);
+  // threaded mode (topics in private chats) is @BotFather's setting, read from getMe at start
+  const topicsForNew = config.newConversationTopic === true && bot.botInfo.has_topics_enabled === true;
+  const naming = topicsForNew && options.marks ? createTopicNaming(bot.api, options.marks, bot.botInfo.id, logger) : undefined;
+  const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger, onCallbackQuery, onMembership, watermark.sawInbound, naming?.sawMessage);
   logger.info({ accountId, username: identity.botUsername, mode: config.mode }, 'telegram channel ready');
 
   const promptSection = memoLast(telegramPromptSection);
@@ -118,8 +122,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
     // every chat can stream; the turn decides where it does (LLM_STREAM, DMs by default)
     openLiveReply: (to, liveOptions) => openLiveReply({ api: bot.api, previewApi, outbound, pacer, watermark, logger }, to, liveOptions),
     promptSection: () => promptSection(identity.botUsername),
-    // threaded mode (topics in private chats) is @BotFather's setting, read from getMe at start
-    ...(config.newConversationTopic && bot.botInfo.has_topics_enabled ? { openConversation: (from: ConversationRef) => openConversationTopic(bot.api, from, logger) } : {}),
+    ...(topicsForNew ? { openConversation: (from: ConversationRef) => openConversationTopic(bot.api, from, logger, naming?.opened) } : {}),
     sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt({ api: progress ? createApi : bot.api, watermark, probe }, to, prompt, progress),
     settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(bot.api, to, messageId, prompt, outcome),
     onApprovalAnswer(sink) {

@@ -1,4 +1,4 @@
-import type { ChatMembershipChange, ChatMembershipOutcome, InboundSink } from '../../src/core/index.js';
+import type { ChatMembershipChange, ChatMembershipOutcome, InboundMessage, InboundSink } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { sanitizingSink, type BoundaryOutcome } from '../shared/index.js';
 import type { CallbackQuery } from './approval-buttons.js';
@@ -23,6 +23,8 @@ export function createUpdateHandler(
   onMembership?: (change: ChatMembershipChange) => Promise<ChatMembershipOutcome>,
   /** Every user's message id: the ids a takeover's probe must reach, and need not try (shared-watermark.ts). */
   sawMessage?: (chatId: number | string, messageId: number) => void,
+  /** Every normalized message, after the sink took it (a topic `/new` opened is named after its first message). */
+  onMessage?: (message: InboundMessage) => Promise<void>,
 ): UpdateHandler {
   const sanitized = sanitizingSink(sink);
   return async (value) => {
@@ -46,6 +48,9 @@ export function createUpdateHandler(
       return outcome?.kind === 'rejected' ? outcome : undefined;
     }
     const message = normalizeUpdate(checked.update, identity);
-    return message === undefined ? undefined : sanitized(message);
+    if (message === undefined) return undefined;
+    const outcome = await sanitized(message);
+    if (onMessage && outcome.kind !== 'rejected') void onMessage(message).catch((error: unknown) => logger.warn({ err: error }, 'telegram message follow-up failed'));
+    return outcome;
   };
 }

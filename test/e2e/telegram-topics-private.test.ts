@@ -6,8 +6,8 @@ import { startServiceProcess, waitFor, type ServiceProcess } from '../support/se
 /**
  * Topics in private chats (threaded mode, Bot API 9.3; getMe says `has_topics_enabled`) through the built service,
  * with TELEGRAM_NEW_CONVERSATION_TOPIC on: each DM topic is its own session and its live draft streams in the
- * topic; `/new` opens a fresh topic (createForumTopic in the private chat) and leaves the one it came from as it
- * was, or clears the current topic when Telegram will not open one; a DM topic Telegram refuses gets the answer
+ * topic; `/new` opens a fresh topic (createForumTopic in the private chat, renamed after its first message with
+ * editForumTopic) and leaves the one it came from as it was, or clears the current topic when Telegram will not open one; a DM topic Telegram refuses gets the answer
  * in the main chat.
  */
 let environment: E2eEnvironment;
@@ -57,7 +57,7 @@ describe('Telegram topics in private chats (threaded mode)', () => {
     expect([...(await sessionKeysOf(userId))].sort()).toEqual([expect.stringMatching(/:dm:7301:topic:900$/), expect.stringMatching(/:dm:7301:topic:901$/)]);
   });
 
-  it('/new opens a fresh topic named after the date; the topic it came from keeps its conversation', async () => {
+  it('/new opens a fresh topic named after the date, renamed after its first message; the topic it came from keeps its conversation', async () => {
     const userId = 7302;
     const { telegram } = environment;
     await postTelegramUpdate(service.url, topicText(userId, 910, 'remember the OLD-TOPIC words'));
@@ -70,9 +70,15 @@ describe('Telegram topics in private chats (threaded mode)', () => {
     expect(pointer).toMatchObject({ threadId: 910, text: `Opened the topic “${topic!.name}” for a fresh conversation; this one is kept as it was.` });
     expect((await answerWith(userId, 'A fresh conversation: write here.')).threadId).toBe(topic!.threadId);
 
-    await postTelegramUpdate(service.url, topicText(userId, topic!.threadId, 'NEW-TOPIC hello'));
-    expect((await answerWith(userId, 'You said: NEW-TOPIC hello')).threadId).toBe(topic!.threadId);
+    await postTelegramUpdate(service.url, topicText(userId, topic!.threadId, 'NEW-TOPIC hello\nand a second line'));
+    const first = await waitFor(() => visibleIn(userId).find((message) => message.text.startsWith('You said: NEW-TOPIC hello')), { what: 'the first answer in the new topic' });
+    expect(first.threadId).toBe(topic!.threadId);
     expect(userTextsSentWith('NEW-TOPIC hello')).toHaveLength(1);
+    // named after its first message (editForumTopic), once
+    await waitFor(() => topic!.name === 'NEW-TOPIC hello' || undefined, { what: 'the topic renamed' });
+    await postTelegramUpdate(service.url, topicText(userId, topic!.threadId, 'NEW-TOPIC more'));
+    await answerWith(userId, 'You said: NEW-TOPIC more');
+    expect(topic!.renamed).toEqual(['NEW-TOPIC hello']);
     await postTelegramUpdate(service.url, topicText(userId, 910, 'OLD-TOPIC again'));
     await answerWith(userId, 'You said: OLD-TOPIC again');
     expect(userTextsSentWith('OLD-TOPIC again').join()).toContain('remember the OLD-TOPIC words');
