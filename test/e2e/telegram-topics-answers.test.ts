@@ -10,7 +10,8 @@ import { startServiceProcess, waitFor, type ServiceProcess } from '../support/se
 
 /**
  * Every kind of answer of a forum topic lands in that topic (`message_thread_id`) through the built service: the
- * typing indicator, the approval prompt and its settled form, a file, the answer after them; `/new` and `/stop`
+ * typing indicator, the live draft (streaming on for groups), the approval prompt and its settled form, a file, the
+ * answer after them; `/new` and `/stop`
  * act on the topic they were sent in only.
  */
 const CONFIG = `
@@ -18,7 +19,12 @@ agents:
   - id: main
     toolPolicy:
       requireApproval: [write_file]
+channels:
+  telegram:
+    streaming: all
 `;
+
+const STREAMED = 'A live answer in the topic, written while the model streams it, long enough for a draft or two.';
 
 let environment: E2eEnvironment;
 let service: ServiceProcess;
@@ -33,10 +39,11 @@ beforeAll(async () => {
     if (messages.at(-1)?.role === 'tool') return `Tool said: ${messages.at(-1)!.content}`;
     if (lastUserText.includes('APPROVE-ME')) return reply.toolCall('write_file', { path: 'notes.txt', content: 'topic note\n' });
     if (lastUserText.includes('FILE-ME')) return reply.toolCall('send_file', { path: 'chart.png', caption: 'the chart' });
+    if (lastUserText.includes('STREAM-ME')) return reply.text(STREAMED, { chunkSize: 8, chunkDelayMs: 120 });
     if (lastUserText.includes('SLOW')) return reply.text(`slow answer to ${lastUserText}`, { latencyMs: 4_000 });
     return `You said: ${lastUserText}`;
   });
-  service = await startServiceProcess(environment.env({ CONFIG_FILE: join(configDirectory, 'bot.config.yaml'), LLM_STREAM: 'false' }));
+  service = await startServiceProcess(environment.env({ CONFIG_FILE: join(configDirectory, 'bot.config.yaml'), LLM_STREAM: 'true' }));
 });
 
 afterAll(async () => {
@@ -86,6 +93,18 @@ describe('Telegram forum topics: every part of an answer in the topic', () => {
     expect(typing.every((call) => call.params.message_thread_id === 60)).toBe(true);
     const sends = telegram.calls.filter((call) => call.params.chat_id === chatId && /^send/.test(call.method));
     expect(sends.every((call) => call.params.message_thread_id === 60)).toBe(true);
+  });
+
+  it('the live draft streams in the topic and settles there', async () => {
+    const chatId = -100804;
+    const { telegram } = environment;
+    await postTelegramUpdate(service.url, mention(chatId, 8004, 'STREAM-ME please', 62));
+    const answer = await find(chatId, (text) => text === STREAMED, 'the streamed answer');
+    expect(answer.threadId).toBe(62);
+    expect(answer.edits, 'the draft was edited into the answer').toBeGreaterThan(0);
+    expect(visibleIn(chatId)).toHaveLength(1);
+    const sends = telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === chatId);
+    expect(sends.every((call) => call.params.message_thread_id === 62)).toBe(true);
   });
 
   it('a file the model sends goes to the topic, with the answer after it', async () => {
