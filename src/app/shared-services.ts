@@ -24,7 +24,7 @@ import {
   type RedisClient,
   type SessionQueueOptions,
 } from '../redis/index.js';
-import { ScheduleQueue, ScheduleService } from '../schedules/index.js';
+import { ScheduleQueue, ScheduleService, topicPausedReason } from '../schedules/index.js';
 import type { Infrastructure } from './infrastructure.js';
 
 /**
@@ -114,7 +114,7 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
   const topicLogger = moduleLogger('membership');
   for (const channel of channels.all()) {
     channel.onTopicGone?.(async ({ channel: platform, accountId, chat, reason }) => {
-      const paused = await schedules.pauseChat({ channel: platform, accountId, chatId: chat?.chatId, threadId: chat?.threadId }, `the topic is closed or gone (${reason})`);
+      const paused = await schedules.pauseChat({ channel: platform, accountId, chatId: chat?.chatId, threadId: chat?.threadId }, topicPausedReason(reason));
       if (paused.length > 0) topicLogger.warn({ channel: platform, chatId: chat?.chatId, threadId: chat?.threadId, pausedTasks: paused.map((task) => task.id) }, "the platform refused the topic: its scheduled tasks paused");
       return { kind: 'recorded' };
     });

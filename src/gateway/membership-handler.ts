@@ -2,6 +2,7 @@ import type { ChatMembershipChange, ChatMembershipSink } from '../core/chat-memb
 import { sessionKeyOf } from '../core/session-key.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { topicPausedReason } from '../schedules/index.js';
 
 type TaskPlace = { channel: string; accountId: string; chatId?: string | undefined; threadId?: string | undefined };
 
@@ -22,7 +23,7 @@ export interface ChatMembershipHandlerOptions {
 
 function pausedReasonOf(change: ChatMembershipChange): string {
   if (!change.chat) return `the bot was removed from the workspace (${change.reason})`;
-  if (change.chat.threadId !== undefined) return `the topic is closed or gone (${change.reason})`;
+  if (change.chat.threadId !== undefined) return topicPausedReason(change.reason);
   return change.chat.chatType === 'dm' ? `the user blocked the bot (${change.reason})` : `the bot was removed from the chat (${change.reason})`;
 }
 

@@ -37,6 +37,11 @@ export function taskScopeOf(sessionKey: string): { chatKey: string; sessionKey?:
   return /:topic:/.test(sessionKey) ? { chatKey, sessionKey } : { chatKey };
 }
 
+/** Why a topic's tasks are paused (`/tasks` shows it): the topic closed or gone, in the platform's words. */
+export function topicPausedReason(reason: string): string {
+  return `the topic is closed or gone (${reason})`;
+}
+
 /** A chat, or one topic of it (`threadId`), or every chat of an account (no `chatId`): the tasks a platform event concerns. */
 export interface ChatSelection {
   channel: string;
