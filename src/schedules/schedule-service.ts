@@ -37,9 +37,11 @@ export function taskScopeOf(sessionKey: string): { chatKey: string; sessionKey?:
   return /:topic:/.test(sessionKey) ? { chatKey, sessionKey } : { chatKey };
 }
 
+const TOPIC_GONE = 'the topic is closed or gone';
+
 /** Why a topic's tasks are paused (`/tasks` shows it): the topic closed or gone, in the platform's words. */
 export function topicPausedReason(reason: string): string {
-  return `the topic is closed or gone (${reason})`;
+  return `${TOPIC_GONE} (${reason})`;
 }
 
 /** A chat, or one topic of it (`threadId`), or every chat of an account (no `chatId`): the tasks a platform event concerns. */
@@ -115,9 +117,12 @@ export class ScheduleService {
     return pauseAndDisarm({ db: this.db, schedules: this.schedules, logger: this.logger }, chat, reason);
   }
 
-  /** The bot is back in the chat (or the topic reopened): its paused tasks run again from now. */
+  /**
+   * The bot is back in the chat (or the topic reopened): its paused tasks run again from now. Back in the chat, the
+   * tasks of a topic closed or gone stay paused until that topic reopens.
+   */
   async resumeChat(chat: ChatSelection): Promise<ScheduledTask[]> {
-    return resumeAndArm({ db: this.db, schedules: this.schedules, logger: this.logger, clock: this.clock }, chat);
+    return resumeAndArm({ db: this.db, schedules: this.schedules, logger: this.logger, clock: this.clock }, chat, chat.threadId === undefined ? TOPIC_GONE : undefined);
   }
 
   /** Cancels one of the tasks `/tasks` shows in this session; undefined when there is none with that id. */

@@ -106,12 +106,12 @@ export async function pauseTasks(db: StoreDatabase, selection: TaskSelection, re
     .returning();
 }
 
-/** Makes the selected paused tasks active again; returns those it resumed. */
-export async function resumeTasks(db: StoreDatabase, selection: TaskSelection): Promise<ScheduledTask[]> {
+/** Makes the selected paused tasks active again, except those paused for a reason starting with `keepPausedFor`; returns those it resumed. */
+export async function resumeTasks(db: StoreDatabase, selection: TaskSelection, keepPausedFor?: string): Promise<ScheduledTask[]> {
   return db
     .update(scheduledTasks)
     .set({ status: 'active', pausedReason: null, updatedAt: new Date() })
-    .where(and(selected(selection), eq(scheduledTasks.status, 'paused')))
+    .where(and(selected(selection), eq(scheduledTasks.status, 'paused'), keepPausedFor === undefined ? undefined : sql`coalesce(${scheduledTasks.pausedReason}, '') not like ${`${keepPausedFor}%`}`))
     .returning();
 }
 

@@ -90,6 +90,9 @@ describeEachBackend('scheduled tasks', (database) => {
     expect((await pauseTasks(db, { ...where, threadId: '7' }, 'topic closed')).map((row) => row.id)).toEqual(['p1']);
     expect((await findTask(db, 'p2'))!.status).toBe('active');
     expect((await resumeTasks(db, { ...where, threadId: '8' })).map((row) => row.id)).toEqual([]);
+    // back in the chat, a task paused for its topic stays paused (a reason prefix keeps it); the topic reopened resumes it
+    await pauseTasks(db, where, 'the bot was removed from the chat (kicked)');
+    expect((await resumeTasks(db, where, 'topic closed')).map((row) => row.id).sort()).toEqual(['p2', 'p3']);
     expect((await resumeTasks(db, { ...where, threadId: '7' })).map((row) => row.id)).toEqual(['p1']);
   });
 });
