@@ -23,6 +23,8 @@ export interface TelegramConfig {
   apiRoot: string;
   mode: 'webhook' | 'polling';
   webhookSecret: string | undefined;
+  /** TELEGRAM_NEW_CONVERSATION_TOPIC: `/new` in a private chat in threaded mode opens a fresh topic (when the bot may). */
+  newConversationTopic?: boolean;
 }
 
 export interface SlackConfig {

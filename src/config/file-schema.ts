@@ -47,6 +47,7 @@ export const TelegramAccountSchema = Type.Object(
     mode: documented(Type.Union([Type.Literal('webhook'), Type.Literal('polling')]), '`polling` or `webhook` (as `TELEGRAM_MODE`).', 'polling'),
     webhookSecret: documented(Type.String({ pattern: '^[A-Za-z0-9_-]{1,256}$' }), 'Required in webhook mode (as `TELEGRAM_WEBHOOK_SECRET`).'),
     apiRoot: documented(Url, 'Bot API base URL (as `TELEGRAM_API_ROOT`).'),
+    newConversationTopic: documented(Type.Boolean(), '`/new` in a private chat with topics opens a fresh topic (as `TELEGRAM_NEW_CONVERSATION_TOPIC`).', false),
   },
   Strict,
 );

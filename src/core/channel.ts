@@ -102,6 +102,12 @@ export interface Channel {
   openLiveReply?(to: ConversationRef, options?: LiveReplyOptions): LiveReply | undefined;
   /** Names a conversation the platform shows under a title (messages marked `titled`: a Slack assistant thread). */
   setConversationTitle?(to: ConversationRef, title: string): Promise<void>;
+  /**
+   * `/new` here opens a fresh conversation of its own where the platform and the settings allow it (a Telegram
+   * private chat in threaded mode with TELEGRAM_NEW_CONVERSATION_TOPIC: a new topic); undefined: not here, and
+   * `/new` clears the current session instead.
+   */
+  openConversation?(from: ConversationRef): Promise<{ conversation: ConversationRef; title: string } | undefined>;
   /** Platform-specific formatting rules for the system prompt's messaging section. */
   promptSection(): string;
   /** Posts an approval request with its three buttons in the turn's chat; returns the platform message id. */
@@ -112,6 +118,11 @@ export interface Channel {
   onApprovalAnswer?(sink: ApprovalSink): void;
   /** Where the bot's own membership changes go (removed from or added to a chat); set before inbound starts. */
   onChatMembership?(sink: ChatMembershipSink): void;
+  /**
+   * Where a topic the platform refused on a send goes (a Telegram forum topic or private-chat topic closed or
+   * deleted; the answer itself went to the main chat): a `removed` change naming the topic. Set in every role.
+   */
+  onTopicGone?(sink: ChatMembershipSink): void;
   /**
    * Fetches an attachment this channel produced, refusing (BotError `too-large`) once more than `maxBytes`
    * arrive. An expired or missing file is a non-retryable BotError.
