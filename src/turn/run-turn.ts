@@ -12,6 +12,7 @@ import { livePreviewOptions, openLiveDraft } from './live-draft.js';
 import type { TerminalEvent } from '../agent/index.js';
 import { withMediaNotices } from '../media/index.js';
 import { runModelTurn } from './run-model.js';
+import { startWorkingAfter } from './working-indicator.js';
 import { mediaCharges } from './media-charges.js';
 import { prepareTurnMedia } from './turn-media.js';
 import { namesOf, sessionInfoOf } from './session-info.js';
@@ -84,7 +85,7 @@ export function createTurnRunner(deps: TurnDependencies) {
       return await finishTurn(deps, request, newDelivery(await record({ status: 'completed', error: 'input blocked by the input guard' }), user.blockedReply, true));
     }
 
-    const working = channel.startWorking(latest.conversation);
+    const working = startWorkingAfter(() => channel.startWorking(latest.conversation), deps.settings.typingDelayMs ?? 0);
     const live = openLiveDraft(agentDeps, channel, latest, clock, livePreviewOptions(deps, request, saved));
     try {
       const { terminal, summarizeDue } = await runModelTurn(agentDeps, {
