@@ -37,7 +37,7 @@ export interface PhaseResult {
   model: LatencySummary;
   sendLag: LatencySummary;
   counters: PipelineCounters;
-  /** The service processes' event-loop delay during the phase (prom-client, 10 ms resolution), worst process. */
+  /** The service processes' event-loop delay during the phase (prom-client, 100 ms resolution), worst process. */
   eventLoop: EventLoopDelay;
   cpuMs: Record<string, number>;
   /** Context switches of the service (or peer) processes' threads during the CPU window: their wake-ups. */
