@@ -137,9 +137,7 @@ export async function runChatSdkPeer(harness: Harness, redisUrl: string): Promis
         deployment.openai.settings.latencyMs = 0;
       }
     }
-    const capacity = settings.phases.has('capacity')
-      ? await capacitySearch(harness, deployment, { label: 'peer chat-sdk capacity', firstUserId: 7_000_000, answerTimeoutMs: settings.peerAnswerTimeoutMs })
-      : undefined;
+    const capacity = settings.phases.has('capacity') ? await peerCapacity(harness, redisUrl) : undefined;
     return {
       name: 'chat-sdk',
       packages: Object.fromEntries(['chat', '@chat-adapter/telegram', '@chat-adapter/state-redis'].map((name) => [name, installedVersion(name)])),
@@ -153,6 +151,20 @@ export async function runChatSdkPeer(harness: Harness, redisUrl: string): Promis
       ...(capacity ? { capacity } : {}),
       duplicated: deployment.tracker.duplicateAnswers,
     };
+  } finally {
+    await harness.stop(deployment, { peer: true });
+  }
+}
+
+/**
+ * The capacity search on a peer of its own, started afresh as the service's capacity deployment is: a peer that lost
+ * messages under (b)'s overload (messages it never answered) may have stopped answering new ones too, and its capacity
+ * would then read 0 for what the phase before did to it.
+ */
+async function peerCapacity(harness: Harness, redisUrl: string): Promise<CapacityResult> {
+  const deployment = harness.track(await startPeerDeployment({ name: 'peer chat-sdk (capacity)', script: 'chat-sdk-bot', prefix: harness.prefixFor('peer_capacity'), redisUrl }));
+  try {
+    return await capacitySearch(harness, deployment, { label: 'peer chat-sdk capacity', firstUserId: 7_000_000, answerTimeoutMs: harness.settings.peerAnswerTimeoutMs });
   } finally {
     await harness.stop(deployment, { peer: true });
   }
