@@ -206,6 +206,8 @@ export interface AppConfig {
   /** Messages per user per minute that start turns; 0: no limit. */
   userRateLimit: number;
   inputGuard: InputGuardMode;
+  /** TYPING_DELAY_MS: a turn's working indicator starts once it has run this long (0: at once). */
+  typingDelayMs: number;
   traceVerbose: boolean;
   /** BUDGET_*_DAILY_USD: the default daily limits (agents, accounts and groups may override them). */
   budgets: BudgetLimits;

@@ -130,6 +130,7 @@ export const EnvironmentSchema = Type.Object({
     Type.Union([Type.Literal('off'), Type.Literal('log'), Type.Literal('warn'), Type.Literal('block')]),
     { description: "Prompt-injection scan of what users send: `off`, `log`, `warn` or `block`.", default: "warn" },
   ),
+  TYPING_DELAY_MS: documented(Type.Integer({ minimum: 0 }), { description: "A turn shows the platform's working indicator (Telegram's typing action, the Slack and Feishu reaction or status) once it has run this long; a quicker answer arrives without one, sparing the platform calls. `0`: at once.", default: 1000 }),
   TRACE_VERBOSE: documented(Bool, { description: "Also store each model request (truncated) on the run's spans.", default: false }),
   BUDGET_USER_DAILY_USD: documented(Type.Number({ minimum: 0 }), { description: "Daily USD limit (UTC days) per user, enforced across all processes. Unset: no limit." }),
   BUDGET_CHAT_DAILY_USD: documented(Type.Number({ minimum: 0 }), { description: "Daily USD limit per chat. Unset: no limit." }),

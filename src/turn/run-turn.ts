@@ -13,6 +13,7 @@ import { progressLine } from './progress-line.js';
 import type { TerminalEvent } from '../agent/index.js';
 import { withMediaNotices } from '../media/index.js';
 import { runModelTurn } from './run-model.js';
+import { startWorkingAfter } from './working-indicator.js';
 import { mediaCharges } from './media-charges.js';
 import { prepareTurnMedia } from './turn-media.js';
 import { namesOf, sessionInfoOf } from './session-info.js';
@@ -86,7 +87,7 @@ export function createTurnRunner(deps: TurnDependencies) {
       return await finishTurn(deps, request, newDelivery(await record({ status: 'completed', error: 'input blocked by the input guard' }), user.blockedReply, true));
     }
 
-    const working = channel.startWorking(latest.conversation);
+    const working = startWorkingAfter(() => channel.startWorking(latest.conversation), deps.settings.typingDelayMs ?? 0);
     const live = openLiveDraft(agentDeps, channel, latest, clock, livePreviewOptions(deps, request, saved));
     const progress = progressLine(working, live?.reply);
     try {
