@@ -51,7 +51,11 @@ function listAnswer(heading: string, choices: ModelChoice[], current: ModelChoic
   const lines = choices.map((choice, index) => `${index + 1}. ${shownName(choice)}: ${priceClassOf(choice.price)}${choice.key === current.key ? ' (in use)' : ''}`);
   return {
     text: [heading, ...lines, 'Tap one, or send /model <name>.'].join('\n'),
-    buttons: choices.map((choice) => ({ label: `${choice.key === current.key ? '✓ ' : ''}${choice.name}`, command: `/model ${choice.key}` })),
+    buttons: choices.map((choice, index) => ({
+      label: `${choice.key === current.key ? '✓ ' : ''}${choice.name}`,
+      command: `/model ${choice.key}`,
+      shortCommand: `/model ${index + 1}`,
+    })),
   };
 }
 

@@ -6,4 +6,6 @@ export interface CommandButton {
   label: string;
   /** The command a click sends, e.g. `/model openai:gpt-4o`. */
   command: string;
+  /** The same command shorter (`/model 2`), for a platform whose button data is tight (Telegram: 64 bytes). */
+  shortCommand?: string;
 }
