@@ -17,7 +17,9 @@ let service: ServiceProcess;
 // the agent's model (gpt-4o-mini, the default) plus two more; gpt-4o-mini listed again is not listed twice
 const MODELS = 'gpt-4o, openai:gpt-4.1-mini, gpt-4o-mini';
 const start = async () => {
-  service = await startServiceProcess(environment.env({ LLM_MODELS: MODELS, LLM_STREAM: 'false', ...environment.slackEnv(), ...environment.feishuEnv() }));
+  service = await startServiceProcess(
+    environment.env({ LLM_MODELS: MODELS, LLM_STREAM: 'false', ADMIN_USER: 'ops', ADMIN_PASSWORD: 'pw', ...environment.slackEnv(), ...environment.feishuEnv() }),
+  );
 };
 
 beforeAll(async () => {
@@ -95,6 +97,8 @@ describe('/model on Telegram', () => {
       return rows.length > 0 ? rows : undefined;
     });
     expect(spans[0]).toMatchObject({ run_model: 'gpt-4.1-mini', name: 'openai:gpt-4.1-mini' });
+    const page = await (await fetch(`${service.url}/admin/sessions/${encodeURIComponent(sessionKey)}`, { headers: { authorization: `Basic ${btoa('ops:pw')}` } })).text();
+    expect(page).toContain('<dt>Model</dt><dd><code>openai:gpt-4.1-mini</code> (chosen with /model)</dd>');
 
     // choosing the agent's own model again: the session follows the agent's model from now on
     expect((await send('/model 1')).text).toMatch(/^Model for this session: openai\/gpt-4o-mini/);
