@@ -183,3 +183,38 @@ describe('/model on Feishu', () => {
     expect(buttonsOf(refused.content)).toHaveLength(3);
   });
 });
+
+describe('/model and budgets', () => {
+  const sendTo = async (chatId: number, text: string) => {
+    const messages = () => environment.telegram.visibleMessages(chatId);
+    const before = messages().length;
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.privateText(chatId, text));
+    return waitFor(() => messages().slice(before).find((message) => message.text !== ''), { what: `the answer to "${text}"` });
+  };
+
+  it('a chosen model is budgeted at its own price: the dearer model uses up a limit the default model stays under', async () => {
+    // the limit: four calls of the default model as this service answers them (the same prompt, nearly)
+    const [cheap] = await environment.sql`
+      SELECT runs.cost_usd FROM runs JOIN sessions ON sessions.id = runs.session_id
+       WHERE runs.model = 'gpt-4o-mini' AND runs.status = 'completed' AND sessions.channel = 'telegram' ORDER BY runs.started_at DESC LIMIT 1`;
+    const limit = 4 * Number(cheap!.cost_usd);
+    expect(limit).toBeGreaterThan(0);
+    await service.stop();
+    service = await startServiceProcess(
+      environment.env({ LLM_MODELS: MODELS, LLM_STREAM: 'false', BUDGET_USER_DAILY_USD: String(limit) }),
+    );
+
+    const thrifty = 6201;
+    expect((await sendTo(thrifty, 'first on the default')).text).toBe('You said: first on the default');
+    expect((await sendTo(thrifty, 'second on the default')).text).toBe('You said: second on the default');
+
+    const lavish = 6202;
+    expect((await sendTo(lavish, '/model gpt-4o')).text).toMatch(/^Model for this session: openai\/gpt-4o /);
+    expect((await sendTo(lavish, 'first on gpt-4o')).text).toBe('You said: first on gpt-4o');
+    const [dear] = await environment.sql`SELECT cost_usd FROM runs WHERE model = 'gpt-4o' ORDER BY started_at DESC LIMIT 1`;
+    expect(Number(dear!.cost_usd)).toBeGreaterThanOrEqual(limit);
+    const calls = environment.openai.modelCalls.length;
+    expect((await sendTo(lavish, 'second on gpt-4o')).text).toMatch(/^Sorry, your daily usage limit has been reached\./);
+    expect(environment.openai.modelCalls.length).toBe(calls);
+  });
+});
