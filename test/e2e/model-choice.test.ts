@@ -109,6 +109,42 @@ describe('/model on Telegram', () => {
   });
 });
 
+describe('/model in a Telegram forum topic', () => {
+  type Keyboard = { inline_keyboard: Array<Array<{ text: string; callback_data: string }>> };
+  const buttonsOf = (markup: unknown) => ((markup as Keyboard | undefined)?.inline_keyboard ?? []).flat();
+  const chatId = -100701;
+  const chat = { id: chatId, type: 'supergroup', title: 'Forum', is_forum: true };
+  const inTopic = { message_thread_id: 77, is_topic_message: true };
+  const messages = () => environment.telegram.visibleMessages(chatId);
+  const mention = (text: string, topic: object) => {
+    const name = `@${environment.telegram.botUsername}`;
+    return environment.telegram.makeUpdate.groupText(chatId, 7001, `${name} ${text}`, { chat, entities: [{ type: 'mention', offset: 0, length: name.length }], ...topic });
+  };
+
+  it('the list goes to the topic, and a click there chooses for the topic only, not the group', async () => {
+    let before = messages().length;
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.groupText(chatId, 7001, '/model', { chat, ...inTopic }));
+    const list = await waitFor(() => messages().slice(before).find((message) => message.text.startsWith('Models for this chat')), { what: 'the list in the topic' });
+    expect(list.threadId).toBe(77);
+
+    before = messages().length;
+    const click = environment.telegram.makeUpdate.callbackQuery(chatId, 7002, buttonsOf(list.replyMarkup)[1]!.callback_data, list.messageId) as any;
+    click.callback_query.message = { ...click.callback_query.message, chat, ...inTopic };
+    await postTelegramUpdate(service.url, click);
+    const chosen = await waitFor(() => messages().slice(before).find((message) => message.text.startsWith('Model for this session')), { what: 'the choice in the topic' });
+    expect(chosen.threadId).toBe(77);
+
+    const base = `agent:main:telegram:${environment.telegram.botId}:group:${chatId}`;
+    const rows = await environment.sql`SELECT key, model FROM sessions WHERE key LIKE ${base + '%'} ORDER BY key`;
+    expect(rows.map((row) => [row.key, row.model])).toEqual([[`${base}:topic:77`, 'openai:gpt-4o']]);
+
+    await postTelegramUpdate(service.url, mention('hello in the topic', inTopic));
+    expect(await modelAsked('hello in the topic')).toBe('gpt-4o');
+    await postTelegramUpdate(service.url, mention('hello in general', {}));
+    expect(await modelAsked('hello in general')).toBe('gpt-4o-mini');
+  });
+});
+
 describe('/model on Slack', () => {
   type Button = { type: string; action_id: string; text: { text: string }; value: string };
   const buttonsOf = (blocks: unknown[] | undefined) =>
