@@ -42,7 +42,7 @@ export async function modelCommand(models: ModelChoices, sessionKey: string, mes
   const current = await currentChoice(models, sessionKey);
   if (args === '') return listAnswer(`Models for this chat (now ${shownName(current)}):`, choices, current);
   const picked = findChoice(choices, args);
-  if (!picked) return listAnswer(`"${args}" is not a model this chat may use. Choose one of:`, choices, current);
+  if (!picked) return listAnswer(`"${shortened(args)}" is not a model this chat may use. Choose one of:`, choices, current);
   await models.choose(sessionKey, message, picked === choices[0] ? undefined : picked.key);
   return { text: `Model for this session: ${shownName(picked)} (${priceClassOf(picked.price)}). The next answer uses it.` };
 }
@@ -69,6 +69,13 @@ export function findChoice(choices: ModelChoice[], text: string): ModelChoice | 
   const byName = choices.filter((choice) => choice.name.toLowerCase() === wanted);
   return byName.length === 1 ? byName[0] : undefined;
 }
+
+/** What the person wrote, as much as a model name needs: the refusal does not echo a long message back. */
+function shortened(text: string): string {
+  return text.length <= NAME_ECHO_CHARS ? text : `${text.slice(0, NAME_ECHO_CHARS - 1)}…`;
+}
+
+const NAME_ECHO_CHARS = 80;
 
 function shownName(choice: ModelChoice): string {
   return `${choice.provider}/${choice.name}`;

@@ -86,6 +86,8 @@ describe('/model', () => {
     expect(replies.at(-1)!.text).toContain('3. anthropic/claude-haiku-4-5: medium price ($1 in, $5 out per million tokens) (in use)');
     expect(replies.at(-1)!.buttons).toHaveLength(4);
     expect(models.kept.get(key)).toBe('anthropic:claude-haiku-4-5');
+    await run(alice, `/model ${'x'.repeat(500)}`);
+    expect(replies.at(-1)!.text.split('\n')[0]).toBe(`"${'x'.repeat(79)}…" is not a model this chat may use. Choose one of:`);
 
     // another session keeps its own; the agent's own model again is kept as no choice
     const bob = inboundMessage({ text: '/model', sender: { id: 'bob' } });
