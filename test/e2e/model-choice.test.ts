@@ -14,8 +14,10 @@ let slack: SlackDouble;
 let feishu: FeishuDouble;
 let service: ServiceProcess;
 
-// the agent's model (gpt-4o-mini, the default) plus two more; gpt-4o-mini listed again is not listed twice
-const MODELS = 'gpt-4o, openai:gpt-4.1-mini, gpt-4o-mini';
+// the agent's model (gpt-4o-mini, the default) plus three more; gpt-4o-mini listed again is not listed twice; the
+// last one's name is too long for Telegram's 64 bytes of callback data
+const LONG = 'llama-3.3-70b-instruct-served-by-a-compatible-server';
+const MODELS = `gpt-4o, openai:gpt-4.1-mini, gpt-4o-mini, ${LONG}`;
 const start = async () => {
   service = await startServiceProcess(
     environment.env({ LLM_MODELS: MODELS, LLM_STREAM: 'false', ADMIN_USER: 'ops', ADMIN_PASSWORD: 'pw', ...environment.slackEnv(), ...environment.feishuEnv() }),
@@ -58,7 +60,9 @@ describe('/model on Telegram', () => {
     expect(list.text).toContain('2. openai/gpt-4o: medium price ($2.5 in, $10 out per million tokens)');
     expect(list.text).toContain('3. openai/gpt-4.1-mini: low price');
     const buttons = buttonsOf(list.replyMarkup);
-    expect(buttons.map((button) => button.text)).toEqual(['✓ gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini']);
+    expect(buttons.map((button) => button.text)).toEqual(['✓ gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini', LONG]);
+    expect(list.text).toContain(`4. openai/${LONG}: price unknown`);
+    expect(buttons.map((button) => button.callback_data)).toEqual(['cmd:/model openai:gpt-4o-mini', 'cmd:/model openai:gpt-4o', 'cmd:/model openai:gpt-4.1-mini', 'cmd:/model 4']);
 
     const before = environment.telegram.callsOf('answerCallbackQuery').length;
     const count = messages().length;
@@ -73,9 +77,17 @@ describe('/model on Telegram', () => {
     const refused = await send('/model claude-opus-4-1');
     expect(refused.text).toContain('"claude-opus-4-1" is not a model this chat may use. Choose one of:');
     expect(refused.text).toContain('2. openai/gpt-4o: medium price ($2.5 in, $10 out per million tokens) (in use)');
-    expect(buttonsOf(refused.replyMarkup).map((button) => button.text)).toEqual(['gpt-4o-mini', '✓ gpt-4o', 'gpt-4.1-mini']);
+    expect(buttonsOf(refused.replyMarkup).map((button) => button.text)).toEqual(['gpt-4o-mini', '✓ gpt-4o', 'gpt-4.1-mini', LONG]);
     await send('hello after the refusal');
     expect(await modelAsked('hello after the refusal')).toBe('gpt-4o');
+
+    // the long name's button carries its number, which chooses it the same
+    const count2 = messages().length;
+    await postTelegramUpdate(service.url, environment.telegram.makeUpdate.callbackQuery(chatId, chatId, buttons[3]!.callback_data, list.messageId));
+    const long = await waitFor(() => messages().slice(count2).find((message) => message.text.startsWith('Model for this session')), { what: 'the long one chosen' });
+    expect(long.text).toBe(`Model for this session: openai/${LONG} (price unknown). The next answer uses it.`);
+    await send('hello to the long one');
+    expect(await modelAsked('hello to the long one')).toBe(LONG);
   });
 
   it('a typed choice survives a restart: the next call uses it, /status names it, the run and its spans record it', async () => {
@@ -165,6 +177,7 @@ describe('/model on Slack', () => {
       ['✓ gpt-4o-mini', '/model openai:gpt-4o-mini'],
       ['gpt-4o', '/model openai:gpt-4o'],
       ['gpt-4.1-mini', '/model openai:gpt-4.1-mini'],
+      [LONG, `/model openai:${LONG}`],
     ]);
 
     count = visible().length;
@@ -181,7 +194,7 @@ describe('/model on Slack', () => {
     await postSlack(service.url, slack.signedRequest('/webhooks/slack/commands', slack.makeEvent.slashCommand('/model', { channel, user, text: 'gpt-5' }), { form: true }));
     const refused = await awaitNew(count, 'the refusal');
     expect(refused.text).toContain('"gpt-5" is not a model this chat may use. Choose one of:');
-    expect(buttonsOf(refused.blocks)).toHaveLength(3);
+    expect(buttonsOf(refused.blocks)).toHaveLength(4);
   });
 });
 
@@ -202,7 +215,7 @@ describe('/model on Feishu', () => {
     expect(list.msgType).toBe('interactive');
     expect(JSON.stringify(list.content)).toContain('Models for this chat (now openai/gpt-4o-mini)');
     const buttons = buttonsOf(list.content);
-    expect(buttons.map((button) => button.text.content)).toEqual(['✓ gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini']);
+    expect(buttons.map((button) => button.text.content)).toEqual(['✓ gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini', LONG]);
     expect(buttons[1]!.value).toEqual({ command: '/model openai:gpt-4o', chat_type: 'dm' });
 
     const delivery = feishu.delivery(feishu.events.cardAction(buttons[1]!.value, { userOpenId, messageId: list.messageId, chatId }));
@@ -216,7 +229,7 @@ describe('/model on Feishu', () => {
 
     const refused = await send('/model anthropic:claude-haiku-4-5');
     expect(JSON.stringify(refused.content)).toContain('not a model this chat may use');
-    expect(buttonsOf(refused.content)).toHaveLength(3);
+    expect(buttonsOf(refused.content)).toHaveLength(4);
   });
 });
 
