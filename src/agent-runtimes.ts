@@ -12,6 +12,8 @@ import type { TurnAgent } from './turn/turn-dependencies.js';
 interface AgentRuntime {
   config: AgentConfig;
   model: ChatModel;
+  /** What `/model` may choose, by `provider:model`: the agent's model, then its `models`, each failing over to its fallbacks. */
+  modelChoices: ReadonlyMap<string, ChatModel>;
   tools: AgentTool[];
 }
 
@@ -34,9 +36,11 @@ export class AgentRuntimes {
     failover?: FailoverOptions,
   ) {
     for (const agent of config.agents) {
+      const model = createModelChain(agent.llm, agent.fallbackModels, failover);
       this.#runtimes.set(agent.id, {
         config: agent,
-        model: createModelChain(agent.llm, agent.fallbackModels, failover),
+        model,
+        modelChoices: modelChoicesOf(agent, model, failover),
         tools: [...toolsOf(agent), ...serviceTools],
       });
     }
@@ -97,7 +101,7 @@ export class AgentRuntimes {
 
   /** The message's agent with the MCP tools connected at this moment (see `readyTurnAgent`). */
   turnAgent(message: InboundMessage): TurnAgent {
-    const { config, model, tools } = this.runtime(message.agentId);
+    const { config, model, modelChoices, tools } = this.runtime(message.agentId);
     const { conversation } = message;
     const chat = this.chats.resolve({
       channel: conversation.channel,
@@ -107,6 +111,7 @@ export class AgentRuntimes {
     });
     return {
       model,
+      ...(modelChoices.size > 1 ? { modelChoices } : {}),
       tools: this.#withMcpTools(config.id, tools),
       systemPrompt: config.systemPrompt,
       maxIterations: config.maxIterations,
@@ -165,6 +170,23 @@ export class AgentRuntimes {
     });
     return [...tools, ...added];
   }
+}
+
+/**
+ * The agent's choosable models by `provider:model`. A chosen model keeps the agent's failover chain: its calls go to
+ * the agent's fallbacks (itself left out) as the agent's own model's do.
+ */
+function modelChoicesOf(agent: AgentConfig, model: ChatModel, failover: FailoverOptions | undefined): ReadonlyMap<string, ChatModel> {
+  const choices = new Map<string, ChatModel>([[modelChoiceKey(agent.llm), model]]);
+  for (const choice of agent.models) {
+    const key = modelChoiceKey(choice);
+    choices.set(key, createModelChain(choice, agent.fallbackModels.filter((fallback) => modelChoiceKey(fallback) !== key), failover));
+  }
+  return choices;
+}
+
+function modelChoiceKey(llm: { provider: string; model: string }): string {
+  return `${llm.provider}:${llm.model}`;
 }
 
 /** A command tool whose sandbox cannot run stops start-up, naming the agent. */

@@ -37,7 +37,7 @@ interface Mention {
 }
 
 /** Chat commands that also work as a bare word after the bot's mention (`@bot stop`). */
-const COMMAND_WORDS = new Set(['stop', 'new', 'reset', 'status', 'help', 'compact', 'usage']);
+const COMMAND_WORDS = new Set(['stop', 'new', 'reset', 'status', 'help', 'compact', 'usage', 'model']);
 
 /**
  * One `im.message.receive_v1` event (schema 2.0 `event` object) → the message the rest of the service

@@ -11,6 +11,7 @@ import { createLongConnection } from './long-connection.js';
 import { membershipChangeOf, type MembershipEventHandler } from './membership.js';
 import { createMessagesApi } from './messages-api.js';
 import { answerCardAction, sendApprovalPrompt, settleApprovalPrompt } from './approval-card.js';
+import { answerCommandAction, isCommandAction, sendCommandButtons } from './command-card.js';
 import { createOutbound } from './outbound.js';
 import { feishuPromptSection } from './prompt-section.js';
 import { startTypingReaction } from './typing.js';
@@ -64,7 +65,9 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
   const handlerFor = (sink: InboundSink) => createMessageEventHandler({ identity, memory, sink, logger });
   const liveReplies = options.liveReplies ?? 'dm';
   let approvalSink: ApprovalSink | undefined;
-  const onCardAction = (event: unknown) => answerCardAction(event, approvalSink);
+  // a command button's click is that command from the one who clicked; any other card action is an approval's
+  const onCardAction = (sink: InboundSink) => (event: unknown) =>
+    isCommandAction(event) ? answerCommandAction(event, identity, sink, logger) : answerCardAction(event, approvalSink);
   let membershipSink: ChatMembershipSink | undefined;
   const handleMembership: MembershipEventHandler = async (eventType, event) => {
     const change = membershipChangeOf(eventType, event, config.appId);
@@ -82,11 +85,11 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
       const clock = options.now ? { now: options.now } : {};
       return [
         createEventsRoute({ secrets, handleMessage: handlerFor(sink), handleMembership, logger, ...clock }),
-        createCardsRoute({ secrets, logger, onCardAction, ...clock }),
+        createCardsRoute({ secrets, logger, onCardAction: onCardAction(sink), ...clock }),
       ];
     },
     async startInbound(sink) {
-      await longConnection?.start(handlerFor(sink), onCardAction, handleMembership);
+      await longConnection?.start(handlerFor(sink), onCardAction(sink), handleMembership);
     },
     async stopInbound() {
       await longConnection?.stop();
@@ -102,6 +105,7 @@ export async function createFeishuChannel(options: FeishuChannelOptions): Promis
     promptSection: () => promptSection(bot.name),
     sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt(outbound, to, prompt, progress),
     settleApprovalPrompt: (_to, messageId, prompt, outcome) => settleApprovalPrompt(api, messageId, prompt, outcome),
+    sendCommandButtons: (to, text, buttons) => sendCommandButtons(outbound, to, text, buttons),
     onApprovalAnswer(sink) {
       approvalSink = sink;
     },

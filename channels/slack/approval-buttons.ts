@@ -20,7 +20,9 @@ export interface BlockActions {
   user: { id: string; name?: string; username?: string };
   channel?: { id: string };
   container?: { thread_ts?: string };
-  actions: Array<{ action_id?: string; value?: string }>;
+  /** Unique per click (command buttons use it as the message's id). */
+  trigger_id?: string;
+  actions: Array<{ action_id?: string; value?: string; action_ts?: string }>;
 }
 
 const ACTION_ID_PREFIX = 'approval_';

@@ -1,7 +1,7 @@
 import { unescapeMrkdwn } from './mrkdwn-text.js';
 
 /** Chat commands people may type after mentioning the bot (`@bot stop`), as Slack keeps `/…` for slash commands. */
-const MENTION_COMMANDS = new Set(['stop', 'new', 'reset', 'status', 'help', 'compact', 'usage']);
+const MENTION_COMMANDS = new Set(['stop', 'new', 'reset', 'status', 'help', 'compact', 'usage', 'model']);
 
 /** Does the text mention this user (`<@U123>` or `<@U123|name>`)? */
 export function mentionsUser(text: string, userId: string): boolean {

@@ -1,8 +1,9 @@
 import type { AssistantSettings, SlackConfig } from '../../src/config/app-config.js';
-import { memoLast, BotError, type ApprovalSink, type Channel, type ChannelNotes, type ChannelState, type ChatMembershipSink, type PlatformCallRecorder } from '../../src/core/index.js';
+import { memoLast, BotError, type ApprovalSink, type Channel, type ChannelNotes, type ChannelState, type ChatMembershipSink, type InboundSink, type PlatformCallRecorder } from '../../src/core/index.js';
 import { createAssistantThreads } from './assistant-threads.js';
 import { describeScopes, missingScopes } from './app-permissions.js';
 import { handleApprovalClick, isApprovalClick, sendApprovalPrompt, settleApprovalPrompt } from './approval-buttons.js';
+import { handleCommandClick, isCommandClick, sendCommandButtons } from './command-buttons.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { createChannelNames } from './channel-names.js';
 import { slackErrorCode, toPlatformError } from './errors.js';
@@ -74,8 +75,9 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     assistant,
   });
   let approvalSink: ApprovalSink | undefined;
-  const onInteraction = async (payload: { type: string; actions?: unknown }) => {
+  const onInteraction = async (payload: { type: string; actions?: unknown }, sink: InboundSink) => {
     if (isApprovalClick(payload)) await handleApprovalClick(clients, payload, approvalSink, logger);
+    else if (isCommandClick(payload)) await handleCommandClick(payload, identity, sink, logger);
   };
   const socketMode = config.appToken ? createSocketMode({ appToken: config.appToken, apiUrl: config.apiUrl, dispatcher, onInteraction, logger }) : undefined;
   logger.info({ accountId: identity.teamId, botUserId: identity.botUserId, mode: socketMode ? 'socket' : 'http' }, 'slack channel ready');
@@ -104,6 +106,7 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     promptSection: () => promptSection(identity.botUserId),
     sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt(clients, to, prompt, logger, progress),
     settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(clients, to, messageId, prompt, outcome),
+    sendCommandButtons: (to, text, buttons) => sendCommandButtons(clients, to, text, buttons),
     onApprovalAnswer(sink) {
       approvalSink = sink;
     },

@@ -60,7 +60,8 @@ const InteractionSchema = Type.Object({
   user: Type.Optional(Type.Object({ id: Type.String(), name: Droppable(Type.String()), username: Droppable(Type.String()) })),
   channel: Droppable(Type.Object({ id: Type.String() })),
   container: Droppable(Type.Object({ thread_ts: Droppable(Type.String()) })),
-  actions: Type.Optional(Type.Array(Type.Object({ action_id: Type.Optional(Type.String()), value: Type.Optional(Type.String()) }))),
+  trigger_id: Droppable(Type.String()),
+  actions: Type.Optional(Type.Array(Type.Object({ action_id: Type.Optional(Type.String()), value: Type.Optional(Type.String()), action_ts: Droppable(Type.String()) }))),
 });
 
 /**

@@ -28,7 +28,7 @@ export function createSocketMode(options: {
   apiUrl: string;
   dispatcher: InboundDispatcher;
   /** Button clicks (`interactive` envelopes). */
-  onInteraction?: (payload: { type: string }) => Promise<void>;
+  onInteraction?: (payload: { type: string }, sink: InboundSink) => Promise<void>;
   logger: Logger;
 }): SocketMode {
   const { dispatcher, logger } = options;
@@ -40,7 +40,7 @@ export function createSocketMode(options: {
     if (typeof body !== 'object' || body === null) return;
     if (envelope.type === 'interactive') {
       const payload = checkInteraction(body);
-      if (payload.ok) await options.onInteraction?.(payload.value);
+      if (payload.ok) await options.onInteraction?.(payload.value, sink);
       else logger.warn({ reason: payload.reason }, 'slack interaction dropped: wrongly typed fields');
       return;
     }

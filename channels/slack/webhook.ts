@@ -18,7 +18,7 @@ export interface SlackRouteOptions {
   dispatcher: InboundDispatcher;
   sink: InboundSink;
   /** Button clicks (block_actions); acknowledged within Slack's 3 s either way. */
-  onInteraction?: (payload: { type: string }) => Promise<void>;
+  onInteraction?: (payload: { type: string }, sink: InboundSink) => Promise<void>;
   logger: Logger;
 }
 
@@ -88,7 +88,7 @@ export function createSlackRoutes(options: SlackRouteOptions): WebhookRoute[] {
           logger.debug({ type: payload.value.type }, 'slack interaction ignored');
           return { status: 200 };
         }
-        const handled = options.onInteraction(payload.value).catch((error: unknown) => logger.error({ err: error, type: payload.value.type }, 'slack interaction failed'));
+        const handled = options.onInteraction(payload.value, sink).catch((error: unknown) => logger.error({ err: error, type: payload.value.type }, 'slack interaction failed'));
         await Promise.race([handled, new Promise((resolve) => setTimeout(resolve, INTERACTION_ACK_MS).unref())]);
         return { status: 200 };
       }),

@@ -17,8 +17,10 @@ import { sameText, type SentProbe } from './sent-probe.js';
 /** What the channel reads of a `callback_query` (https://core.telegram.org/bots/api#callbackquery), checked in update-schema.ts. */
 export interface CallbackQuery {
   id: string;
-  from: { id: number; first_name?: string; username?: string };
+  from: { id: number; first_name?: string; last_name?: string; username?: string };
   data?: string;
+  /** The bot's message the button is under: where a command button's command acts. */
+  message?: { message_id: number; chat: { id: number; type: string; title?: string }; message_thread_id?: number; is_topic_message?: boolean };
 }
 
 function keyboardOf(prompt: ApprovalPrompt): InlineKeyboardMarkup {

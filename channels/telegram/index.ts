@@ -4,6 +4,7 @@ import { memoLast, BotError, type ApprovalSink, type Channel, type ChatMembershi
 import type { Logger } from '../../src/observability/logger.js';
 import { installApiLogging } from './api-logging.js';
 import { answerCallbackQuery, sendApprovalPrompt, settleApprovalPrompt, type CallbackQuery } from './approval-buttons.js';
+import { answerCommandClick, isCommandClick, sendCommandButtons } from './command-buttons.js';
 import { installRateLimitRetries, installRetries } from './api-retry.js';
 import { registerCommands, type BotCommandDescription } from './commands-registration.js';
 import { createEditPacer } from './edit-pacer.js';
@@ -88,7 +89,8 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const pacer = createEditPacer(options.liveEditIntervalMs ?? LIVE_EDIT_INTERVAL_MS);
   const polling = config.mode === 'polling' ? createPolling(bot, logger) : undefined;
   let approvalSink: ApprovalSink | undefined;
-  const onCallbackQuery = (query: CallbackQuery) => answerCallbackQuery(bot.api, query, approvalSink, logger);
+  const onCallbackQuery = (query: CallbackQuery, sink: InboundSink) =>
+    isCommandClick(query) ? answerCommandClick(bot.api, identity, query, sink, logger) : answerCallbackQuery(bot.api, query, approvalSink, logger);
   let membershipSink: ChatMembershipSink | undefined;
   const onMembership: ChatMembershipSink = async (change) => (membershipSink ? membershipSink(change) : { kind: 'recorded' });
   // users' messages take ids from the same counters as the bot's: seeing them keeps the published high mark close
@@ -125,6 +127,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
     ...(topicsForNew ? { openConversation: (from: ConversationRef) => openConversationTopic(bot.api, from, logger, naming?.opened) } : {}),
     sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt({ api: progress ? createApi : bot.api, watermark, probe }, to, prompt, progress),
     settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(bot.api, to, messageId, prompt, outcome),
+    sendCommandButtons: (to, text, buttons) => sendCommandButtons({ api: bot.api, watermark }, to, text, buttons),
     onApprovalAnswer(sink) {
       approvalSink = sink;
     },

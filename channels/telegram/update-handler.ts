@@ -12,14 +12,15 @@ export type UpdateHandler = (update: unknown) => Promise<BoundaryOutcome | undef
 
 /**
  * The one inbound path of webhook and long polling: check the payload, normalize, sanitize, hand to the sink.
- * A button click (callback_query) goes to `onCallbackQuery` instead, the bot's own membership change
- * (my_chat_member) to `onMembership`, as does a topic closed or reopened (`forum_topic_closed` / `_reopened`).
+ * A button click (callback_query) goes to `onCallbackQuery` instead (with the sink, for command buttons), the bot's own
+ * membership change (my_chat_member) to `onMembership`, as does a topic closed or reopened (`forum_topic_closed` /
+ * `_reopened`).
  */
 export function createUpdateHandler(
   identity: BotIdentity,
   sink: InboundSink,
   logger: Logger,
-  onCallbackQuery?: (query: CallbackQuery) => Promise<void>,
+  onCallbackQuery?: (query: CallbackQuery, sink: InboundSink) => Promise<void>,
   onMembership?: (change: ChatMembershipChange) => Promise<ChatMembershipOutcome>,
   /** Every user's message id: the ids a takeover's probe must reach, and need not try (shared-watermark.ts). */
   sawMessage?: (chatId: number | string, messageId: number) => void,
@@ -34,7 +35,7 @@ export function createUpdateHandler(
     const incoming = checked.update.message;
     if (incoming) sawMessage?.(incoming.chat.id, incoming.message_id);
     if (checked.update.callback_query) {
-      await onCallbackQuery?.(checked.update.callback_query as CallbackQuery);
+      await onCallbackQuery?.(checked.update.callback_query as CallbackQuery, sink);
       return undefined;
     }
     if (checked.update.my_chat_member) {

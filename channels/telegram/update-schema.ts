@@ -59,8 +59,23 @@ const UpdateSchema = Type.Object({
       forum_topic_reopened: Droppable(Type.Object({})),
     }),
   ),
-  /** A click on an inline keyboard button (approval requests); a malformed one is dropped like an unknown update. */
-  callback_query: Droppable(Type.Object({ id: Type.String(), from: Sender, data: Type.Optional(Type.String()) })),
+  /** A click on an inline keyboard button (approval requests, command buttons); a malformed one is dropped like an unknown update. */
+  callback_query: Droppable(
+    Type.Object({
+      id: Type.String(),
+      from: Sender,
+      data: Type.Optional(Type.String()),
+      // where a command button's command acts (absent on a button of an inline message)
+      message: Droppable(
+        Type.Object({
+          message_id: Type.Integer(),
+          chat: Type.Object({ id: Type.Integer(), type: Type.String(), title: Droppable(Type.String()) }),
+          message_thread_id: Droppable(Type.Integer()),
+          is_topic_message: Droppable(Type.Boolean()),
+        }),
+      ),
+    }),
+  ),
   /** The bot's own status in a chat changed (removed, blocked, added back); a malformed one is dropped like an unknown update. */
   my_chat_member: Droppable(
     Type.Object({

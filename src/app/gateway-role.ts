@@ -12,6 +12,7 @@ import { AlbumMarks, ChannelActivity, McpStatusBoard } from '../redis/index.js';
 import { tasksCommand } from '../schedules/index.js';
 import { sessionStats, storedConversation } from '../store/index.js';
 import type { Infrastructure } from './infrastructure.js';
+import { createModelChoices } from './model-choices.js';
 import { chatLocationOf, type SharedServices } from './shared-services.js';
 
 /** What the gateway built: the sink every transport ends in, and the parts the console shows. */
@@ -93,6 +94,12 @@ export function buildGateway(infra: Infrastructure, shared: SharedServices): Gat
       reply: async (message, text) => {
         await channels.for(message.conversation).sendNotice(message.conversation, text);
       },
+      replyWithButtons: async (message, text, buttons) => {
+        const channel = channels.for(message.conversation);
+        if (channel.sendCommandButtons) await channel.sendCommandButtons(message.conversation, text, buttons);
+        else await channel.sendNotice(message.conversation, text);
+      },
+      models: createModelChoices(config, database.db, sessions),
       usageReport: createUsageReport({ db: database.db, ledger: shared.budgetLedger, limitsFor: (message) => shared.budgets.limitsFor(message) }),
       tasks: (message, args) => tasksCommand(schedules, message, args),
       memory: { list: (message) => memoryCommand(memory, message), forget: (message, args) => forgetCommand(memory, message, args) },

@@ -1,6 +1,8 @@
+import type { CommandButton } from '../core/command-buttons.js';
 import type { ConversationRef, InboundMessage } from '../core/inbound-message.js';
 import { sessionKeyOf } from '../core/session-key.js';
 import type { SessionUsage } from '../usage/session-usage.js';
+import { currentChoice, modelCommand, type ModelAnswer, type ModelChoices } from './model-command.js';
 import { COMMAND_DESCRIPTIONS, type ChatCommand } from './parse-command.js';
 
 export interface ModelInfo {
@@ -27,6 +29,10 @@ export interface CommandDependencies {
   /** The model /status names: one for all, or the session's agent's (config file agents). */
   model: ModelInfo | ((sessionKey: string) => ModelInfo);
   reply(message: InboundMessage, text: string): Promise<void>;
+  /** The reply with a button per command (`/model`'s list); absent, or a platform without buttons: `reply`. */
+  replyWithButtons?(message: InboundMessage, text: string, buttons: CommandButton[]): Promise<void>;
+  /** `/model` (CONTRACT §20); absent: /status names `model` and /model only that. */
+  models?: ModelChoices;
   /** `/usage` (src/usage/usage-report.ts); absent: the command says usage is not available. */
   usageReport?(message: InboundMessage): Promise<string>;
   /** `/tasks [cancel <id>]` (src/schedules); absent: schedules are off. */
@@ -43,10 +49,22 @@ const number = new Intl.NumberFormat('en-US');
 export function createCommandHandler(deps: CommandDependencies) {
   return async function handleCommand(command: ChatCommand, message: InboundMessage): Promise<string> {
     const sessionKey = sessionKeyOf(message);
+    if (command.name === 'model') {
+      const { text, buttons } = await model(sessionKey, message, command.args);
+      if (buttons && buttons.length > 0 && deps.replyWithButtons) await deps.replyWithButtons(message, text, buttons);
+      else await deps.reply(message, text);
+      return text;
+    }
     const text = command.name === 'usage' ? await usage(message) : await answer(command, sessionKey, message);
     await deps.reply(message, text);
     return text;
   };
+
+  async function model(sessionKey: string, message: InboundMessage, args: string): Promise<ModelAnswer> {
+    if (deps.models) return modelCommand(deps.models, sessionKey, message, args);
+    const { provider, name } = typeof deps.model === 'function' ? deps.model(sessionKey) : deps.model;
+    return { text: `This chat uses ${provider}/${name}; no other model is offered here.` };
+  }
 
   async function answer(command: ChatCommand, sessionKey: string, message: InboundMessage): Promise<string> {
     switch (command.name) {
@@ -80,6 +98,8 @@ export function createCommandHandler(deps: CommandDependencies) {
         return deps.memory ? deps.memory.list(message) : 'Memory is not available here.';
       case 'forget':
         return deps.memory ? deps.memory.forget(message, command.args) : 'Memory is not available here.';
+      case 'model':
+        return (await model(sessionKey, message, command.args)).text;
       case 'help':
         return ['Commands:', ...COMMAND_DESCRIPTIONS.map(({ command: name, description }) => `/${name} — ${description}`)].join('\n');
     }
@@ -90,18 +110,20 @@ export function createCommandHandler(deps: CommandDependencies) {
   }
 
   async function status(sessionKey: string): Promise<string> {
-    const [usage, depth, mcp] = await Promise.all([
+    const [usage, depth, mcp, chosen] = await Promise.all([
       deps.sessionUsage(sessionKey),
       deps.queueDepth(sessionKey),
       // the MCP line is a courtesy: Redis failing to say it leaves it out, not the answer
       deps.mcpStatus ? deps.mcpStatus(sessionKey).catch(() => undefined) : undefined,
+      deps.models ? currentChoice(deps.models, sessionKey) : undefined,
     ]);
-    const { provider, name, contextWindow } = typeof deps.model === 'function' ? deps.model(sessionKey) : deps.model;
+    const { provider, name, contextWindow } = chosen ?? (typeof deps.model === 'function' ? deps.model(sessionKey) : deps.model);
     const used = usage?.estimatedContextTokens ?? 0;
     const fill = contextWindow > 0 ? Math.round((used / contextWindow) * 100) : 0;
     // Each number says what it counts: "in" adds up every call's whole prompt, so it dwarfs the context estimate.
+    const chosenHere = chosen !== undefined && chosen.key !== deps.models?.choices(sessionKey)[0]?.key;
     return [
-      `Model: ${provider}/${name}`,
+      `Model: ${provider}/${name}${chosenHere ? ' (chosen with /model)' : ''}`,
       `Tokens used: ${number.format(usage?.inputTokens ?? 0)} in, ${number.format(usage?.outputTokens ?? 0)} out in this session ` +
         `(in: everything sent to the model, added up over all its calls, each of which sends the instructions, tools and conversation again; out: everything it wrote); ` +
         `cost $${(usage?.costUsd ?? 0).toFixed(4)}; prompt cache: ${number.format(usage?.cacheReadTokens ?? 0)} read, ${number.format(usage?.cacheWriteTokens ?? 0)} written`,

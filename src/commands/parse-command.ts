@@ -1,4 +1,4 @@
-export type CommandName = 'stop' | 'new' | 'status' | 'compact' | 'usage' | 'help' | 'tasks' | 'memory' | 'forget';
+export type CommandName = 'stop' | 'new' | 'status' | 'compact' | 'usage' | 'help' | 'tasks' | 'memory' | 'forget' | 'model';
 
 export interface ChatCommand {
   name: CommandName;
@@ -16,6 +16,7 @@ const ALIASES: Record<string, CommandName> = {
   tasks: 'tasks',
   memory: 'memory',
   forget: 'forget',
+  model: 'model',
   start: 'help', // Telegram sends /start when someone opens the bot
 };
 
@@ -24,6 +25,7 @@ export const COMMAND_DESCRIPTIONS: Array<{ command: string; description: string 
   { command: 'new', description: 'Start a fresh conversation' },
   { command: 'status', description: 'Model, tokens used, context fill and queue' },
   { command: 'compact', description: 'Summarize the conversation now' },
+  { command: 'model', description: 'List the models you can choose; /model <name> chooses one for this chat' },
   { command: 'usage', description: "Today's and this month's tokens and cost, and the budget left" },
   { command: 'tasks', description: "List this chat's scheduled tasks; /tasks cancel <id> cancels one" },
   { command: 'memory', description: "List this chat's saved memories with their ids" },

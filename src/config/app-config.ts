@@ -64,6 +64,11 @@ export interface AgentConfig {
    * `fallbackModels`): each with its provider's credentials and base URL (CONTRACT §17).
    */
   fallbackModels: LlmConfig[];
+  /**
+   * Models a chat may choose with `/model` besides `llm` (LLM_MODELS for the default agent, config file `models`),
+   * each with its provider's credentials and base URL (CONTRACT §20).
+   */
+  models: LlmConfig[];
   /** The agent is offered `spawn_agent` (config file `subagents`, default on; CONTRACT §18). */
   subagents: boolean;
   /** Slack assistant threads: greeting and suggested prompts (config file `assistant`; unset: the built-in ones). */

@@ -68,6 +68,7 @@ export const EnvironmentSchema = Type.Object({
   ANTHROPIC_BASE_URL: documented(Url, { description: "Base URL of the Anthropic API (or a compatible server). Unset: Anthropic's." }),
   LLM_STREAM: documented(Bool, { description: "Stream tokens from the model and, where the channel supports it, edit the reply in place.", default: true }),
   LLM_FALLBACK_MODELS: documented(Type.String(), { description: "Comma-separated `[provider:]model` the default agent's calls go to, in order, when its model fails with a retryable error; each uses its provider's `*_API_KEY` and `*_BASE_URL`. Unset: no failover." }),
+  LLM_MODELS: documented(Type.String(), { description: "Comma-separated `[provider:]model` a chat of the default agent may choose with `/model` besides `LLM_MODEL`; each uses its provider's `*_API_KEY` and `*_BASE_URL`, and the agent's fallbacks. Unset: the config file's `models`, else only `LLM_MODEL`." }),
   LLM_FAILOVER_COOLDOWN_MS: documented(Type.Integer({ minimum: 0 }), { description: "How long a model that failed is skipped by every process (kept in Redis); `0`: never skipped.", default: 60_000 }),
   SUBAGENT_MAX_DEPTH: documented(Type.Integer({ minimum: 0, maximum: 5 }), { description: "How deep `spawn_agent` children may go: `1` children cannot spawn, `0` no `spawn_agent` at all.", default: 1 }),
   SUBAGENT_MAX_PARALLEL: documented(Type.Integer({ minimum: 1, maximum: 32 }), { description: "`spawn_agent` children of one model response running at once; the others wait.", default: 4 }),

@@ -35,12 +35,17 @@ export function parseModelReference(text: string, defaultProvider: Provider): Fa
 
 /** LLM_FALLBACK_MODELS: comma-separated `[provider:]model`. */
 export function fallbacksFromEnvironment(value: string, defaultProvider: Provider): FallbackReference[] {
+  return referencesFromEnvironment('LLM_FALLBACK_MODELS', value, defaultProvider);
+}
+
+/** A variable of comma-separated `[provider:]model` (LLM_FALLBACK_MODELS, LLM_MODELS). */
+export function referencesFromEnvironment(variable: string, value: string, defaultProvider: Provider): FallbackReference[] {
   return value
     .split(',')
     .filter((entry) => entry.trim() !== '')
     .map((entry) => {
       const parsed = parseModelReference(entry, defaultProvider);
-      if (typeof parsed === 'string') throw new BotError('config', `LLM_FALLBACK_MODELS: ${parsed}`);
+      if (typeof parsed === 'string') throw new BotError('config', `${variable}: ${parsed}`);
       return parsed;
     });
 }

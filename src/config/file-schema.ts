@@ -132,6 +132,10 @@ export const AgentSchema = Type.Object(
       Type.Array(Type.Union([Type.String({ minLength: 1 }), FallbackModelSchema])),
       "Where a call goes, in order, when this agent's model fails with a retryable error: `[provider:]model` (that provider's key and base URL from its variables), or an object with its own.",
     ),
+    models: documented(
+      Type.Array(Type.Union([Type.String({ minLength: 1 }), FallbackModelSchema])),
+      "Models a chat may choose with `/model` besides `model` (`LLM_MODELS` for the default agent wins): `[provider:]model`, or an object with its own key and base URL. A chosen model's calls fail over to `fallbackModels`.",
+    ),
     subagents: documented(Type.Union([Type.Boolean(), Type.Literal('on'), Type.Literal('off')]), '`spawn_agent` (read-only child agents): on by default; `off` or `false` turns it off.'),
     assistant: documented(AssistantSchema, 'Slack assistant threads (the AI app surface): the greeting and suggested prompts a new thread opens with.'),
     maxOutputTokens: documented(PositiveInt, 'The output cap of every request of this agent (`LLM_MAX_OUTPUT_TOKENS` for the default agent).'),

@@ -3,7 +3,7 @@ import { fileError, type LoadedConfigFile } from './config-file.js';
 import type { Environment } from './environment-schema.js';
 import { checkMcpServers, parseMcpServers } from '../mcp/mcp-config.js';
 import type { AgentEntry } from './file-schema.js';
-import { BASE_URL_VARIABLES, DEFAULT_CONTEXT_WINDOWS, fallbackLlmConfig, fallbacksFromEnvironment, fallbacksFromFile, KEY_VARIABLES, type FallbackReference } from './fallback-models.js';
+import { BASE_URL_VARIABLES, DEFAULT_CONTEXT_WINDOWS, fallbackLlmConfig, fallbacksFromEnvironment, fallbacksFromFile, referencesFromEnvironment, KEY_VARIABLES, type FallbackReference } from './fallback-models.js';
 
 export const DEFAULT_AGENT_ID = 'main';
 export const DEFAULT_MODELS = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-6' } as const;
@@ -47,6 +47,7 @@ export function mergeAgents(env: Environment, file: LoadedConfigFile | undefined
       id: entry.id,
       llm,
       fallbackModels: fallbackReferences(env, file, entry, index, provider).map((reference) => fallbackLlmConfig(reference, llm, env)),
+      models: choosableModels(modelReferences(env, file, entry, index, provider).map((reference) => fallbackLlmConfig(reference, llm, env)), llm),
       subagents: entry.subagents !== false && entry.subagents !== 'off',
       systemPrompt: fromEnv(env.SYSTEM_PROMPT) ?? entry.systemPrompt,
       maxIterations: fromEnv(env.MAX_ITERATIONS) ?? entry.maxIterations ?? DEFAULT_MAX_ITERATIONS,
@@ -72,6 +73,26 @@ function fallbackReferences(env: Environment, file: LoadedConfigFile | undefined
   });
 }
 
+/** LLM_MODELS is the default agent's and overrides the file's `models`; other agents have their file entry's. */
+function modelReferences(env: Environment, file: LoadedConfigFile | undefined, entry: AgentEntry, index: number, provider: LlmConfig['provider']): FallbackReference[] {
+  if (index === 0 && env.LLM_MODELS !== undefined) return referencesFromEnvironment('LLM_MODELS', env.LLM_MODELS, provider);
+  if (!entry.models) return [];
+  return fallbacksFromFile(entry.models, provider, (position, message) => {
+    throw fileError(file?.shown ?? 'config file', `/agents/${index}/models/${position}`, message);
+  });
+}
+
+/** The list without the agent's own model and without repeats (the first of each `provider:model` stays). */
+function choosableModels(models: LlmConfig[], agent: LlmConfig): LlmConfig[] {
+  const seen = new Set([`${agent.provider}:${agent.model}`]);
+  return models.filter((model) => {
+    const key = `${model.provider}:${model.model}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** Workers call every agent's model: each needs a key (a gateway-only process does not). */
 export function checkAgentKeys(env: Environment, file: LoadedConfigFile | undefined, agents: AgentConfig[]): string | undefined {
   for (const [index, agent] of agents.entries()) {
@@ -91,6 +112,13 @@ export function checkAgentKeys(env: Environment, file: LoadedConfigFile | undefi
       if (index === 0 && env.LLM_FALLBACK_MODELS !== undefined) return `${variable}: required by the fallback model ${name} (LLM_FALLBACK_MODELS)`;
       const shown = file?.shown ?? 'config file';
       return fileError(shown, `/agents/${index}/fallbackModels/${position}`, `no API key for the fallback ${name}: set apiKey (object form) or ${variable}`).message;
+    }
+    for (const model of agent.models) {
+      if (model.apiKey) continue;
+      const variable = keyVariable[model.provider];
+      const name = `${model.provider}:${model.model}`;
+      if (index === 0 && env.LLM_MODELS !== undefined) return `${variable}: required by the model ${name} (LLM_MODELS)`;
+      return `${file?.shown ?? 'config file'}: /agents/${index}/models: no API key for ${name}: set apiKey (object form) or ${variable}`;
     }
   }
   return undefined;

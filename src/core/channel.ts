@@ -1,5 +1,6 @@
 import type { ApprovalPrompt, ApprovalSink } from './approval.js';
 import type { ChatMembershipSink } from './chat-membership.js';
+import type { CommandButton } from './command-buttons.js';
 import type { Attachment, DownloadedFile, OutboundFile } from './attachment.js';
 import type { DeliveryProgress } from './delivery-progress.js';
 import type { ChannelName, ConversationRef, InboundMessage } from './inbound-message.js';
@@ -116,6 +117,11 @@ export interface Channel {
   settleApprovalPrompt?(to: ConversationRef, messageId: string, prompt: ApprovalPrompt, outcome: string): Promise<void>;
   /** Where button clicks go; set before inbound starts (webhook routes, polling, sockets). */
   onApprovalAnswer?(sink: ApprovalSink): void;
+  /**
+   * A plain-text notice with a button per command (see CommandButton); a click comes back through the inbound sink
+   * as that command from the one who clicked. Absent: the notice alone, the commands typed.
+   */
+  sendCommandButtons?(to: ConversationRef, text: string, buttons: CommandButton[]): Promise<DeliveryReceipt>;
   /** Where the bot's own membership changes go (removed from or added to a chat); set before inbound starts. */
   onChatMembership?(sink: ChatMembershipSink): void;
   /**

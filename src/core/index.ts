@@ -16,3 +16,4 @@ export * from './usage.js';
 export * from './trace-span.js';
 export * from './turn-ports.js';
 export * from './memo-last.js';
+export * from './command-buttons.js';

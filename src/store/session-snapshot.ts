@@ -7,6 +7,8 @@ export interface SessionSnapshot {
   /** The conversation the history is of: the one asked for, or the session's current one. */
   conversation: number;
   summary: string | undefined;
+  /** `/model`'s choice (`provider:model`); undefined: the agent's own model. */
+  model: string | undefined;
   /** Oldest first, at most the `limit` newest. */
   history: SnapshotMessage[];
 }
@@ -28,7 +30,7 @@ export interface SnapshotMessage {
  */
 const SNAPSHOT = `
 with session as (
-  select id, history_start_seq, coalesce($3::integer, conversation) as conversation from sessions where key = $1::text
+  select id, history_start_seq, coalesce($3::integer, conversation) as conversation, model from sessions where key = $1::text
 ),
 summary as (
   select summaries.summary, summaries.covers_up_to_seq
@@ -47,12 +49,12 @@ recent as (
    order by messages.seq desc
    limit $2::integer
 )
-select session.id as session_id, session.conversation,
+select session.id as session_id, session.conversation, session.model,
        (select summary from summary) as summary,
        coalesce((select json_agg(json_build_array(seq, role, parts, created_at, omitted_from_context) order by seq) from recent), '[]'::json) as messages
   from session`;
 
-type Row = { session_id: string; conversation: number; summary: string | null; messages: Array<[number, MessageRole, MessagePart[], string, boolean]> };
+type Row = { session_id: string; conversation: number; model: string | null; summary: string | null; messages: Array<[number, MessageRole, MessagePart[], string, boolean]> };
 
 /** `conversation`: the turn's (see SNAPSHOT); undefined: the session's current one. */
 export async function loadSessionSnapshot(db: StoreDatabase, key: string, limit: number, conversation?: number): Promise<SessionSnapshot | undefined> {
@@ -63,6 +65,7 @@ export async function loadSessionSnapshot(db: StoreDatabase, key: string, limit:
     sessionId: row.session_id,
     conversation: Number(row.conversation),
     summary: row.summary ?? undefined,
+    model: row.model ?? undefined,
     history: messages.map(([seq, role, parts, createdAt, omittedFromContext]) => ({ seq: Number(seq), role, parts, createdAt: new Date(createdAt), omittedFromContext })),
   };
 }

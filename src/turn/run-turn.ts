@@ -14,6 +14,7 @@ import type { TerminalEvent } from '../agent/index.js';
 import { withMediaNotices } from '../media/index.js';
 import { runModelTurn } from './run-model.js';
 import { startWorkingAfter } from './working-indicator.js';
+import { withChosenModel } from './chosen-model.js';
 import { mediaCharges } from './media-charges.js';
 import { prepareTurnMedia } from './turn-media.js';
 import { namesOf, sessionInfoOf } from './session-info.js';
@@ -45,13 +46,15 @@ export function createTurnRunner(deps: TurnDependencies) {
 
     const latest = messages.at(-1)!;
     // the model, tools and prompt of the message's agent, with its chat's overrides
-    const agentDeps = await withBudget(await forAgent(deps, latest, request.signal), latest);
+    const agent = await forAgent(deps, latest, request.signal);
     const channel = deps.channels.for(latest.conversation);
     const latestText = request.messages.map((message) => message.text).join('\n');
     // asked for before the session is opened: a new session's history and its sender's memories are two reads of
     // PostgreSQL, made at once rather than one after the other (a returning session has both in memory)
-    const memories = memoryLinesFor(agentDeps, latest, latestText, sessionKey);
+    const memories = memoryLinesFor(agent, latest, latestText, sessionKey);
     const session = await deps.store.openSession(sessionInfoOf(sessionKey, latest), request.historyVersion, request.conversation);
+    // the session's /model choice comes with the session (no read of its own), then every call is budget-checked
+    const agentDeps = await withBudget(withChosenModel(agent, session.model), latest);
     const startedAt = new Date(clock());
     const groupLines = latest.conversation.chatType === 'group' ? await deps.groupContext.claim(contextKeyOf(messages[0]!), turnId) : [];
     const media = await prepareTurnMedia(agentDeps, messages, channel, request.signal);

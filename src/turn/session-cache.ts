@@ -13,6 +13,8 @@ export interface CachedSession {
   version: string;
   /** The conversation (count of `/new`) the history is of. */
   conversation: number;
+  /** `/model`'s choice when this was read (a choice moves the version on, as /new does). */
+  model?: string | undefined;
 }
 
 interface Staged {

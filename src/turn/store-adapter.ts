@@ -26,7 +26,7 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
     runExists: async (runId) => (await findRun(db, runId)) !== undefined,
     openSession: async (session, version, conversation) => {
       const cached = cache.get(session.key, version, conversation);
-      if (cached) return { id: Promise.resolve(cached.sessionId), summary: cached.summary, history: cached.history, conversation: cached.conversation };
+      if (cached) return { id: Promise.resolve(cached.sessionId), summary: cached.summary, history: cached.history, conversation: cached.conversation, model: cached.model };
       const snapshot = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT, conversation);
       // No row yet: its insert runs while the turn goes on (see OpenedSession.id). Another process inserting it first
       // (a group's turns may run at once) had stored nothing of its history then, so only its id is taken.
@@ -34,7 +34,8 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
       // The entry waits for the id; the turn records itself (and so stages its messages) only after that. The handler
       // also keeps a failed insert from going unhandled when the turn ends before it looks (a lost lease).
       void opened.id.then(
-        (sessionId) => cache.put(session.key, { sessionId, summary: opened.summary, history: opened.history, version: version ?? '', conversation: opened.conversation }),
+        (sessionId) =>
+          cache.put(session.key, { sessionId, summary: opened.summary, history: opened.history, version: version ?? '', conversation: opened.conversation, model: opened.model }),
         () => {},
       );
       return opened;
@@ -63,7 +64,7 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
 function openedFrom(snapshot: SessionSnapshot): OpenedSession {
   // a turn refused as too long stays stored but is never replayed: it would fail every later turn the same way
   const history = withOmittedAsNotes(snapshot.history).map(({ role, parts, createdAt }) => ({ role, parts, createdAt }));
-  return { id: Promise.resolve(snapshot.sessionId), summary: snapshot.summary, history, conversation: snapshot.conversation };
+  return { id: Promise.resolve(snapshot.sessionId), summary: snapshot.summary, history, conversation: snapshot.conversation, model: snapshot.model };
 }
 
 /** A turn's stored messages as a later read gives them back (a message left out of context as its note). */

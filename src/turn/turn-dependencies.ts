@@ -69,6 +69,8 @@ export interface SubagentSupport {
 /** The agent that answers one message, with its chat's settings applied (config file agents and overrides). */
 export interface TurnAgent {
   model: ChatModel;
+  /** What `/model` may choose for a session, by `provider:model` (the agent's own model among them); absent: only `model`. */
+  modelChoices?: ReadonlyMap<string, ChatModel>;
   tools: AgentTool[];
   systemPrompt: string | undefined;
   maxIterations: number;
@@ -86,6 +88,8 @@ export interface TurnDependencies {
   store: TurnStore;
   channels: ChannelRegistry;
   model: ChatModel;
+  /** The models a session's `/model` choice picks from, by `provider:model` (see chosen-model.ts); absent: `model` only. */
+  modelChoices?: ReadonlyMap<string, ChatModel>;
   tools: AgentTool[];
   groupContext: GroupContextPort;
   deliveries: DeliveryRecords;
@@ -137,6 +141,7 @@ export async function forAgent(deps: TurnDependencies, message: InboundMessage, 
   return {
     ...deps,
     model: agent.model,
+    ...(agent.modelChoices ? { modelChoices: agent.modelChoices } : {}),
     tools: agent.tools,
     settings: {
       ...deps.settings,

@@ -17,6 +17,8 @@ export interface OpenedSession {
   history: ReadonlyArray<ChatMessage & { createdAt?: Date }>;
   /** The conversation (count of `/new`) the history is of: the turn's, or the stored session's when it had none. */
   conversation: number;
+  /** `/model`'s choice for the session (`provider:model`); undefined: the agent's own model. */
+  model?: string | undefined;
 }
 
 /** The store as a turn sees it. */

@@ -23,6 +23,7 @@ describe('bot.config.example.yaml', () => {
     expect(config.agents.map((agent) => agent.id)).toEqual(['main', 'support']);
     // an agent's own output cap; the others get LLM_MAX_OUTPUT_TOKENS' default
     expect(config.agents.map((agent) => agent.llm.maxOutputTokens)).toEqual([4096, 2048]);
+    expect(config.agents.map((agent) => agent.models.map((model) => `${model.provider}:${model.model}`))).toEqual([['openai:gpt-4o', 'openai:gpt-4.1-mini'], []]);
     expect(config.accounts.telegram.map((account) => account.name)).toEqual(['main', 'support']);
     expect(config.dmPolicy).toBe('pairing');
   });

@@ -101,7 +101,8 @@ export function createEventFactory(bot: { botUserId: string; teamId: string }) {
      * The form fields of a `block_actions` interaction: `user` clicked the button carrying `value` on the bot's
      * message `messageTs` (post to the interactions route with `{ form: true }`).
      */
-    blockAction: (channel: string, user: string, value: string, messageTs: string, threadTs?: string) => ({
+    /** A button click; `actionId` defaults to an approval button's (`approval_<choice>`). */
+    blockAction: (channel: string, user: string, value: string, messageTs: string, threadTs?: string, actionId?: string) => ({
       payload: JSON.stringify({
         type: 'block_actions',
         team: { id: bot.teamId, domain: 'double' },
@@ -113,7 +114,7 @@ export function createEventFactory(bot: { botUserId: string; teamId: string }) {
         channel: { id: channel, name: 'channel' },
         message: { type: 'message', ts: messageTs, text: 'approval' },
         response_url: 'https://hooks.slack.test/actions/1',
-        actions: [{ type: 'button', action_id: `approval_${value.split(':').at(-1)}`, block_id: 'approval', value, action_ts: ts() }],
+        actions: [{ type: 'button', action_id: actionId ?? `approval_${value.split(':').at(-1)}`, block_id: actionId ? 'commands' : 'approval', value, action_ts: ts() }],
       }),
     }),
     /** The form fields of a slash command (post with `{ form: true }`). */

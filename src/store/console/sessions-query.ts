@@ -17,6 +17,8 @@ export interface ConsoleSession {
   userName: string | null;
   username: string | null;
   title: string | null;
+  /** `/model`'s choice (`provider:model`); null: the agent's own model. */
+  model: string | null;
   lastActivityAt: Date;
   /** Stored runs (turns) of the session. */
   turns: number;
@@ -69,6 +71,7 @@ const sessionColumns = {
   userName: people.name,
   username: people.username,
   title: sessions.title,
+  model: sessions.model,
   lastActivityAt: sessions.updatedAt,
   // written out: drizzle leaves the selected columns unqualified, where `id` would be the runs' own (index: runs_session_id_started_at_index)
   turns: sql<number>`(select count(*) from runs where runs.session_id = sessions.id)`.mapWith(Number),

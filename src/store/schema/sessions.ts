@@ -36,6 +36,8 @@ export const sessions = pgTable(
     costUsd: doublePrecision('cost_usd').notNull().default(0),
     compactionCount: integer('compaction_count').notNull().default(0),
     lastModel: text('last_model'),
+    /** `/model`'s choice for this session as `provider:model`; null: the agent's own model (CONTRACT §20). */
+    model: text('model'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -38,6 +38,7 @@ export function transcriptPage(input: TranscriptPageInput): Html {
 <dt>Key</dt><dd><code>${session.key}</code></dd>
 <dt>Channel</dt><dd>${session.channel} (account ${session.accountId})</dd>
 <dt>Agent</dt><dd>${session.agentId}</dd>
+<dt>Model</dt><dd>!${session.model ? html`<code>${session.model}</code> (chosen with /model)` : html`the agent's own`}</dd>
 <dt>Chat</dt><dd>${session.chatType === 'dm' ? 'direct messages' : 'group'} <code>${session.chatId}</code></dd>
 !${session.userId ? html`<dt>User</dt><dd>!${personCell({ userId: session.userId, name: session.userName, username: session.username })}</dd>` : EMPTY_HTML}
 <dt>Last activity</dt><dd>!${timeOf(session.lastActivityAt)}</dd>

@@ -1,0 +1,64 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+
+function inDirectory(text: string): string {
+  const directory = mkdtempSync(join(tmpdir(), 'model-choices-config-'));
+  writeFileSync(join(directory, 'bot.config.yaml'), text);
+  return directory;
+}
+
+function errorOf(load: () => unknown): string {
+  try {
+    load();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected a configuration error');
+}
+
+const empty = mkdtempSync(join(tmpdir(), 'model-choices-config-none-'));
+const chosen = (config: ReturnType<typeof loadConfig>, index = 0) => config.agents[index]!.models.map((llm) => [llm.provider, llm.model, llm.apiKey, llm.baseUrl]);
+
+describe('the models a chat may choose (/model) in the configuration', () => {
+  it('LLM_MODELS: [provider:]model with its provider’s key and base URL; the agent’s own model and repeats left out; unset: none', () => {
+    const env = { OPENAI_API_KEY: 'sk-openai', ANTHROPIC_API_KEY: 'sk-ant', ANTHROPIC_BASE_URL: 'http://anthropic.local', LLM_MODEL: 'gpt-4o-mini' };
+    const config = loadConfig({ ...env, LLM_MODELS: 'gpt-4o, anthropic:claude-haiku-4-5, openai:gpt-4o-mini, gpt-4o' }, { cwd: empty });
+    expect(chosen(config)).toEqual([
+      ['openai', 'gpt-4o', 'sk-openai', undefined],
+      ['anthropic', 'claude-haiku-4-5', 'sk-ant', 'http://anthropic.local'],
+    ]);
+    expect(loadConfig(env, { cwd: empty }).agents[0]!.models).toEqual([]);
+    expect(errorOf(() => loadConfig({ ...env, LLM_MODELS: 'anthropic:' }, { cwd: empty }))).toMatch(/^LLM_MODELS: "anthropic:" names no model/);
+  });
+
+  it('the config file’s `models` per agent (strings or objects); LLM_MODELS wins for the default agent; a model without a key is named', () => {
+    const directory = inDirectory(`
+agents:
+  - id: main
+    models: [gpt-4.1]
+  - id: writer
+    provider: anthropic
+    model: claude-sonnet-4-6
+    models:
+      - claude-haiku-4-5
+      - { provider: openai, model: gpt-4o, apiKey: sk-own, baseUrl: http://own.local/v1 }
+`);
+    const config = loadConfig({ OPENAI_API_KEY: 'sk-openai', ANTHROPIC_API_KEY: 'sk-ant' }, { cwd: directory });
+    expect(chosen(config)).toEqual([['openai', 'gpt-4.1', 'sk-openai', undefined]]);
+    expect(chosen(config, 1)).toEqual([
+      ['anthropic', 'claude-haiku-4-5', 'sk-ant', undefined],
+      ['openai', 'gpt-4o', 'sk-own', 'http://own.local/v1'],
+    ]);
+    expect(chosen(loadConfig({ OPENAI_API_KEY: 'sk-openai', ANTHROPIC_API_KEY: 'sk-ant', LLM_MODELS: 'o3' }, { cwd: directory }))).toEqual([['openai', 'o3', 'sk-openai', undefined]]);
+
+    expect(errorOf(() => loadConfig({ OPENAI_API_KEY: 'k' }, { cwd: inDirectory('agents:\n  - id: main\n    models: ["anthropic:claude-haiku-4-5"]\n') }))).toBe(
+      'bot.config.yaml: /agents/0/models: no API key for anthropic:claude-haiku-4-5: set apiKey (object form) or ANTHROPIC_API_KEY',
+    );
+    expect(errorOf(() => loadConfig({ OPENAI_API_KEY: 'k', LLM_MODELS: 'anthropic:claude-haiku-4-5' }, { cwd: empty }))).toBe(
+      'ANTHROPIC_API_KEY: required by the model anthropic:claude-haiku-4-5 (LLM_MODELS)',
+    );
+  });
+});
