@@ -45,7 +45,8 @@ describe.each<BackendKind>(BACKEND_KINDS)('migrateDatabase (%s)', (kind) => {
     expect(await appliedCount(database)).toBe(journal.entries.length);
     expect(await tableNames(database)).toEqual(['approved_senders', 'memories', 'messages', 'pairing_requests', 'people', 'run_spans', 'runs', 'scheduled_tasks', 'sessions', 'summaries']);
     await database.ping();
-  });
+    // PGlite's initdb is ~10 s of one core: on a loaded machine (the full suite on two cores) past the 30 s default
+  }, 90_000);
 
   it('applies them once when several starts migrate at the same time', async () => {
     backend = await createBackend(kind);
