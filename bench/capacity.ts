@@ -1,5 +1,5 @@
 import { searchCapacity, type CapacitySearch, type StepVerdict } from './capacity-search.js';
-import { startDeployment } from './deployment.js';
+import { startDeployment, type Deployment } from './deployment.js';
 import type { Harness } from './harness.js';
 import { round } from './percentiles.js';
 import { otherProcessesBusyCores, cpuPerMessage } from './phase-figures.js';
@@ -50,16 +50,37 @@ function judge(phase: PhaseResult, rate: number, duplicates: number, boundMs: nu
  * collected behind a running turn) at increasing rates; the highest rate whose overhead p99 stays within the bound.
  */
 export async function runCapacity(harness: Harness, databaseUrl: string, redisUrl: string): Promise<CapacityResult> {
-  const { settings } = harness;
   const deployment = harness.track(
     await startDeployment({ name: 'capacity', roles: ['all'], prefix: harness.prefixFor('capacity'), databaseUrl, redisUrl, extraEnv: harness.extraEnv('capacity') }),
   );
-  const phases: PhaseResult[] = [];
   try {
-    const sessions = harness.pool(deployment, { dmUsers: settings.capacityWarmupSessions, firstUserId: 4_000_000, groups: 0, groupEvery: 0 });
-    phases.push(await harness.closedPhase(deployment, 'capacity warm-up (ROLE=all, default WORKER_CONCURRENCY, model 0 ms)', sessions, settings.capacityWarmupSessions, 60_000));
-    deployment.openai.settings.latencyMs = settings.capacityModelMs;
-    const source = { next: () => sessions.takeOrAdd() };
+    return await capacitySearch(harness, deployment, { label: 'capacity', firstUserId: 4_000_000 });
+  } finally {
+    await harness.stop(deployment);
+  }
+}
+
+/**
+ * The capacity search on a running deployment (the service's, or a peer's: `answerTimeoutMs` then bounds the wait
+ * for its answers, as its losses are its own figure). Leaves the deployment's model at 0 ms.
+ */
+export async function capacitySearch(
+  harness: Harness,
+  deployment: Deployment,
+  options: { label: string; firstUserId: number; answerTimeoutMs?: number },
+): Promise<CapacityResult> {
+  const { settings } = harness;
+  const { label } = options;
+  const phases: PhaseResult[] = [];
+  const sessions = harness.pool(deployment, { dmUsers: settings.capacityWarmupSessions, firstUserId: options.firstUserId, groups: 0, groupEvery: 0 });
+  phases.push(
+    await harness.closedPhase(deployment, `${label} warm-up (model 0 ms)`, sessions, settings.capacityWarmupSessions, 60_000, {
+      ...(options.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: options.answerTimeoutMs }),
+    }),
+  );
+  deployment.openai.settings.latencyMs = settings.capacityModelMs;
+  const source = { next: () => sessions.takeOrAdd() };
+  try {
     const search = await searchCapacity<CapacityStep>({
       rates: settings.capacityRates,
       deadline: performance.now() + settings.capacityTimeLimitMs,
@@ -68,10 +89,10 @@ export async function runCapacity(harness: Harness, databaseUrl: string, redisUr
         const seconds = Math.max(settings.capacitySeconds, settings.capacityMinMessages / Math.max(rate, settings.capacityRates[0]!));
         const addedBefore = sessions.added;
         const duplicatesBefore = deployment.tracker.duplicateAnswers;
-        const phase = await harness.openPhase(deployment, `capacity: ${rate} msg/s for ${round(seconds, 1)} s, model ${settings.capacityModelMs} ms`, source, rate, seconds);
+        const phase = await harness.openPhase(deployment, `${label}: ${rate} msg/s for ${round(seconds, 1)} s, model ${settings.capacityModelMs} ms`, source, rate, seconds, options.answerTimeoutMs);
         phases.push(phase);
         const verdict = judge(phase, rate, deployment.tracker.duplicateAnswers - duplicatesBefore, settings.capacityOverheadP99Ms);
-        progress(`capacity: ${rate} msg/s ${verdict.passed ? 'kept up' : `did not keep up: ${verdict.reason}`}`);
+        progress(`${label}: ${rate} msg/s ${verdict.passed ? 'kept up' : `did not keep up: ${verdict.reason}`}`);
         const serviceMs = phase.cpuMs.service ?? 0;
         return {
           ...verdict,
@@ -88,9 +109,9 @@ export async function runCapacity(harness: Harness, databaseUrl: string, redisUr
         };
       },
     });
-    progress(`capacity: ${search.capacity} msg/s with a ${settings.capacityModelMs} ms model (stopped by ${search.stoppedBy})`);
+    progress(`${label}: ${search.capacity} msg/s with a ${settings.capacityModelMs} ms model (stopped by ${search.stoppedBy})`);
     return { ...search, modelMs: settings.capacityModelMs, overheadBoundMs: settings.capacityOverheadP99Ms, windowSeconds: settings.capacitySeconds, minMessages: settings.capacityMinMessages, phases };
   } finally {
-    await harness.stop(deployment);
+    deployment.openai.settings.latencyMs = 0;
   }
 }

@@ -61,6 +61,7 @@ export async function startDeployment(options: {
     ...(options.workerConcurrency === undefined ? {} : { WORKER_CONCURRENCY: String(options.workerConcurrency) }),
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
+    ...serviceEnvironment(),
     ...options.extraEnv,
   });
   const children: ServiceChild[] = [];
@@ -107,4 +108,18 @@ export async function startDeployment(options: {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `BENCH_SERVICE_ENV="NAME=value NAME=value"`: settings for every service child (not the peer), to compare one
+ * setting's figures with and without it in runs alike in everything else (e.g. `TYPING_DELAY_MS=0`).
+ */
+function serviceEnvironment(): Record<string, string> {
+  const raw = process.env.BENCH_SERVICE_ENV ?? '';
+  const entries = raw.split(/\s+/).filter(Boolean).map((pair) => {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`BENCH_SERVICE_ENV: expected NAME=value, got "${pair}"`);
+    return [pair.slice(0, at), pair.slice(at + 1)] as const;
+  });
+  return Object.fromEntries(entries);
 }

@@ -121,13 +121,14 @@ export class Harness {
     });
   }
 
-  openPhase(deployment: Deployment, label: string, source: { next(): Outgoing }, rate: number, seconds: number): Promise<PhaseResult> {
+  /** `answerTimeoutMs`: a peer's (its losses are its figure); unset: the run's. */
+  openPhase(deployment: Deployment, label: string, source: { next(): Outgoing }, rate: number, seconds: number, answerTimeoutMs?: number): Promise<PhaseResult> {
     return measurePhase({
       label,
       deployment,
       redisServers: this.redis.servers,
       cpuProbes: this.probesOf(deployment),
-      answerTimeoutMs: this.settings.answerTimeoutMs,
+      answerTimeoutMs: answerTimeoutMs ?? this.settings.answerTimeoutMs,
       drive: () => openLoop({ client: deployment.client, tracker: deployment.tracker, source, rate, durationMs: seconds * 1000 }),
     });
   }

@@ -66,6 +66,8 @@ export function phaseDetail(phase: PhaseResult | undefined) {
     busyCores: Object.fromEntries(Object.entries(phase.cpuMs).map(([label, ms]) => [label, round(ms / phase.cpuWallMs, 2)])),
     otherProcessesBusyCores: otherProcessesBusyCores(phase),
     redisCommandsPerMessage: perMessage(phase.redis.totalCalls, phase.answered),
+    /** Context switches of the service's (or peer's) threads per message: how often a message wakes it. */
+    wakeupsPerMessage: perMessage(phase.wakeups, phase.answered),
     redisTopCommandsPerMessage: Object.fromEntries(phase.redis.top.map((row) => [row.command, perMessage(row.calls, phase.answered)])),
   };
 }

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Deployment } from './deployment.js';
 import type { LoadResult } from './load.js';
 import { summarize, type LatencySummary } from './percentiles.js';
-import { cpuWindow, type CpuProbe } from './process-stats.js';
+import { contextSwitches, cpuWindow, type CpuProbe } from './process-stats.js';
 import { progress, sleep } from './progress.js';
 import { bucketsDelta, bucketsOf, quantileOf, shareAtOrBelow, type Buckets } from './histogram.js';
 import { counterDelta, pipelineCounters, scrape, type EventLoopDelay, type PipelineCounters } from './prometheus.js';
@@ -37,9 +37,11 @@ export interface PhaseResult {
   model: LatencySummary;
   sendLag: LatencySummary;
   counters: PipelineCounters;
-  /** The service processes' event-loop delay during the phase (prom-client, 10 ms resolution), worst process. */
+  /** The service processes' event-loop delay during the phase (prom-client, 100 ms resolution), worst process. */
   eventLoop: EventLoopDelay;
   cpuMs: Record<string, number>;
+  /** Context switches of the service (or peer) processes' threads during the CPU window: their wake-ups. */
+  wakeups: number;
   /** Wall-clock ms of the CPU window (the phase plus waiting for its answers). */
   cpuWallMs: number;
   redis: CommandDelta;
@@ -120,6 +122,8 @@ export async function measurePhase(options: {
   const ackBefore = await webhookAckBuckets(deployment.urls);
   const redisBefore = await commandStats(options.redisServers);
   const cpu = cpuWindow(options.cpuProbes);
+  const switches = () => deployment.children.reduce((sum, child) => sum + contextSwitches(child.pid), 0);
+  const switchesBefore = switches();
   progress(`${label}: running`);
   const load = await options.drive();
   progress(`${label}: sent ${load.seqs.length} in ${load.sendSeconds.toFixed(1)} s; waiting for the answers`);
@@ -127,6 +131,7 @@ export async function measurePhase(options: {
   const countersAfter = await settledCounters(deployment.urls);
   const ackAfter = await webhookAckBuckets(deployment.urls);
   const { cpuMs, wallMs: cpuWallMs } = cpu.stop();
+  const wakeups = switches() - switchesBefore;
   const redis = commandDelta(await commandStats(options.redisServers), redisBefore);
   await sleep(100);
   tracker.collectModelTimes();
@@ -158,6 +163,7 @@ export async function measurePhase(options: {
     counters: counterDelta(countersAfter, countersBefore),
     eventLoop: countersAfter.eventLoop,
     cpuMs,
+    wakeups,
     cpuWallMs,
     redis,
   };
@@ -168,7 +174,8 @@ export async function measurePhase(options: {
       `overhead p50/p99 ${result.overhead.p50}/${result.overhead.p99} ms (before the model ${result.beforeModel.p50}/${result.beforeModel.p99}, ` +
       `after it ${result.afterModel.p50}/${result.afterModel.p99}); turns ${result.counters.turns}, ` +
       `pg writes ${result.counters.dbWrite}, reads ${result.counters.dbRead}, tx ${result.counters.dbTransaction}; ` +
-      `service event-loop delay p99/max ${result.eventLoop.p99Ms.toFixed(1)}/${result.eventLoop.maxMs.toFixed(1)} ms`,
+      `service event-loop delay p99/max ${result.eventLoop.p99Ms.toFixed(1)}/${result.eventLoop.maxMs.toFixed(1)} ms; ` +
+      `per message: ${result.answered > 0 ? (wakeups / result.answered).toFixed(1) : '-'} wake-ups (context switches), ${result.answered > 0 ? (redis.totalCalls / result.answered).toFixed(1) : '-'} Redis commands`,
   );
   const cores = (ms: number | undefined) => ((ms ?? 0) / cpuWallMs).toFixed(2);
   const ours = Object.entries(cpuMs).filter(([label]) => label !== 'machine' && !label.endsWith('Kernel'));

@@ -55,6 +55,30 @@ export function pidsNamed(name: string, cmdlineIncludes?: string): number[] {
   return pids;
 }
 
+/**
+ * Context switches of every thread of a process so far (voluntary: a thread went to sleep and was woken again, the
+ * event loop's epoll_wait among them; involuntary: preempted), from /proc/<pid>/task/<tid>/status. A count, so it
+ * survives a busy machine where CPU times do not: the wake-ups a message costs. Threads that exited are not counted.
+ */
+export function contextSwitches(pid: number): number {
+  let total = 0;
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  for (const task of tasks) {
+    try {
+      const status = readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
+      total += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0) + Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
 export interface CpuProbe {
   label: string;
   /** Current cumulative CPU ms of what the probe watches. */

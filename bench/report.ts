@@ -2,7 +2,7 @@ import type { BareBullmqResult } from './bare-bullmq.js';
 import type { CapacityResult } from './capacity.js';
 import type { ClusterResult } from './cluster.js';
 import type { IdleReading } from './idle.js';
-import type { PeerResult } from './peer.js';
+import { peerPhases, type PeerResult } from './peer.js';
 import type { PhaseResult } from './phase.js';
 import { cpuPerMessage, perMessage, perTurn, phaseDetail } from './phase-figures.js';
 import { round } from './percentiles.js';
@@ -44,6 +44,13 @@ export function buildReport(input: {
   );
   const cpu = throughput ? cpuPerMessage(throughput) : undefined;
   const peerCpu = peer ? cpuPerMessage(peer.phase) : undefined;
+  // at the model's pace (issue 54): ours and the peer's, same loads, same run
+  const latencyCpu = latency ? cpuPerMessage(latency) : undefined;
+  const lowRateCpu = lowRateLatency ? cpuPerMessage(lowRateLatency) : undefined;
+  const peerLatencyCpu = peer?.latency ? cpuPerMessage(peer.latency) : undefined;
+  const peerLowRateCpu = peer?.lowRateLatency ? cpuPerMessage(peer.lowRateLatency) : undefined;
+  const peerLost = peer ? peerPhases(peer).reduce((sum, phase) => sum + phase.unanswered, 0) : 0;
+  const peerFailedPosts = peer ? peerPhases(peer).reduce((sum, phase) => sum + phase.failedPosts, 0) : 0;
   const unanswered = phases.reduce((sum, phase) => sum + phase.unanswered, 0);
   const failedPosts = phases.reduce((sum, phase) => sum + phase.failedPosts, 0);
   const ratio = throughput && bare ? throughput.messagesPerSec / bare.jobsPerSec : null;
@@ -67,6 +74,12 @@ export function buildReport(input: {
     lowRateOverheadP99Ms: lowRateLatency ? lowRateLatency.overhead.p99 : null,
     lowRateIngressAckP99Ms: lowRateLatency ? lowRateLatency.ack.p99 : null,
     lowRateIngressAckServerP99Ms: lowRateLatency ? lowRateLatency.serverAck.p99Ms : null,
+    latencyServiceCpuMsPerMessage: latencyCpu?.service ?? null,
+    latencyTotalCpuMsPerMessage: latencyCpu?.total ?? null,
+    lowRateServiceCpuMsPerMessage: lowRateCpu?.service ?? null,
+    lowRateTotalCpuMsPerMessage: lowRateCpu?.total ?? null,
+    latencyWakeupsPerMessage: latency ? perMessage(latency.wakeups, latency.answered) : null,
+    lowRateWakeupsPerMessage: lowRateLatency ? perMessage(lowRateLatency.wakeups, lowRateLatency.answered) : null,
     turns: phases.reduce((sum, phase) => sum + phase.counters.turns, 0),
     pgTransactionStatementsPerTurn,
     pgReadsPerTurn: throughput ? perTurn(throughput.counters.dbRead, throughput.counters.turns) : null,
@@ -90,9 +103,24 @@ export function buildReport(input: {
             idleRssMb: round(peer.idleRssMb, 1),
             rssAfterMb: round(peer.rssAfterMb, 1),
             startupMs: round(peer.readyMs, 0),
-            lost: peer.phase.unanswered + peer.warmup.unanswered,
+            ingressAckP50Ms: peer.latency ? peer.latency.ack.p50 : null,
+            ingressAckP99Ms: peer.latency ? peer.latency.ack.p99 : null,
+            overheadP50Ms: peer.latency ? peer.latency.overhead.p50 : null,
+            overheadP99Ms: peer.latency ? peer.latency.overhead.p99 : null,
+            latencyServiceCpuMsPerMessage: peerLatencyCpu?.service ?? null,
+            latencyTotalCpuMsPerMessage: peerLatencyCpu?.total ?? null,
+            lowRateOverheadP50Ms: peer.lowRateLatency ? peer.lowRateLatency.overhead.p50 : null,
+            lowRateOverheadP99Ms: peer.lowRateLatency ? peer.lowRateLatency.overhead.p99 : null,
+            lowRateIngressAckP99Ms: peer.lowRateLatency ? peer.lowRateLatency.ack.p99 : null,
+            lowRateServiceCpuMsPerMessage: peerLowRateCpu?.service ?? null,
+            lowRateTotalCpuMsPerMessage: peerLowRateCpu?.total ?? null,
+            latencyWakeupsPerMessage: peer.latency ? perMessage(peer.latency.wakeups, peer.latency.answered) : null,
+            lowRateWakeupsPerMessage: peer.lowRateLatency ? perMessage(peer.lowRateLatency.wakeups, peer.lowRateLatency.answered) : null,
+            capacityMessagesPerSec2sModel: peer.capacity ? peer.capacity.capacity : null,
+            capacity: peer.capacity ? { stoppedBy: peer.capacity.stoppedBy, steps: peer.capacity.steps } : undefined,
+            lost: peerLost,
             duplicated: peer.duplicated,
-            failedPosts: peer.phase.failedPosts + peer.warmup.failedPosts,
+            failedPosts: peerFailedPosts,
           },
         }
       : null,
@@ -122,6 +150,11 @@ export function buildReport(input: {
       idleRssEmbeddedAtMost250Mb: embedded ? embedded.treeRssMb <= 250 : null,
       rssAfterLoadAtMost250Mb: rss ? rss.reading.afterMb <= 250 : null,
       startupAtMost500Ms: input.startup ? input.startup.medianMs <= 500 : null,
+      // issue 54: at the model's pace (200 msg/s and 40 msg/s, model 500 ms), the peer in the same run
+      latencyServiceCpuAtMost1_5xPeer: latencyCpu?.service != null && peerLatencyCpu?.service != null ? latencyCpu.service <= 1.5 * peerLatencyCpu.service : null,
+      ingressAckP99AtMost10Ms: latency ? latency.ack.p99 <= 10 : null,
+      overheadP99AtMost25Ms: latency ? latency.overhead.p99 <= 25 : null,
+      lowRateTotalCpuMsPerMessageAtMost4: lowRateCpu?.total == null ? null : lowRateCpu.total <= 4,
     },
     counts: {
       quick: settings.quick,
@@ -186,6 +219,8 @@ export function buildReport(input: {
       latency: phaseDetail(latency),
       split: phaseDetail(split),
       peer: phaseDetail(peer?.phase),
+      peerLowRateLatency: phaseDetail(peer?.lowRateLatency),
+      peerLatency: phaseDetail(peer?.latency),
       cluster: phaseDetail(cluster?.phase),
     },
   };

@@ -27,6 +27,11 @@ export function summary(report: Report, settings: BenchSettings, phases: { throu
     `  at ${settings.openRate} msg/s, model ${settings.slowModelMs} ms: ack p50/p99 ${report.ingressAckP50Ms}/${report.ingressAckP99Ms} ms (p99 <= 5: ${verdict(targets.ingressAckP99AtMost5Ms)}; the service's side p99 ${report.ingressAckServerP99Ms} ms), ` +
       `overhead p50/p99 ${report.overheadP50Ms}/${report.overheadP99Ms} ms (p99 <= 20: ${verdict(targets.overheadP99AtMost20Ms)})`,
     `  at ${settings.lowOpenRate} msg/s: ack p99 ${report.lowRateIngressAckP99Ms} ms (the service's side ${report.lowRateIngressAckServerP99Ms} ms), overhead p50/p99 ${report.lowRateOverheadP50Ms}/${report.lowRateOverheadP99Ms} ms`,
+    `  at the model's pace, ours vs the peer: at ${settings.openRate} msg/s service CPU ${report.latencyServiceCpuMsPerMessage} vs ${peer?.latencyServiceCpuMsPerMessage ?? '-'} ms/message ` +
+      `(<= 1.5x: ${verdict(targets.latencyServiceCpuAtMost1_5xPeer)}), ack p99 ${report.ingressAckP99Ms} vs ${peer?.ingressAckP99Ms ?? '-'} ms (<= 10: ${verdict(targets.ingressAckP99AtMost10Ms)}), ` +
+      `overhead p99 ${report.overheadP99Ms} vs ${peer?.overheadP99Ms ?? '-'} ms (<= 25: ${verdict(targets.overheadP99AtMost25Ms)}); ` +
+      `at ${settings.lowOpenRate} msg/s total CPU ${report.lowRateTotalCpuMsPerMessage} vs ${peer?.lowRateTotalCpuMsPerMessage ?? '-'} ms/message (<= 4: ${verdict(targets.lowRateTotalCpuMsPerMessageAtMost4)}), ` +
+      `overhead p99 ${report.lowRateOverheadP99Ms} vs ${peer?.lowRateOverheadP99Ms ?? '-'} ms; capacity (2 s model) ${report.capacityMessagesPerSec2sModel} vs ${peer?.capacityMessagesPerSec2sModel ?? '-'} msg/s`,
     `  capacity with a ${settings.capacityModelMs} ms model (overhead p99 <= ${settings.capacityOverheadP99Ms} ms): ${report.capacityMessagesPerSec2sModel} msg/s` +
       `${report.capacity ? ` (stopped by ${report.capacity.stoppedBy}; steps ${report.capacity.steps.map((step) => `${step.rate}${step.passed ? '✓' : '✗'}`).join(' ')})` : ''} ` +
       `(>= 300: ${verdict(targets.capacityAtLeast300)})`,

@@ -1,6 +1,6 @@
 import type { AppConfig, PlatformName } from '../src/config/app-config.js';
 import type { Channel, PlatformCallRecorder } from '../src/core/channel.js';
-import type { ChannelState, SharedHighMarks } from '../src/core/channel-state.js';
+import type { ChannelNotes, ChannelState, SharedHighMarks } from '../src/core/channel-state.js';
 import { BotError } from '../src/core/errors.js';
 import type { Logger } from '../src/observability/logger.js';
 import { createTelegramChannel } from './telegram/index.js';
@@ -29,7 +29,7 @@ export async function createAccountChannels(
   config: AppConfig,
   logger: Logger,
   /** What channels share across processes (Redis in the service). */
-  state: ChannelState & SharedHighMarks,
+  state: ChannelState & ChannelNotes & SharedHighMarks,
   recorderFor: (platform: PlatformName) => PlatformCallRecorder | undefined = () => undefined,
   /** The chat commands a platform menu lists (Telegram's `setMyCommands`); none: no menu is registered. */
   commandNames?: Array<{ command: string; description: string }>,
@@ -75,6 +75,7 @@ export async function createAccountChannels(
       agentId: account.agentId,
       logger: logger.child({ account: account.name }),
       state,
+      assistant: config.agents.find((agent) => agent.id === account.agentId)?.assistant,
       ...counting('slack'),
     });
     add('slack', account.name, account.agentId, index === 0, channel);
@@ -96,7 +97,7 @@ export async function createAccountChannels(
 }
 
 /** Every channel the configuration turns on (each account's agent comes from the configuration). */
-export async function createChannels(config: AppConfig, logger: Logger, state: ChannelState & SharedHighMarks): Promise<Channel[]> {
+export async function createChannels(config: AppConfig, logger: Logger, state: ChannelState & ChannelNotes & SharedHighMarks): Promise<Channel[]> {
   return (await createAccountChannels(config, logger, state)).map((account) => account.channel);
 }
 

@@ -8,5 +8,5 @@ export { downloadError, readCapped } from './read-capped.js';
 export { deliverParts, type PartSender } from './deliver-parts.js';
 export { markdownWalker, plainInline, type BlockSeparation, type InlineStyle, type ListItemShape, type MarkdownRenderer } from './markdown-walker.js';
 export { cutAfterLast, CutFinder, hardCut, splitsSurrogatePair, type BreakKind } from './cut-finder.js';
-export { openPlatformLiveReply, type LiveReplyPlatform, type PreviewInPlace, type PreviewOutcome } from './live-reply.js';
+export { openPlatformLiveReply, withStatusLine, type LiveReplyPlatform, type PreviewInPlace, type PreviewOutcome } from './live-reply.js';
 export { commonJsExports } from './commonjs-exports.js';

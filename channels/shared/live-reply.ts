@@ -65,6 +65,7 @@ export function openPlatformLiveReply<Preview, Part>(platform: LiveReplyPlatform
 
   return {
     update: (textSoFar) => preview.update(textSoFar),
+    status: (label) => preview.status(label),
 
     async finish(finalMarkdown, progress): Promise<DeliveryReceipt> {
       await preview.close();
@@ -118,6 +119,7 @@ export function openPlatformLiveReply<Preview, Part>(platform: LiveReplyPlatform
 /** The preview's lifecycle while the model writes: paced calls showing the latest text, until closed. */
 function createPreviewLoop<Preview, Part>(platform: LiveReplyPlatform<Preview, Part>, options: LiveReplyOptions) {
   let latest = '';
+  let statusLine: string | undefined;
   let shown: Preview | undefined;
   let previewId = options.adopt;
   let waitForNewText = false;
@@ -129,7 +131,7 @@ function createPreviewLoop<Preview, Part>(platform: LiveReplyPlatform<Preview, P
   /** The preview the latest text calls for, when it differs from the one shown. */
   function wanted(): Preview | undefined {
     if (waitForNewText) return undefined;
-    const preview = platform.previewOf(latest);
+    const preview = platform.previewOf(withStatusLine(latest, statusLine));
     if (preview === undefined || (shown !== undefined && platform.samePreview(shown, preview))) return undefined;
     return preview;
   }
@@ -169,6 +171,13 @@ function createPreviewLoop<Preview, Part>(platform: LiveReplyPlatform<Preview, P
       latest = textSoFar;
       schedule();
     },
+    /** The status line under the text (undefined: none); shown with the next preview call, like new text. */
+    status(label: string | undefined): void {
+      if (closed || label === statusLine) return;
+      statusLine = label;
+      waitForNewText = false;
+      schedule();
+    },
     async close(): Promise<void> {
       closed = true;
       clearTimeout(timer);
@@ -185,4 +194,22 @@ function createPreviewLoop<Preview, Part>(platform: LiveReplyPlatform<Preview, P
       return id;
     },
   };
+}
+
+/** Markdown's inline punctuation, escaped so that a label shows as written (its code spans kept). */
+const MARKDOWN_PUNCTUATION = /[\\*_[\]<>~|#]/g;
+
+/**
+ * The preview's Markdown: the answer so far with the status line in italics (`*…*`, what Feishu's card Markdown reads too) under it (alone while there is no
+ * text yet). Backticks stay: a label's code span (Running `ls`…) is shown as code.
+ */
+export function withStatusLine(textSoFar: string, label: string | undefined): string {
+  if (label === undefined) return textSoFar;
+  // code spans as they are, the rest escaped
+  const escaped = label
+    .split(/(`[^`]*`)/)
+    .map((piece, index) => (index % 2 === 1 ? piece : piece.replace(MARKDOWN_PUNCTUATION, (character) => `\\${character}`)))
+    .join('');
+  const line = `*${escaped}*`;
+  return textSoFar.trim() === '' ? line : `${textSoFar.trimEnd()}\n\n${line}`;
 }

@@ -1,6 +1,7 @@
 import type { ChatMembershipSink, InboundSink } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { sanitizingSink, type BoundaryOutcome } from '../shared/index.js';
+import type { AssistantThreads } from './assistant-threads.js';
 import { normalizeEvent, normalizeSlashCommand, readsMessage, type InboundLookups, type SlackIdentity } from './inbound.js';
 import { membershipChangeOf } from './membership.js';
 import { checkEventCallback, checkSlashCommand } from './payload-schemas.js';
@@ -23,6 +24,8 @@ export function createInboundDispatcher(options: {
   logger: Logger;
   /** The bot removed from (or added to) a channel, or the app uninstalled. */
   onMembership?: ChatMembershipSink;
+  /** Assistant thread events (started, context changed). */
+  assistant?: AssistantThreads;
 }): InboundDispatcher {
   const { identity, lookups, logger } = options;
   const deliveries = new RecentDeliveries();
@@ -35,6 +38,11 @@ export function createInboundDispatcher(options: {
       if (!checked.ok) return { kind: 'invalid', reason: checked.reason };
       const { eventId, event } = checked.value;
       logDropped(checked.dropped, { eventId });
+      if (options.assistant?.handles(event.type)) {
+        const outcome = await options.assistant.event(event);
+        logger.debug({ eventId, eventType: event.type, outcome: outcome?.kind }, 'slack assistant thread event handled');
+        return outcome;
+      }
       const membership = membershipChangeOf(event, identity);
       if (membership) {
         const outcome = await options.onMembership?.(membership);

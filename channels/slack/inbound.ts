@@ -1,4 +1,5 @@
 import type { ChatType, InboundMessage } from '../../src/core/index.js';
+import { isAssistantThreadMessage } from './assistant-context.js';
 import { attachmentsOf, type SlackFile } from './attachments.js';
 import { mentionsUser, readableText } from './inbound-text.js';
 
@@ -44,6 +45,8 @@ export interface InboundLookups {
   isBotThread(channel: string, threadTs: string): Promise<boolean>;
   /** The channel's name for the prompt, when it can be had quickly. */
   channelName(channel: string): Promise<string | undefined>;
+  /** The line of context a message in an assistant thread carries (the channel the person views), if any. */
+  assistantContextNote?(channel: string, threadTs: string): Promise<string | undefined>;
 }
 
 /** Plain messages, messages with files, and thread replies also sent to the channel; edits, joins, deletions… are not turns. */
@@ -73,9 +76,12 @@ export async function normalizeEvent(event: SlackMessageEvent, identity: SlackId
   const inThread = threadTs !== undefined && threadTs !== ts;
   const mentioned = event.type === 'app_mention' || mentionsUser(rawText, identity.botUserId);
   const needsThreadCheck = chatType === 'group' && !mentioned && inThread && event.parent_user_id !== identity.botUserId;
-  const [inBotThread, chatTitle] = await Promise.all([
+  // an assistant thread (Slack's AI app surface) is titled by its first exchange and told what the person views
+  const assistantThread = chatType === 'dm' && isAssistantThreadMessage(event);
+  const [inBotThread, chatTitle, contextNote] = await Promise.all([
     needsThreadCheck ? lookups.isBotThread(channel, threadTs) : Promise.resolve(inThread && event.parent_user_id === identity.botUserId),
     chatType === 'group' ? lookups.channelName(channel) : Promise.resolve(undefined),
+    assistantThread && threadTs !== undefined ? lookups.assistantContextNote?.(channel, threadTs) : Promise.resolve(undefined),
   ]);
   const threadId = chatType === 'dm' ? threadTs : (threadTs ?? ts);
   const name = event.user_profile?.display_name || event.user_profile?.real_name;
@@ -102,6 +108,8 @@ export async function normalizeEvent(event: SlackMessageEvent, identity: SlackId
     addressed: chatType === 'dm' || mentioned || inBotThread,
     agentId: identity.agentId,
     ...(attachments.length > 0 ? { attachments } : {}),
+    ...(assistantThread ? { titled: true } : {}),
+    ...(contextNote ? { contextNote } : {}),
   };
 }
 

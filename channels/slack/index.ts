@@ -1,5 +1,6 @@
-import type { SlackConfig } from '../../src/config/app-config.js';
-import { memoLast, BotError, type ApprovalSink, type Channel, type ChannelState, type ChatMembershipSink, type PlatformCallRecorder } from '../../src/core/index.js';
+import type { AssistantSettings, SlackConfig } from '../../src/config/app-config.js';
+import { memoLast, BotError, type ApprovalSink, type Channel, type ChannelNotes, type ChannelState, type ChatMembershipSink, type PlatformCallRecorder } from '../../src/core/index.js';
+import { createAssistantThreads } from './assistant-threads.js';
 import { describeScopes, missingScopes } from './app-permissions.js';
 import { handleApprovalClick, isApprovalClick, sendApprovalPrompt, settleApprovalPrompt } from './approval-buttons.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -25,8 +26,10 @@ export interface SlackChannelOptions {
   config: SlackConfig;
   agentId: string;
   logger: Logger;
-  /** Cross-process memory (Redis in the service): the threads the bot answered in. */
-  state: ChannelState;
+  /** Cross-process memory (Redis in the service): the threads the bot answered in, assistant thread contexts. */
+  state: ChannelState & ChannelNotes;
+  /** What a new assistant thread opens with (the account's agent's `assistant` settings); unset: the built-in greeting and prompts. */
+  assistant?: AssistantSettings | undefined;
   /** Pause between live reply edits (tests shorten it). */
   liveEditIntervalMs?: number;
 }
@@ -61,11 +64,14 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
   // uploads are not idempotent (completeUploadExternal posts the message): the client without retries
   const files = createSlackFiles(clients.posting, config.botToken, config.apiUrl);
   let membershipSink: ChatMembershipSink | undefined;
+  const channelName = createChannelNames(clients.repeatable, logger);
+  const assistant = createAssistantThreads({ clients, outbound, notes: options.state, teamId: identity.teamId, settings: options.assistant, channelName, logger });
   const dispatcher = createInboundDispatcher({
     identity,
-    lookups: { isBotThread: threads.isBotThread, channelName: createChannelNames(clients.repeatable, logger) },
+    lookups: { isBotThread: threads.isBotThread, channelName, assistantContextNote: assistant.contextNote },
     logger,
     onMembership: async (change) => (membershipSink ? membershipSink(change) : { kind: 'recorded' }),
+    assistant,
   });
   let approvalSink: ApprovalSink | undefined;
   const onInteraction = async (payload: { type: string; actions?: unknown }) => {
@@ -88,10 +94,12 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     },
     async stopInbound() {
       await socketMode?.stop();
+      await assistant.settled();
     },
     send: (to, markdown, progress) => outbound.send(to, markdown, progress),
     sendNotice: (to, text, progress) => outbound.sendNotice(to, text, progress),
     startWorking: (to) => startWorking(clients, to, logger),
+    setConversationTitle: (to, title) => assistant.setTitle(to, title),
     openLiveReply: (to, liveOptions) => openLiveReply({ clients, outbound, logger, ...(options.liveEditIntervalMs ? { intervalMs: options.liveEditIntervalMs } : {}) }, to, liveOptions),
     promptSection: () => promptSection(identity.botUserId),
     sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt(clients, to, prompt, logger, progress),

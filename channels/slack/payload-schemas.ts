@@ -63,6 +63,26 @@ const InteractionSchema = Type.Object({
   actions: Type.Optional(Type.Array(Type.Object({ action_id: Type.Optional(Type.String()), value: Type.Optional(Type.String()) }))),
 });
 
+/**
+ * `assistant_thread_started` and `assistant_thread_context_changed` (https://docs.slack.dev/reference/events/assistant_thread_started):
+ * the thread (the app's DM and the thread's ts) is needed; the context (the channel the person views) is a hint.
+ */
+const AssistantThreadEventSchema = Type.Object({
+  type: Type.String(),
+  assistant_thread: Type.Object({
+    user_id: Droppable(Type.String()),
+    channel_id: Type.String({ minLength: 1 }),
+    thread_ts: Type.String({ minLength: 1 }),
+    context: Droppable(
+      Type.Object({
+        channel_id: Droppable(Type.String()),
+        team_id: Droppable(Type.String()),
+        enterprise_id: Droppable(Type.Union([Type.String(), Type.Null()])),
+      }),
+    ),
+  }),
+});
+
 const checkEnvelope = createPayloadCheck(EventCallbackSchema);
 const checkMessage = createPayloadCheck(MessageEventSchema);
 
@@ -88,3 +108,4 @@ export function checkEventCallback(body: unknown, readsMessage: (type: string, s
 
 export const checkSlashCommand: (fields: unknown) => PayloadCheck<SlashCommandFields> = createPayloadCheck(SlashCommandSchema);
 export const checkInteraction = createPayloadCheck(InteractionSchema);
+export const checkAssistantThreadEvent = createPayloadCheck(AssistantThreadEventSchema);

@@ -14,6 +14,8 @@ const STOP_WAIT_MS = 3000;
 /**
  * Feedback while a turn works: the assistant thread status where Slack offers it (threads in the bot's
  * DMs), otherwise an 👀 reaction on the triggering message. Both are undone at stop, once they are set.
+ * In an assistant thread, `status` puts the turn's progress line ("Searching the web…") in place of
+ * "is thinking…", coalesced to one call at a time (the latest line wins).
  * No rate-limit waits here: a skipped indicator is better than a turn held up by it.
  */
 export function startWorking(clients: SlackClients, to: ConversationRef, logger: Logger): WorkingIndicator {
@@ -48,12 +50,46 @@ export function startWorking(clients: SlackClients, to: ConversationRef, logger:
     return () => api.reactions.remove(target);
   }
 
-  const started = (async () => (await setStatus()) ?? (await addReaction()))();
+  const assistantThread = to.chatType === 'dm' && to.threadId !== undefined;
+  let usesStatus = assistantThread;
+  const started = (async () => {
+    const undo = await setStatus();
+    if (undo) return undo;
+    usesStatus = false;
+    return addReaction();
+  })();
   let undone: Promise<void> | undefined;
+  // the status line while tools run: one call at a time, the latest label wins (labels set meanwhile are skipped)
+  let wanted = WORKING_STATUS;
+  let sent = WORKING_STATUS;
+  let updating: Promise<void> = started.then(() => undefined);
+  let queued = false;
+  const sendLatest = async (): Promise<void> => {
+    queued = false;
+    if (undone || !usesStatus || wanted === sent) return;
+    const status = wanted;
+    try {
+      await api.assistant.threads.setStatus({ channel_id: to.chatId, thread_ts: to.threadId!, status });
+      sent = status;
+    } catch (error) {
+      logFailure('assistant status line not set')(error);
+    }
+  };
 
   return {
+    status(label) {
+      if (!usesStatus || undone) return false;
+      wanted = label ?? WORKING_STATUS;
+      if (!queued) {
+        queued = true;
+        updating = updating.then(sendLatest);
+      }
+      return true;
+    },
     async stop() {
       undone ??= started.then(async (undo) => {
+        // a status line still being set is cleared after it, not before
+        await updating;
         await undo?.().catch(logFailure('clearing the working indicator failed'));
       });
       let timer: NodeJS.Timeout | undefined;

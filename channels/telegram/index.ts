@@ -1,6 +1,6 @@
 import { Api, Bot, GrammyError } from 'grammy';
 import type { TelegramConfig } from '../../src/config/app-config.js';
-import { memoLast, BotError, type ApprovalSink, type Channel, type ChatMembershipSink, type InboundSink, type PlatformCallRecorder, type SharedHighMarks } from '../../src/core/index.js';
+import { memoLast, BotError, type ApprovalSink, type Channel, type ChatMembershipSink, type ConversationRef, type InboundSink, type PlatformCallRecorder, type SharedHighMarks } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { installApiLogging } from './api-logging.js';
 import { answerCallbackQuery, sendApprovalPrompt, settleApprovalPrompt, type CallbackQuery } from './approval-buttons.js';
@@ -10,6 +10,9 @@ import { createEditPacer } from './edit-pacer.js';
 import { toPlatformError } from './errors.js';
 import type { BotIdentity } from './inbound.js';
 import { installThreadFallback } from './thread-fallback.js';
+import { topicRefusedChange } from './topic-events.js';
+import { openConversationTopic } from './conversation-topic.js';
+import { createTopicNaming } from './topic-naming.js';
 import { createPreviewApi, LIVE_EDIT_INTERVAL_MS, openLiveReply } from './live-reply.js';
 import { createTelegramFiles } from './files.js';
 import { createMessageIdWatermark } from './message-ids.js';
@@ -52,7 +55,12 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const apiRoot = config.apiRoot.replace(/\/+$/, '');
   const bot = new Bot(config.token, { client: apiClientOptions(apiRoot) });
   installApiLogging(bot.api, logger, options.onApiCall);
-  installThreadFallback(bot.api, logger);
+  let topicGoneSink: ChatMembershipSink | undefined;
+  const onThreadRefused = (chatId: number | string, threadId: number, description: string): void => {
+    // the answer already went to the main chat; pausing the topic's tasks must not hold it up
+    void topicGoneSink?.(topicRefusedChange(String(bot.botInfo.id), chatId, threadId, description)).catch((error: unknown) => logger.warn({ err: error, chatId, threadId }, "could not pause a refused topic's scheduled tasks"));
+  };
+  installThreadFallback(bot.api, logger, onThreadRefused);
   installRetries(bot.api);
   try {
     await bot.init();
@@ -71,7 +79,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   // recorded parts are created without the network and 5xx retries (see installRateLimitRetries)
   const createApi = new Api(config.token, apiClientOptions(apiRoot));
   installApiLogging(createApi, logger, options.onApiCall);
-  installThreadFallback(createApi, logger);
+  installThreadFallback(createApi, logger, onThreadRefused);
   installRateLimitRetries(createApi);
   const apis = { api: bot.api, createApi };
   const outbound = createOutbound(apis, logger, watermark, probe);
@@ -85,7 +93,10 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
   const onMembership: ChatMembershipSink = async (change) => (membershipSink ? membershipSink(change) : { kind: 'recorded' });
   // users' messages take ids from the same counters as the bot's: seeing them keeps the published high mark close
   // to the counter even when every worker that sent the latest parts has died (the gateway publishes too)
-  const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger, onCallbackQuery, onMembership, watermark.sawInbound);
+  // threaded mode (topics in private chats) is @BotFather's setting, read from getMe at start
+  const topicsForNew = config.newConversationTopic === true && bot.botInfo.has_topics_enabled === true;
+  const naming = topicsForNew && options.marks ? createTopicNaming(bot.api, options.marks, bot.botInfo.id, logger) : undefined;
+  const updateHandler = (sink: InboundSink) => createUpdateHandler(identity, sink, logger, onCallbackQuery, onMembership, watermark.sawInbound, naming?.sawMessage);
   logger.info({ accountId, username: identity.botUsername, mode: config.mode }, 'telegram channel ready');
 
   const promptSection = memoLast(telegramPromptSection);
@@ -111,6 +122,7 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
     // every chat can stream; the turn decides where it does (LLM_STREAM, DMs by default)
     openLiveReply: (to, liveOptions) => openLiveReply({ api: bot.api, previewApi, outbound, pacer, watermark, logger }, to, liveOptions),
     promptSection: () => promptSection(identity.botUsername),
+    ...(topicsForNew ? { openConversation: (from: ConversationRef) => openConversationTopic(bot.api, from, logger, naming?.opened) } : {}),
     sendApprovalPrompt: (to, prompt, progress) => sendApprovalPrompt({ api: progress ? createApi : bot.api, watermark, probe }, to, prompt, progress),
     settleApprovalPrompt: (to, messageId, prompt, outcome) => settleApprovalPrompt(bot.api, to, messageId, prompt, outcome),
     onApprovalAnswer(sink) {
@@ -118,6 +130,9 @@ export async function createTelegramChannel(options: TelegramChannelOptions): Pr
     },
     onChatMembership(sink) {
       membershipSink = sink;
+    },
+    onTopicGone(sink) {
+      topicGoneSink = sink;
     },
     downloadAttachment: (attachment, options) => files.download(attachment, options),
     sendFile: (to, file, progress) => files.send(to, file, progress),

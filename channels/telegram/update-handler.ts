@@ -1,9 +1,10 @@
-import type { ChatMembershipChange, ChatMembershipOutcome, InboundSink } from '../../src/core/index.js';
+import type { ChatMembershipChange, ChatMembershipOutcome, InboundMessage, InboundSink } from '../../src/core/index.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { sanitizingSink, type BoundaryOutcome } from '../shared/index.js';
 import type { CallbackQuery } from './approval-buttons.js';
 import { normalizeUpdate, type BotIdentity } from './inbound.js';
 import { membershipChangeOf } from './membership.js';
+import { topicChangeOf } from './topic-events.js';
 import { checkUpdate } from './update-schema.js';
 
 /** undefined: an update the bot does not answer (nothing for the sink). */
@@ -12,7 +13,7 @@ export type UpdateHandler = (update: unknown) => Promise<BoundaryOutcome | undef
 /**
  * The one inbound path of webhook and long polling: check the payload, normalize, sanitize, hand to the sink.
  * A button click (callback_query) goes to `onCallbackQuery` instead, the bot's own membership change
- * (my_chat_member) to `onMembership`.
+ * (my_chat_member) to `onMembership`, as does a topic closed or reopened (`forum_topic_closed` / `_reopened`).
  */
 export function createUpdateHandler(
   identity: BotIdentity,
@@ -22,6 +23,8 @@ export function createUpdateHandler(
   onMembership?: (change: ChatMembershipChange) => Promise<ChatMembershipOutcome>,
   /** Every user's message id: the ids a takeover's probe must reach, and need not try (shared-watermark.ts). */
   sawMessage?: (chatId: number | string, messageId: number) => void,
+  /** Every normalized message, after the sink took it (a topic `/new` opened is named after its first message). */
+  onMessage?: (message: InboundMessage) => Promise<void>,
 ): UpdateHandler {
   const sanitized = sanitizingSink(sink);
   return async (value) => {
@@ -39,7 +42,15 @@ export function createUpdateHandler(
       const outcome = change && onMembership ? await onMembership(change) : undefined;
       return outcome?.kind === 'rejected' ? outcome : undefined;
     }
+    const topicChange = incoming ? topicChangeOf(incoming, String(identity.botId)) : undefined;
+    if (topicChange) {
+      const outcome = onMembership ? await onMembership(topicChange) : undefined;
+      return outcome?.kind === 'rejected' ? outcome : undefined;
+    }
     const message = normalizeUpdate(checked.update, identity);
-    return message === undefined ? undefined : sanitized(message);
+    if (message === undefined) return undefined;
+    const outcome = await sanitized(message);
+    if (onMessage && outcome.kind !== 'rejected') void onMessage(message).catch((error: unknown) => logger.warn({ err: error }, 'telegram message follow-up failed'));
+    return outcome;
   };
 }

@@ -54,6 +54,9 @@ const UpdateSchema = Type.Object({
       video_note: Droppable(Type.Object(FileFields)),
       media_group_id: Droppable(Type.String()),
       reply_to_message: Droppable(Type.Object({ message_id: Type.Integer(), from: Type.Optional(Type.Object({ id: Type.Integer() })) })),
+      /** Service messages: a topic closed or reopened (its scheduled tasks pause or resume). */
+      forum_topic_closed: Droppable(Type.Object({})),
+      forum_topic_reopened: Droppable(Type.Object({})),
     }),
   ),
   /** A click on an inline keyboard button (approval requests); a malformed one is dropped like an unknown update. */

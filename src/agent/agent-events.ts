@@ -19,7 +19,8 @@ export type AgentEvent =
   | { type: 'run-start'; runId: string }
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
-  | { type: 'tool-call-start'; toolCallId: string; name: string; args: unknown }
+  /** `label`: the tool's short human line for this call ("Running `ls`…"), when it declares one. */
+  | { type: 'tool-call-start'; toolCallId: string; name: string; args: unknown; label?: string }
   | { type: 'tool-call-end'; toolCallId: string; name: string; isError: boolean; output: string }
   /**
    * A model call failed over (CONTRACT §17): `from` (`provider:model`) failed with a retryable error (`reason`, its

@@ -11,6 +11,7 @@ import type { PriceTable } from './pricing.js';
 import { RunAccounting } from './run-accounting.js';
 import { displayedArguments, executeToolCall, toolResultMessage, type ToolCallOutcome } from './tool-calls.js';
 import type { AgentTool, ToolContext } from './tools/agent-tool.js';
+import { toolLabel } from './tools/tool-label.js';
 import { replaySteps, type LlmSpan, type TurnProgress, type TurnStep } from './turn-steps.js';
 
 export interface AgentInput {
@@ -195,7 +196,11 @@ async function* toolStep(state: RunState, calls: ToolCallPart[], interrupted: Re
   const waiting = calls.filter((call) => verdicts.get(call.id)?.kind === 'wait');
   const ready = calls.filter((call) => !waiting.includes(call));
 
-  for (const call of ready) yield { type: 'tool-call-start', toolCallId: call.id, name: call.name, args: displayedArguments(call) };
+  for (const call of ready) {
+    const args = displayedArguments(call);
+    const label = toolLabel(state.tools.get(call.name), args);
+    yield { type: 'tool-call-start', toolCallId: call.id, name: call.name, args, ...(label !== undefined ? { label } : {}) };
+  }
   const runOne = async (call: ToolCallPart): Promise<ToolCallOutcome> => {
     const tool = state.tools.get(call.name);
     const verdict = verdicts.get(call.id);

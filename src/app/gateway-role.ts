@@ -73,6 +73,7 @@ export function buildGateway(infra: Infrastructure, shared: SharedServices): Gat
         const groupLines = message.conversation.chatType === 'group' ? shared.groupContext.forget(contextKeyOf(message)) : undefined;
         await Promise.all([shared.approvals.forgetSession(sessionKey), groupLines]);
       },
+      openConversation: async (message) => channels.for(message.conversation).openConversation?.(message.conversation),
       requestCompaction: async (sessionKey, message) => {
         const stats = await sessionStats(database.db, sessionKey, await sessions.conversationOf(sessionKey));
         if (!stats || stats.messageCount < 2) return 'nothing-to-compact';

@@ -24,7 +24,7 @@ import {
   type RedisClient,
   type SessionQueueOptions,
 } from '../redis/index.js';
-import { ScheduleQueue, ScheduleService } from '../schedules/index.js';
+import { ScheduleQueue, ScheduleService, topicPausedReason } from '../schedules/index.js';
 import type { Infrastructure } from './infrastructure.js';
 
 /**
@@ -109,6 +109,15 @@ export async function buildSharedServices(infra: Infrastructure): Promise<Shared
   for (const account of await createAccountChannels(config, moduleLogger('channels'), new RedisChannelState(redis, keys), recordPlatformCall, COMMAND_DESCRIPTIONS)) {
     channels.add(account.channel);
     chats.registerAccount(account.platform, account.channel.accountId, account.accountName);
+  }
+  // a topic the platform refused on a send (closed or deleted) pauses that topic's tasks, in whichever process sent
+  const topicLogger = moduleLogger('membership');
+  for (const channel of channels.all()) {
+    channel.onTopicGone?.(async ({ channel: platform, accountId, chat, reason }) => {
+      const paused = await schedules.pauseChat({ channel: platform, accountId, chatId: chat?.chatId, threadId: chat?.threadId }, topicPausedReason(reason));
+      if (paused.length > 0) topicLogger.warn({ channel: platform, chatId: chat?.chatId, threadId: chat?.threadId, pausedTasks: paused.map((task) => task.id) }, "the platform refused the topic: its scheduled tasks paused");
+      return { kind: 'recorded' };
+    });
   }
   const budgetStore = new BudgetStore(redis, keys);
   const budgetLedger = new BudgetLedger(budgetStore, {

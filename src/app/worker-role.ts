@@ -119,6 +119,7 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
       historyTurns: config.historyTurns,
       inputGuard: config.inputGuard,
       traceVerbose: config.traceVerbose,
+      typingDelayMs: config.typingDelayMs,
       dataDir: config.dataDir,
       liveReplies: config.llm.stream ? 'dm' : 'off',
       approvalTimeoutMs: config.approvalTimeoutMs,

@@ -37,7 +37,7 @@ export async function runDoctor({ config, problems }: ConfigInspection): Promise
   const holder = !config.redisUrl || !config.databaseUrl ? dataDirHolder(config.dataDir) : undefined;
   let readiness: Promise<Readiness> | undefined;
   const serviceReadiness = () => (readiness ??= readinessOf(holder!));
-  const noMemory = { has: async () => false, remember: async () => undefined, raise: async () => undefined, read: async () => 0, note: async () => undefined, noted: async () => [] };
+  const noMemory = { has: async () => false, remember: async () => undefined, keepText: async () => undefined, textOf: async () => undefined, claim: async () => false, raise: async () => undefined, read: async () => 0, note: async () => undefined, noted: async () => [] };
   let created: Promise<Channel[]> | undefined;
   // the channels are created once: their line and the Slack scopes line read the same auth.test
   const channelsOnce = () => (created ??= createChannels(config, createLogger({ level: 'silent' }), noMemory));

@@ -1,4 +1,4 @@
-import type { InboundMessage } from '../core/inbound-message.js';
+import type { ConversationRef, InboundMessage } from '../core/inbound-message.js';
 import { sessionKeyOf } from '../core/session-key.js';
 import type { SessionUsage } from '../usage/session-usage.js';
 import { COMMAND_DESCRIPTIONS, type ChatCommand } from './parse-command.js';
@@ -14,6 +14,11 @@ export interface CommandDependencies {
   stopSession(sessionKey: string): Promise<{ abortedTurns: number; droppedMessages: number }>;
   /** `/new`: turns claimed from now on start a new conversation (the one running or storing ends the old one). */
   resetSession(sessionKey: string, message: InboundMessage): Promise<void>;
+  /**
+   * `/new` where the channel opens a new place for it (a Telegram topic in a private chat): that place, whose session
+   * starts empty; undefined (or absent): the current session is reset instead.
+   */
+  openConversation?(message: InboundMessage): Promise<{ conversation: ConversationRef; title: string } | undefined>;
   /** `message`: the /compact itself; the summary is charged to its user, chat and agent. */
   requestCompaction(sessionKey: string, message: InboundMessage): Promise<'scheduled' | 'nothing-to-compact'>;
   sessionUsage(sessionKey: string): Promise<SessionUsage | undefined>;
@@ -51,9 +56,16 @@ export function createCommandHandler(deps: CommandDependencies) {
         const dropped = droppedMessages > 0 ? ` Dropped ${droppedMessages} waiting message${droppedMessages === 1 ? '' : 's'}.` : '';
         return `Stopped.${dropped}`;
       }
-      case 'new':
+      case 'new': {
+        const opened = await deps.openConversation?.(message);
+        if (opened) {
+          // the new topic is a session of its own, empty; the one the user was in stays as it was
+          await deps.reply({ ...message, conversation: opened.conversation }, 'A fresh conversation: write here.');
+          return `Opened the topic “${opened.title}” for a fresh conversation; this one is kept as it was.`;
+        }
         await deps.resetSession(sessionKey, message);
         return 'Started a fresh conversation. Earlier messages are kept but no longer sent to the model.';
+      }
       case 'compact':
         return (await deps.requestCompaction(sessionKey, message)) === 'scheduled'
           ? 'Summarizing the conversation so far; the next answer uses the summary.'

@@ -23,6 +23,8 @@ export interface TelegramConfig {
   apiRoot: string;
   mode: 'webhook' | 'polling';
   webhookSecret: string | undefined;
+  /** TELEGRAM_NEW_CONVERSATION_TOPIC: `/new` in a private chat in threaded mode opens a fresh topic (when the bot may). */
+  newConversationTopic?: boolean;
 }
 
 export interface SlackConfig {
@@ -64,6 +66,15 @@ export interface AgentConfig {
   fallbackModels: LlmConfig[];
   /** The agent is offered `spawn_agent` (config file `subagents`, default on; CONTRACT §18). */
   subagents: boolean;
+  /** Slack assistant threads: greeting and suggested prompts (config file `assistant`; unset: the built-in ones). */
+  assistant?: AssistantSettings;
+}
+
+/** What a new Slack assistant thread opens with (CONTRACT §20); each unset field has a built-in default. */
+export interface AssistantSettings {
+  greeting?: string;
+  /** At most 4; empty: no suggested prompts. */
+  prompts?: Array<{ title: string; message: string }>;
 }
 
 /** Settings a channel, an account or a group may override (unset: inherited from the level above). */
@@ -195,6 +206,8 @@ export interface AppConfig {
   /** Messages per user per minute that start turns; 0: no limit. */
   userRateLimit: number;
   inputGuard: InputGuardMode;
+  /** TYPING_DELAY_MS: a turn's working indicator starts once it has run this long (0: at once). */
+  typingDelayMs: number;
   traceVerbose: boolean;
   /** BUDGET_*_DAILY_USD: the default daily limits (agents, accounts and groups may override them). */
   budgets: BudgetLimits;

@@ -47,6 +47,7 @@ export const TelegramAccountSchema = Type.Object(
     mode: documented(Type.Union([Type.Literal('webhook'), Type.Literal('polling')]), '`polling` or `webhook` (as `TELEGRAM_MODE`).', 'polling'),
     webhookSecret: documented(Type.String({ pattern: '^[A-Za-z0-9_-]{1,256}$' }), 'Required in webhook mode (as `TELEGRAM_WEBHOOK_SECRET`).'),
     apiRoot: documented(Url, 'Bot API base URL (as `TELEGRAM_API_ROOT`).'),
+    newConversationTopic: documented(Type.Boolean(), '`/new` in a private chat with topics opens a fresh topic (as `TELEGRAM_NEW_CONVERSATION_TOPIC`).', false),
   },
   Strict,
 );
@@ -98,6 +99,27 @@ export const FallbackModelSchema = Type.Object(
   Strict,
 );
 
+/** What Slack's AI app surface shows when a person opens an assistant thread with the agent (CONTRACT §20). */
+export const AssistantSchema = Type.Object(
+  {
+    greeting: documented(Type.String({ minLength: 1, maxLength: 3000 }), 'The first message of every new assistant thread.', 'Hi! How can I help?'),
+    prompts: documented(
+      Type.Array(
+        Type.Object(
+          {
+            title: Type.String({ minLength: 1, maxLength: 75, description: 'What the button says.' }),
+            message: Type.String({ minLength: 1, maxLength: 3000, description: 'What it sends as the person\'s message.' }),
+          },
+          Strict,
+        ),
+        { maxItems: 4 },
+      ),
+      'Suggested prompts under the greeting (`assistant.threads.setSuggestedPrompts`, at most 4); `[]` shows none. Unset: three general ones.',
+    ),
+  },
+  Strict,
+);
+
 export const AgentSchema = Type.Object(
   {
     id: CloneType(Name, { description: "The agent's id (part of the session key: each agent has its own history). The first agent is the default." }),
@@ -111,6 +133,7 @@ export const AgentSchema = Type.Object(
       "Where a call goes, in order, when this agent's model fails with a retryable error: `[provider:]model` (that provider's key and base URL from its variables), or an object with its own.",
     ),
     subagents: documented(Type.Union([Type.Boolean(), Type.Literal('on'), Type.Literal('off')]), '`spawn_agent` (read-only child agents): on by default; `off` or `false` turns it off.'),
+    assistant: documented(AssistantSchema, 'Slack assistant threads (the AI app surface): the greeting and suggested prompts a new thread opens with.'),
     maxOutputTokens: documented(PositiveInt, 'The output cap of every request of this agent (`LLM_MAX_OUTPUT_TOKENS` for the default agent).'),
     systemPrompt: documented(Type.String(), "The agent's identity text; replaces the built-in persona."),
     maxIterations: documented(PositiveInt, 'Model↔tool cycles in one turn.', 20),

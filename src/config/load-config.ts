@@ -183,6 +183,7 @@ export function inspectConfig(source: NodeJS.ProcessEnv = process.env, options: 
       env.GROUP_ALLOWLIST !== undefined ? attempt(() => entriesOf('GROUP_ALLOWLIST', env.GROUP_ALLOWLIST!), () => []) : (access?.groupAllowlist ?? []),
     userRateLimit: env.USER_RATE_LIMIT ?? access?.userRateLimit ?? 0,
     inputGuard: env.INPUT_GUARD ?? 'warn',
+    typingDelayMs: env.TYPING_DELAY_MS ?? 1_000,
     traceVerbose: env.TRACE_VERBOSE ?? false,
     budgets: {
       ...(env.BUDGET_USER_DAILY_USD !== undefined ? { userDailyUsd: env.BUDGET_USER_DAILY_USD } : {}),

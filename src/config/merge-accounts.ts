@@ -67,6 +67,7 @@ export function mergeAccounts(env: Environment, file: LoadedConfigFile | undefin
             apiRoot: env.TELEGRAM_API_ROOT ?? TELEGRAM_API_ROOT,
             mode: env.TELEGRAM_MODE ?? 'polling',
             webhookSecret: env.TELEGRAM_WEBHOOK_SECRET,
+            newConversationTopic: env.TELEGRAM_NEW_CONVERSATION_TOPIC ?? false,
           }
         : undefined,
     (entry, isDefault) => ({
@@ -74,6 +75,7 @@ export function mergeAccounts(env: Environment, file: LoadedConfigFile | undefin
       apiRoot: (isDefault ? (env.TELEGRAM_API_ROOT ?? entry.apiRoot) : (entry.apiRoot ?? env.TELEGRAM_API_ROOT)) ?? TELEGRAM_API_ROOT,
       mode: (isDefault ? env.TELEGRAM_MODE : undefined) ?? entry.mode ?? 'polling',
       webhookSecret: isDefault ? (env.TELEGRAM_WEBHOOK_SECRET ?? entry.webhookSecret) : (entry.webhookSecret ?? env.TELEGRAM_WEBHOOK_SECRET),
+      newConversationTopic: (isDefault ? env.TELEGRAM_NEW_CONVERSATION_TOPIC : undefined) ?? entry.newConversationTopic ?? env.TELEGRAM_NEW_CONVERSATION_TOPIC ?? false,
     }),
     defaultAgentId,
   );

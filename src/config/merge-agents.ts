@@ -58,6 +58,7 @@ export function mergeAgents(env: Environment, file: LoadedConfigFile | undefined
       schedules: { allowTools: entry.schedules?.allowTools ?? [] },
       mcpServers: parseMcpServers(entry.mcpServers),
       budgets: entry.budgets ?? {},
+      ...(entry.assistant ? { assistant: entry.assistant } : {}),
     };
   });
 }

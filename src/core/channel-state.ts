@@ -7,6 +7,19 @@ export interface ChannelState {
   remember(key: string, ttlSeconds: number): Promise<void>;
 }
 
+/**
+ * Short texts channel adapters keep across processes (e.g. the channel a Slack user views beside an assistant
+ * thread), and one-time claims (e.g. "this thread was greeted"); backed by Redis in the service.
+ */
+export interface ChannelNotes {
+  /** Keeps `text` under `key` for `ttlSeconds` from now, replacing what was there. */
+  keepText(key: string, text: string, ttlSeconds: number): Promise<void>;
+  /** The text kept under `key`; undefined when there is none (or it expired). */
+  textOf(key: string): Promise<string | undefined>;
+  /** Marks `key` for `ttlSeconds` unless it is marked already: true for the first caller only. */
+  claim(key: string, ttlSeconds: number): Promise<boolean>;
+}
+
 /** Numbers that only grow, shared by every process (e.g. the highest Telegram message id any process has seen). */
 export interface SharedHighMarks {
   /** Raises the number under `key` to `value` unless it is higher already; kept `ttlSeconds` from now. */

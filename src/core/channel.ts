@@ -45,6 +45,12 @@ export type PlatformCallRecorder = (method: string, result: PlatformCallResult) 
 /** A feedback indicator (typing, reaction, assistant status) shown while a turn works. */
 export interface WorkingIndicator {
   stop(): Promise<void>;
+  /**
+   * One short line of what the turn is doing now ("Searching the web…"), undefined: none. Called only while tools
+   * run, never awaited: the indicator coalesces it under the platform's limits. Returns true when the indicator
+   * shows the line itself (Slack's assistant status), so the live reply need not; absent or false: it does not.
+   */
+  status?(label: string | undefined): boolean;
 }
 
 /** A reply that is written while the model streams, then settles into the final formatted message(s). */
@@ -58,6 +64,11 @@ export interface LiveReply {
   finish(finalMarkdown: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
   /** Remove anything half-written (silent or stopped turn). */
   discard(): Promise<void>;
+  /**
+   * A status line under the text so far while tools run ("Running `ls`…"), undefined: none. Coalesced with the
+   * edits; never part of the final answer, which replaces it.
+   */
+  status?(label: string | undefined): void;
 }
 
 export interface LiveReplyOptions {
@@ -89,6 +100,14 @@ export interface Channel {
   startWorking(to: ConversationRef): WorkingIndicator;
   /** Optional live streaming of a reply; undefined when the platform or config does not stream here. */
   openLiveReply?(to: ConversationRef, options?: LiveReplyOptions): LiveReply | undefined;
+  /** Names a conversation the platform shows under a title (messages marked `titled`: a Slack assistant thread). */
+  setConversationTitle?(to: ConversationRef, title: string): Promise<void>;
+  /**
+   * `/new` here opens a fresh conversation of its own where the platform and the settings allow it (a Telegram
+   * private chat in threaded mode with TELEGRAM_NEW_CONVERSATION_TOPIC: a new topic); undefined: not here, and
+   * `/new` clears the current session instead.
+   */
+  openConversation?(from: ConversationRef): Promise<{ conversation: ConversationRef; title: string } | undefined>;
   /** Platform-specific formatting rules for the system prompt's messaging section. */
   promptSection(): string;
   /** Posts an approval request with its three buttons in the turn's chat; returns the platform message id. */
@@ -99,6 +118,11 @@ export interface Channel {
   onApprovalAnswer?(sink: ApprovalSink): void;
   /** Where the bot's own membership changes go (removed from or added to a chat); set before inbound starts. */
   onChatMembership?(sink: ChatMembershipSink): void;
+  /**
+   * Where a topic the platform refused on a send goes (a Telegram forum topic or private-chat topic closed or
+   * deleted; the answer itself went to the main chat): a `removed` change naming the topic. Set in every role.
+   */
+  onTopicGone?(sink: ChatMembershipSink): void;
   /**
    * Fetches an attachment this channel produced, refusing (BotError `too-large`) once more than `maxBytes`
    * arrive. An expired or missing file is a non-retryable BotError.

@@ -14,10 +14,15 @@ export interface ChatMembershipChange {
     chatType: ChatType;
     /** In a DM, the user (a DM's session belongs to its user). */
     userId?: string;
+    /**
+     * A forum topic (or a private-chat topic) of the chat: the change concerns that topic only (Telegram
+     * `forum_topic_closed` / `forum_topic_reopened`, or a topic the platform refused on a send).
+     */
+    threadId?: string;
   };
   /** `removed`: kicked, left, blocked by the user, uninstalled; `added`: added back, unblocked. */
   change: 'removed' | 'added';
-  /** The platform's word for it, for the log and the paused task: `kicked`, `left`, `blocked`, `uninstalled`… */
+  /** The platform's word for it, for the log and the paused task: `kicked`, `left`, `blocked`, `uninstalled`, `topic closed`… */
   reason: string;
   /** Who did it, as the platform identifies users, when it says. */
   by?: string;

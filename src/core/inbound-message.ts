@@ -49,4 +49,15 @@ export interface InboundMessage {
   mediaGroupId?: string;
   /** A scheduled task's firing, not a person's words (schedules): the model is told so. */
   scheduled?: { taskId: string; firingId: string };
+  /**
+   * One line the platform gives about where the user is as they write (Slack: the channel they view beside an
+   * assistant thread). Shown to the model before the user's words and stored with them; never a fetch of
+   * that place's content.
+   */
+  contextNote?: string;
+  /**
+   * The platform shows this conversation under a title the bot gives it (a Slack assistant thread): its first
+   * exchange names it, there (`Channel.setConversationTitle`) and as the session's title in the console.
+   */
+  titled?: boolean;
 }

@@ -2,10 +2,13 @@ import type { ChatMembershipChange, ChatMembershipSink } from '../core/chat-memb
 import { sessionKeyOf } from '../core/session-key.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { topicPausedReason } from '../schedules/index.js';
+
+type TaskPlace = { channel: string; accountId: string; chatId?: string | undefined; threadId?: string | undefined };
 
 interface ChatTasks {
-  pauseChat(chat: { channel: string; accountId: string; chatId?: string | undefined }, reason: string): Promise<Array<{ id: string; chatKey: string }>>;
-  resumeChat(chat: { channel: string; accountId: string; chatId?: string | undefined }): Promise<Array<{ id: string }>>;
+  pauseChat(chat: TaskPlace, reason: string): Promise<Array<{ id: string; chatKey: string }>>;
+  resumeChat(chat: TaskPlace): Promise<Array<{ id: string }>>;
 }
 
 export interface ChatMembershipHandlerOptions {
@@ -20,6 +23,7 @@ export interface ChatMembershipHandlerOptions {
 
 function pausedReasonOf(change: ChatMembershipChange): string {
   if (!change.chat) return `the bot was removed from the workspace (${change.reason})`;
+  if (change.chat.threadId !== undefined) return topicPausedReason(change.reason);
   return change.chat.chatType === 'dm' ? `the user blocked the bot (${change.reason})` : `the bot was removed from the chat (${change.reason})`;
 }
 
@@ -28,14 +32,20 @@ function pausedReasonOf(change: ChatMembershipChange): string {
  * channel ends here): removed, the chat's scheduled tasks are paused and its waiting work dropped at once, as
  * /stop drops it (the answers could not be delivered); added back or unblocked, its paused tasks resume. Both
  * are a log line and `bot_chat_membership_changes_total`. Idempotent, so a redelivered event changes nothing.
+ * A topic closed (or refused as gone) pauses that topic's tasks only, and reopened resumes them; its waiting work
+ * stays: an answer Telegram refuses in the topic arrives in the main chat instead.
  */
 export function createChatMembershipHandler(options: ChatMembershipHandlerOptions): ChatMembershipSink {
   const { logger, metrics } = options;
   return async (change) => {
-    const where = { channel: change.channel, accountId: change.accountId, chatId: change.chat?.chatId };
+    const threadId = change.chat?.threadId;
+    const where = { channel: change.channel, accountId: change.accountId, chatId: change.chat?.chatId, ...(threadId !== undefined ? { threadId } : {}) };
     const context = { ...where, chatType: change.chat?.chatType, reason: change.reason, by: change.by };
     try {
-      if (change.change === 'added') {
+      if (threadId !== undefined) {
+        const tasks = change.change === 'added' ? await options.schedules.resumeChat(where) : await options.schedules.pauseChat(where, pausedReasonOf(change));
+        logger.info({ ...context, [change.change === 'added' ? 'resumedTasks' : 'pausedTasks']: tasks.map((task) => task.id) }, change.change === 'added' ? 'the topic is open again: its paused scheduled tasks resumed' : "the topic is closed or gone: its scheduled tasks paused");
+      } else if (change.change === 'added') {
         const resumed = await options.schedules.resumeChat(where);
         logger.info({ ...context, resumedTasks: resumed.map((task) => task.id) }, 'the bot is back in the chat: its paused scheduled tasks resumed');
       } else {

@@ -36,11 +36,18 @@ export function isReadOnlyTool(server: McpServerConfig, definition: SelectedTool
   return server.trustAnnotations && definition.annotations?.readOnlyHint === true;
 }
 
+/** An MCP tool's human title (`title`, else `annotations.title`), as the progress line of its calls. */
+export function mcpTitleOf(definition: SelectedTool['definition']): string | undefined {
+  const title = definition.title ?? definition.annotations?.title;
+  return typeof title === 'string' && title.trim() !== '' ? title : undefined;
+}
+
 /** One MCP tool as an AgentTool named `<server>__<tool>`, validated with the server's own JSON Schema. */
 export function createMcpTool(server: McpServerConfig, tool: SelectedTool, caller: McpToolCaller, metrics?: Metrics): AgentTool {
   const { definition } = tool;
   const labels = { server: server.name, tool: definition.name };
   const readOnly = isReadOnlyTool(server, definition);
+  const title = mcpTitleOf(definition);
   const execute = async (args: unknown, context: { signal: AbortSignal; workspace: string }): Promise<string> => {
     const startedAt = performance.now();
     let outcome: Outcome = 'failed';
@@ -76,6 +83,8 @@ export function createMcpTool(server: McpServerConfig, tool: SelectedTool, calle
     // a tool of another system that may change things: not in a scheduled run unless allowed there, never a sub-agent's
     ...(readOnly ? {} : { privileged: true }),
     validateArguments: tool.validate,
+    // the server's human title is the progress line while the call runs; none: no line
+    ...(title !== undefined ? { label: title } : {}),
     ...(server.approval === 'always' ? { requiresApproval: true } : {}),
     execute,
   };

@@ -21,6 +21,7 @@ export function createMemoryTools(service: MemoryService): AgentTool[] {
         'Save a durable fact for later conversations (who the user is, preferences, decisions). It survives /new. Keep it short; never store secrets.',
       parameters: RememberParameters,
       category: 'write',
+      label: 'Saving to memory…',
       async execute({ text }, context) {
         const result = await service.remember(scopeOf(service, context), text);
         switch (result.kind) {
@@ -38,6 +39,7 @@ export function createMemoryTools(service: MemoryService): AgentTool[] {
       description: "Search this chat's saved memories by words; returns matching memories with their ids.",
       parameters: RecallParameters,
       category: 'read',
+      label: 'Searching memory…',
       async execute({ query }, context) {
         const found = await service.recall(scopeOf(service, context), query);
         if (found.length === 0) return 'No memory matches.';
@@ -49,6 +51,7 @@ export function createMemoryTools(service: MemoryService): AgentTool[] {
       description: 'Delete one saved memory by its id (from recall or the memory section).',
       parameters: ForgetParameters,
       category: 'write',
+      label: 'Updating memory…',
       async execute({ id }, context) {
         const numeric = parseMemoryId(id);
         if (numeric === undefined) throw new ToolError(`"${id}" is not a memory id: ids are numbers, as recall shows them.`);

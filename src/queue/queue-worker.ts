@@ -8,6 +8,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { RedisClient } from '../redis/redis-client.js';
 import { newHistoryVersion, type Claim, type SessionQueue } from '../redis/session-queue.js';
 import type { AbortBus } from './abort-bus.js';
+import { LeaseRenewals } from './lease-renewals.js';
 
 /**
  * Retry pacing of a failed turn: 2 s (TURN_RETRY_FIRST_DELAY_MS) doubling, at most a minute apart, `attempts` times (TURN_RETRY_ATTEMPTS). After
@@ -89,9 +90,12 @@ export class QueueWorker {
   #loops: Array<Promise<void>> = [];
   #closing = false;
   #capacityWaiters: Array<() => void> = [];
+  /** One timer renews every running turn's lease (lease-renewals.ts), a third of a lease apart. */
+  readonly #renewals: LeaseRenewals;
 
   constructor(options: QueueWorkerOptions) {
     this.#options = options;
+    this.#renewals = new LeaseRenewals(Math.max(250, Math.floor(options.queue.options.leaseMs / 3)));
   }
 
   get inFlight(): number {
@@ -195,7 +199,7 @@ export class QueueWorker {
       }
       return state;
     };
-    const renewal = setInterval(() => void renew(), Math.max(250, Math.floor(queue.options.leaseMs / 3)));
+    const stopRenewing = this.#renewals.add(() => void renew());
     const startedAt = performance.now();
     let outcome: TurnOutcome;
     try {
@@ -219,7 +223,7 @@ export class QueueWorker {
       logger.warn({ turnId, sessionKey, attempt, retryInMs: finalAttempt ? undefined : turnRetryDelay(attempt), err: error }, 'turn failed; it is tried again');
       outcome = { kind: 'retry', error };
     } finally {
-      clearInterval(renewal);
+      stopRenewing();
       abortBus.unregister(turnId);
     }
     metrics?.turns.inc({ outcome: outcome.kind });

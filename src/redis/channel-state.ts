@@ -1,12 +1,12 @@
 import type { KeySpace } from './key-space.js';
 import { LuaScripts } from './lua-scripts.js';
 import type { RedisClient } from './redis-client.js';
-import type { ChannelState, SharedHighMarks, Sighting } from '../core/channel-state.js';
+import type { ChannelNotes, ChannelState, SharedHighMarks, Sighting } from '../core/channel-state.js';
 
 const SCRIPTS = { 'raise-mark': 1 } as const;
 
-/** ChannelState (and high marks) in Redis, so every gateway and worker process sees the same memory. */
-export class RedisChannelState implements ChannelState, SharedHighMarks {
+/** ChannelState (with notes and high marks) in Redis, so every gateway and worker process sees the same memory. */
+export class RedisChannelState implements ChannelState, ChannelNotes, SharedHighMarks {
   readonly #scripts: LuaScripts<keyof typeof SCRIPTS>;
 
   constructor(
@@ -51,5 +51,17 @@ export class RedisChannelState implements ChannelState, SharedHighMarks {
 
   async remember(key: string, ttlSeconds: number): Promise<void> {
     await this.redis.set(this.keys.channelState(key), '1', 'EX', ttlSeconds);
+  }
+
+  async keepText(key: string, text: string, ttlSeconds: number): Promise<void> {
+    await this.redis.set(this.keys.channelState(key), text, 'EX', ttlSeconds);
+  }
+
+  async textOf(key: string): Promise<string | undefined> {
+    return (await this.redis.get(this.keys.channelState(key))) ?? undefined;
+  }
+
+  async claim(key: string, ttlSeconds: number): Promise<boolean> {
+    return (await this.redis.set(this.keys.channelState(key), '1', 'EX', ttlSeconds, 'NX')) === 'OK';
   }
 }

@@ -1,5 +1,5 @@
 export { ScheduleQueue, SCHEDULES_QUEUE } from './schedule-queue.js';
-export { ScheduleService, chatKeyOf, type ScheduleLimitsConfig } from './schedule-service.js';
+export { ScheduleService, chatKeyOf, topicPausedReason, type ScheduleLimitsConfig } from './schedule-service.js';
 export { FiringWorker } from './firing-worker.js';
 export { createScheduleTools } from './schedule-tools.js';
 export { tasksCommand } from './task-commands.js';

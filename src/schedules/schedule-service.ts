@@ -28,6 +28,30 @@ export function chatKeyOf(sessionKey: string): string {
   return sessionKey.replace(/:(?:thread|topic):.*$/, '');
 }
 
+/**
+ * Where `/tasks` and `list_tasks` look: in a forum topic (or a private-chat topic) that topic's own tasks; in the
+ * chat itself (a forum's "General" included) every task of the chat, its topics' too, as a chat-level /stop does.
+ */
+export function taskScopeOf(sessionKey: string): { chatKey: string; sessionKey?: string } {
+  const chatKey = chatKeyOf(sessionKey);
+  return /:topic:/.test(sessionKey) ? { chatKey, sessionKey } : { chatKey };
+}
+
+const TOPIC_GONE = 'the topic is closed or gone';
+
+/** Why a topic's tasks are paused (`/tasks` shows it): the topic closed or gone, in the platform's words. */
+export function topicPausedReason(reason: string): string {
+  return `${TOPIC_GONE} (${reason})`;
+}
+
+/** A chat, or one topic of it (`threadId`), or every chat of an account (no `chatId`): the tasks a platform event concerns. */
+export interface ChatSelection {
+  channel: string;
+  accountId: string;
+  chatId?: string | undefined;
+  threadId?: string | undefined;
+}
+
 /** Creating, listing and cancelling tasks; the truth in PostgreSQL, firings in BullMQ. */
 export class ScheduleService {
   constructor(
@@ -79,23 +103,32 @@ export class ScheduleService {
     }
   }
 
+  /** The tasks `/tasks` shows in this session (see taskScopeOf). */
   list(sessionKey: string): Promise<ScheduledTask[]> {
-    return listChatTasks(this.db, chatKeyOf(sessionKey));
+    const scope = taskScopeOf(sessionKey);
+    return listChatTasks(this.db, scope.chatKey, scope.sessionKey);
   }
 
-  /** The bot was removed from a chat (every chat of the account when `chatId` is absent): its active tasks are paused. */
-  async pauseChat(chat: { channel: string; accountId: string; chatId?: string | undefined }, reason: string): Promise<ScheduledTask[]> {
+  /**
+   * The bot was removed from a chat (every chat of the account when `chatId` is absent), or a topic was closed or
+   * deleted (`threadId`): the active tasks there are paused.
+   */
+  async pauseChat(chat: ChatSelection, reason: string): Promise<ScheduledTask[]> {
     return pauseAndDisarm({ db: this.db, schedules: this.schedules, logger: this.logger }, chat, reason);
   }
 
-  /** The bot is back in the chat: its paused tasks run again from now. */
-  async resumeChat(chat: { channel: string; accountId: string; chatId?: string | undefined }): Promise<ScheduledTask[]> {
-    return resumeAndArm({ db: this.db, schedules: this.schedules, logger: this.logger, clock: this.clock }, chat);
+  /**
+   * The bot is back in the chat (or the topic reopened): its paused tasks run again from now. Back in the chat, the
+   * tasks of a topic closed or gone stay paused until that topic reopens.
+   */
+  async resumeChat(chat: ChatSelection): Promise<ScheduledTask[]> {
+    return resumeAndArm({ db: this.db, schedules: this.schedules, logger: this.logger, clock: this.clock }, chat, chat.threadId === undefined ? TOPIC_GONE : undefined);
   }
 
-  /** Cancels one of the chat's tasks; undefined when the chat has none with that id. */
+  /** Cancels one of the tasks `/tasks` shows in this session; undefined when there is none with that id. */
   async cancel(sessionKey: string, id: string): Promise<ScheduledTask | undefined> {
-    const task = await cancelChatTask(this.db, chatKeyOf(sessionKey), id.trim());
+    const scope = taskScopeOf(sessionKey);
+    const task = await cancelChatTask(this.db, scope.chatKey, id.trim(), scope.sessionKey);
     if (!task) return undefined;
     await this.schedules.disarm(task).catch((error: unknown) => this.logger.warn({ err: error, taskId: task.id }, 'could not remove the firing from Redis; the worker skips it'));
     this.logger.info({ taskId: task.id }, 'scheduled task cancelled');

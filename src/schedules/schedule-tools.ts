@@ -28,6 +28,7 @@ export function createScheduleTools(service: ScheduleService): AgentTool[] {
         'When it fires you get the prompt and answer into this chat (or NO_REPLY).',
       parameters: ScheduleTaskParameters,
       category: 'write',
+      label: 'Scheduling a task…',
       async execute(args, context) {
         const task = await service.create(creatorOf(context), args);
         return `Scheduled task ${task.id}: ${describeSchedule(task)}; first run ${task.nextRunAt?.toISOString() ?? 'unknown'}.`;
@@ -38,6 +39,7 @@ export function createScheduleTools(service: ScheduleService): AgentTool[] {
       description: "List this chat's scheduled tasks with their ids, schedules, next run and last outcome.",
       parameters: ListTasksParameters,
       category: 'read',
+      label: 'Checking scheduled tasks…',
       async execute(_args, context) {
         return describeTasks(await service.list(context.sessionKey));
       },
@@ -47,6 +49,7 @@ export function createScheduleTools(service: ScheduleService): AgentTool[] {
       description: 'Cancel one of the scheduled tasks of this chat by its id.',
       parameters: CancelTaskParameters,
       category: 'write',
+      label: 'Cancelling a task…',
       async execute({ id }, context) {
         const task = await service.cancel(context.sessionKey, id);
         if (!task) throw new ToolError(`No scheduled task ${id} in this chat (list_tasks shows the ids).`);

@@ -16,6 +16,8 @@ export function describeSchedule(task: Pick<ScheduledTask, 'kind' | 'schedule' |
 /** One task as `/tasks` and `list_tasks` show it: id, schedule, next run, last outcome, prompt. */
 export function describeTask(task: ScheduledTask): string {
   const parts = [`${task.id}: ${describeSchedule(task)}`];
+  // listed from the chat itself, a forum topic's task says where it answers
+  if (task.threadKind === 'topic' && task.conversation.threadId !== undefined) parts.push(`in topic ${task.conversation.threadId}`);
   if (task.status === 'paused') parts.push(task.pausedReason ? `paused (${task.pausedReason})` : 'paused');
   if (task.nextRunAt) parts.push(`next ${task.nextRunAt.toISOString().replace('.000Z', 'Z')}`);
   if (task.lastRunAt) {

@@ -25,10 +25,11 @@ export async function pauseAndDisarm(deps: TaskPauseDependencies, selection: Tas
 
 /**
  * The bot is back in the chat: its paused tasks are active again and armed from now (a repeating task's next
- * time; a one-shot whose time passed meanwhile runs once, as after an outage). Returns the tasks resumed.
+ * time; a one-shot whose time passed meanwhile runs once, as after an outage). Tasks paused for a reason starting
+ * with `keepPausedFor` stay paused. Returns the tasks resumed.
  */
-export async function resumeAndArm(deps: TaskPauseDependencies, selection: TaskSelection): Promise<ScheduledTask[]> {
-  const resumed = await resumeTasks(deps.db, selection);
+export async function resumeAndArm(deps: TaskPauseDependencies, selection: TaskSelection, keepPausedFor?: string): Promise<ScheduledTask[]> {
+  const resumed = await resumeTasks(deps.db, selection, keepPausedFor);
   const now = (deps.clock ?? Date.now)();
   for (const task of resumed) {
     try {

@@ -30,12 +30,12 @@ export async function findTask(db: StoreDatabase, id: string): Promise<Scheduled
   return row;
 }
 
-/** The chat's live tasks, oldest first. */
-export async function listChatTasks(db: StoreDatabase, chatKey: string): Promise<ScheduledTask[]> {
+/** The chat's live tasks (only those of one topic's session when `sessionKey` is given), oldest first. */
+export async function listChatTasks(db: StoreDatabase, chatKey: string, sessionKey?: string): Promise<ScheduledTask[]> {
   return db
     .select()
     .from(scheduledTasks)
-    .where(and(eq(scheduledTasks.chatKey, chatKey), inArray(scheduledTasks.status, LIVE)))
+    .where(and(eq(scheduledTasks.chatKey, chatKey), sessionKey === undefined ? undefined : eq(scheduledTasks.sessionKey, sessionKey), inArray(scheduledTasks.status, LIVE)))
     .orderBy(asc(scheduledTasks.createdAt), asc(scheduledTasks.id));
 }
 
@@ -44,12 +44,12 @@ export async function listActiveTasks(db: StoreDatabase): Promise<ScheduledTask[
   return db.select().from(scheduledTasks).where(eq(scheduledTasks.status, 'active'));
 }
 
-/** Cancels a live task of the chat; undefined when the chat has no such task. */
-export async function cancelChatTask(db: StoreDatabase, chatKey: string, id: string): Promise<ScheduledTask | undefined> {
+/** Cancels a live task of the chat (of one topic's session when `sessionKey` is given); undefined when there is no such task. */
+export async function cancelChatTask(db: StoreDatabase, chatKey: string, id: string, sessionKey?: string): Promise<ScheduledTask | undefined> {
   const [row] = await db
     .update(scheduledTasks)
     .set({ status: 'cancelled', nextRunAt: null, updatedAt: new Date() })
-    .where(and(eq(scheduledTasks.id, id), eq(scheduledTasks.chatKey, chatKey), inArray(scheduledTasks.status, LIVE)))
+    .where(and(eq(scheduledTasks.id, id), eq(scheduledTasks.chatKey, chatKey), sessionKey === undefined ? undefined : eq(scheduledTasks.sessionKey, sessionKey), inArray(scheduledTasks.status, LIVE)))
     .returning();
   return row;
 }
@@ -80,8 +80,11 @@ export async function recordOutcome(db: StoreDatabase, id: string, outcome: stri
   await db.update(scheduledTasks).set({ lastOutcome: outcome, lastError: error ?? null, updatedAt: new Date() }).where(eq(scheduledTasks.id, id));
 }
 
-/** One task by id, or the tasks of a chat (of every chat of a bot account when `chatId` is absent). */
-export type TaskSelection = { taskId: string } | { channel: string; accountId: string; chatId?: string | undefined };
+/**
+ * One task by id, or the tasks of a chat (of every chat of a bot account when `chatId` is absent; of one forum
+ * topic or private-chat topic of the chat when `threadId` is given).
+ */
+export type TaskSelection = { taskId: string } | { channel: string; accountId: string; chatId?: string | undefined; threadId?: string | undefined };
 
 function selected(selection: TaskSelection) {
   if ('taskId' in selection) return eq(scheduledTasks.id, selection.taskId);
@@ -90,6 +93,7 @@ function selected(selection: TaskSelection) {
     sql`${conversation}->>'channel' = ${selection.channel}`,
     sql`${conversation}->>'accountId' = ${selection.accountId}`,
     selection.chatId === undefined ? undefined : sql`${conversation}->>'chatId' = ${selection.chatId}`,
+    selection.threadId === undefined ? undefined : sql`${conversation}->>'threadId' = ${selection.threadId}`,
   );
 }
 
@@ -102,12 +106,12 @@ export async function pauseTasks(db: StoreDatabase, selection: TaskSelection, re
     .returning();
 }
 
-/** Makes the selected paused tasks active again; returns those it resumed. */
-export async function resumeTasks(db: StoreDatabase, selection: TaskSelection): Promise<ScheduledTask[]> {
+/** Makes the selected paused tasks active again, except those paused for a reason starting with `keepPausedFor`; returns those it resumed. */
+export async function resumeTasks(db: StoreDatabase, selection: TaskSelection, keepPausedFor?: string): Promise<ScheduledTask[]> {
   return db
     .update(scheduledTasks)
     .set({ status: 'active', pausedReason: null, updatedAt: new Date() })
-    .where(and(selected(selection), eq(scheduledTasks.status, 'paused')))
+    .where(and(selected(selection), eq(scheduledTasks.status, 'paused'), keepPausedFor === undefined ? undefined : sql`coalesce(${scheduledTasks.pausedReason}, '') not like ${`${keepPausedFor}%`}`))
     .returning();
 }
 

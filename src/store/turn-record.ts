@@ -19,7 +19,10 @@ export interface TurnRecord {
    * leaves out what it wrote lately). Written with the turn, in the same statement.
    */
   people?: TurnPerson[] | undefined;
-  /** The group's title as the latest message had it: kept current on the session. */
+  /**
+   * The session's title: the group's title as the latest message had it (kept current), or the title the first
+   * exchange gave a conversation the platform titles (a Slack assistant thread). None: the stored one stays.
+   */
   chatTitle?: string | undefined;
   /** The conversation (count of `/new`) the turn started in; absent: the session's current one. */
   conversation?: number | undefined;

@@ -14,6 +14,8 @@ export const DRAFT_START_DELAY_MS = 800;
 /** A live reply that knows whether it ever showed anything and settles exactly once (finish or discard). */
 export interface SettlingLiveReply {
   readonly started: boolean;
+  /** The status line while tools run (undefined: none); cleared by the answer's text as it is shown. */
+  status(label: string | undefined): void;
   finish(finalMarkdown: string, progress?: DeliveryProgress): Promise<DeliveryReceipt>;
   discardUnlessFinished(): Promise<void>;
 }
@@ -40,6 +42,7 @@ export function openLiveDraft(
   // a preview an earlier holder left is in the chat already: the answer goes into it
   let started = options?.adopt !== undefined;
   let settled = false;
+  let statusShown = false;
 
   const refresh = () => {
     const now = clock();
@@ -49,6 +52,11 @@ export function openLiveDraft(
     const shown = sanitizeAssistantContent(raw);
     if (shown === '' || couldBeSilentReply(shown)) return;
     started = true;
+    if (statusShown) {
+      // the answer is being written: the line goes in the same edit as its text
+      statusShown = false;
+      live.status?.(undefined);
+    }
     live.update(shown);
   };
 
@@ -67,6 +75,13 @@ export function openLiveDraft(
     reply: {
       get started() {
         return started;
+      },
+      status(label) {
+        if (settled || !live.status || (label === undefined && !statusShown)) return;
+        statusShown = label !== undefined;
+        // a preview showing only the line is the reply's too: the answer is edited into it
+        if (statusShown) started = true;
+        live.status(label);
       },
       async finish(finalMarkdown, progress) {
         settled = true;

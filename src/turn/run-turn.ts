@@ -9,14 +9,17 @@ import type { TurnRecord } from '../store/turn-record.js';
 import type { SavedDelivery } from './delivery-records.js';
 import { finishTurn, newDelivery } from './finish-turn.js';
 import { livePreviewOptions, openLiveDraft } from './live-draft.js';
+import { progressLine } from './progress-line.js';
 import type { TerminalEvent } from '../agent/index.js';
 import { withMediaNotices } from '../media/index.js';
 import { runModelTurn } from './run-model.js';
+import { startWorkingAfter } from './working-indicator.js';
 import { mediaCharges } from './media-charges.js';
 import { prepareTurnMedia } from './turn-media.js';
 import { namesOf, sessionInfoOf } from './session-info.js';
 import { isTooLongForModel, leftOutOfContext, TOO_LONG_REPLY } from './too-long.js';
 import { buildTurnInput } from './turn-input.js';
+import { firstExchangeTitle, showConversationTitle } from './conversation-title.js';
 import { forAgent, type TurnDependencies } from './turn-dependencies.js';
 
 export const APOLOGY = 'Sorry, something went wrong while answering. Please try again in a moment.';
@@ -84,8 +87,9 @@ export function createTurnRunner(deps: TurnDependencies) {
       return await finishTurn(deps, request, newDelivery(await record({ status: 'completed', error: 'input blocked by the input guard' }), user.blockedReply, true));
     }
 
-    const working = channel.startWorking(latest.conversation);
+    const working = startWorkingAfter(() => channel.startWorking(latest.conversation), deps.settings.typingDelayMs ?? 0);
     const live = openLiveDraft(agentDeps, channel, latest, clock, livePreviewOptions(deps, request, saved));
+    const progress = progressLine(working, live?.reply);
     try {
       const { terminal, summarizeDue } = await runModelTurn(agentDeps, {
         turnId,
@@ -99,7 +103,7 @@ export function createTurnRunner(deps: TurnDependencies) {
         user,
         signal: request.signal,
         clock,
-        ...(live ? { onEvent: live.onEvent } : {}),
+        onEvent: live ? (event) => (live.onEvent(event), progress.onEvent(event)) : progress.onEvent,
       });
       // nothing is stored or sent: the saved steps are the turn's state until a person answers
       if (terminal.type === 'run-park') return { kind: 'parked', untilMs: terminal.untilMs };
@@ -140,12 +144,18 @@ export function createTurnRunner(deps: TurnDependencies) {
       }
       // The loop already sanitized the answer and detected NO_REPLY; an empty answer sends nothing either.
       const reply = withMediaNotices(terminal.reply.text, user.notices);
-      const pending = { ...newDelivery(await record({ status: 'completed', silent: reply.length === 0 }, terminal), reply, false), summarizeDue };
-      return await finishTurn(deps, request, pending, live?.reply);
+      // a conversation the platform titles is named by its first exchange: stored with the turn as the session's title
+      const title = firstExchangeTitle(messages, session, reply);
+      const completed = await record({ status: 'completed', silent: reply.length === 0 }, terminal);
+      const pending = { ...newDelivery(title ? { ...completed, chatTitle: title } : completed, reply, false), summarizeDue };
+      const outcome = await finishTurn(deps, request, pending, live?.reply);
+      if (title && outcome.kind === 'completed') await showConversationTitle(channel, latest.conversation, title, log);
+      return outcome;
     } catch (error) {
       if (abortReasonOf(request.signal) === 'shutdown') return { kind: 'retry', error };
       throw error;
     } finally {
+      progress.stop();
       // Anything not settled into the final answer (silent, stopped, failed, handed back) leaves no draft behind.
       await live?.reply.discardUnlessFinished();
       await working.stop().catch(() => undefined);

@@ -34,6 +34,8 @@ export interface TurnSettings {
   historyTurns: number;
   inputGuard: InputGuardMode;
   traceVerbose: boolean;
+  /** TYPING_DELAY_MS: the working indicator starts once the turn has run this long (see working-indicator.ts); absent: at once. */
+  typingDelayMs?: number;
   dataDir: string;
   /** Where answers are streamed into a draft edited in place (LLM_STREAM; groups per channel config). */
   liveReplies: 'off' | 'dm' | 'all';

@@ -12,6 +12,8 @@ export const CONTEXT_LINE_MAX_CHARS = 2_000;
 export const CONTEXT_BLOCK_MAX_CHARS = 16_000;
 const NAME_MAX_CHARS = 64;
 const TITLE_MAX_CHARS = 80;
+/** A platform's context note (InboundMessage.contextNote): one line, bounded. */
+export const CONTEXT_NOTE_MAX_CHARS = 300;
 
 export const WITHHELD_CONTEXT_LINE = '[message withheld: it looked like an attempt to change your instructions]';
 
@@ -121,6 +123,18 @@ function safeTitle(title: string | undefined, mode: InputGuardMode): string | un
 }
 
 /**
+ * A platform's note on where the user is, as its own `[…]` line before the user's words: one line, bounded,
+ * and left out when it fails the guard (names in it, such as a channel's, are anyone's to choose).
+ */
+function contextNoteLine(note: string | undefined, mode: InputGuardMode, onFinding: (findings: string[]) => void): string {
+  if (!note) return '';
+  const line = note.replace(/[[\]]/g, '').replace(/\s+/g, ' ').trim().slice(0, CONTEXT_NOTE_MAX_CHARS);
+  const findings = mode === 'off' ? [] : scanInput(note);
+  if (findings.length > 0) onFinding(findings);
+  return line === '' || findings.length > 0 ? '' : `[${line}]\n`;
+}
+
+/**
  * The turn's messages as the user sent them: the parts of one Telegram album (one `mediaGroupId`, arriving as
  * separate updates) are ONE message, at the place of its first part; every other message stands alone.
  */
@@ -181,17 +195,18 @@ export function buildTurnInput(
     const blocks: string[] = [];
     if (index === 0 && groupLines.length > 0) blocks.push(contextBlock(groupLines, mode, (findings) => report(findings, 'group context')));
     const createdAt = new Date(message.sentAt);
+    const note = contextNoteLine(message.contextNote, mode, (findings) => report(findings, 'context note', message.dedupeKey));
     if (message.conversation.chatType === 'group') {
       // the group's own envelope (who, when) and its chatter are part of what was said: stored as sent
       const who = message.scheduled ? `Scheduled task ${message.scheduled.taskId}` : senderLabel(message, mode);
-      blocks.push(`[${who} · ${envelopeTime(message.sentAt)}]\n${message.scheduled ? `${scheduledHeader(message.scheduled.taskId)}\n` : ''}${guard.text}`);
+      blocks.push(`[${who} · ${envelopeTime(message.sentAt)}]\n${note}${message.scheduled ? `${scheduledHeader(message.scheduled.taskId)}\n` : ''}${guard.text}`);
       const parts = [{ type: 'text' as const, text: blocks.join('\n\n') }];
       forModel.push({ role: 'user', parts: [...parts, ...images] });
       forStore.push({ role: 'user', parts, inboundKey: message.dedupeKey, createdAt, ...stored });
       return;
     }
-    // a DM stores the user's words as sent; the time envelope is rendered from the stored time (withDmEnvelope)
-    const text = message.scheduled ? `${scheduledHeader(message.scheduled.taskId)}\n${guard.text}` : guard.text;
+    // a DM stores the user's words as sent (after the context note, if any); the time envelope is rendered from the stored time (withDmEnvelope)
+    const text = `${note}${message.scheduled ? `${scheduledHeader(message.scheduled.taskId)}\n` : ''}${guard.text}`;
     forModel.push(withDmEnvelope({ role: 'user', parts: [{ type: 'text', text }, ...images] }, createdAt));
     forStore.push({ role: 'user', parts: [{ type: 'text', text }], inboundKey: message.dedupeKey, createdAt, ...stored });
   });

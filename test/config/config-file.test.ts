@@ -213,6 +213,12 @@ describe('the environment and the file together', () => {
     expect(config.bindings).toEqual([]);
   });
 
+  it('TELEGRAM_NEW_CONVERSATION_TOPIC: off by default; on for the environment’s account', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'no-file-'));
+    expect(loadConfig({ OPENAI_API_KEY: 'sk', TELEGRAM_BOT_TOKEN: '1:abc' }, { cwd }).telegram).toMatchObject({ newConversationTopic: false });
+    expect(loadConfig({ OPENAI_API_KEY: 'sk', TELEGRAM_BOT_TOKEN: '1:abc', TELEGRAM_NEW_CONVERSATION_TOPIC: 'true' }, { cwd }).telegram).toMatchObject({ newConversationTopic: true });
+  });
+
   it('reads the file CONFIG_FILE names (relative to the working directory) and refuses a missing one', () => {
     const directory = withFile('agents:\n  - id: other\n', 'custom.yaml');
     const config = loadConfig({ OPENAI_API_KEY: 'sk', CONFIG_FILE: 'custom.yaml' }, { cwd: directory });

@@ -36,7 +36,7 @@ export interface SlackDoubleOptions {
   teamId?: string;
   signingSecret?: string;
   botToken?: string;
-  /** false: assistant.threads.setStatus answers `not_allowed` (not an assistant thread). Default true. */
+  /** false: assistant.threads.setStatus, setSuggestedPrompts and setTitle answer `not_allowed` (not an assistant thread). Default true. */
   assistantThreads?: boolean;
   /**
    * The bot token's scopes, sent as Slack sends them in the `x-oauth-scopes` header of every answer (auth.test
@@ -90,6 +90,9 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
   const stalls = new Map<string, Array<{ ms: number; times: number }>>();
   const reactions = new Set<string>();
   const channelNames = new Map<string, string>();
+  /** Assistant threads' suggested prompts and titles, by `channel:thread_ts` (the latest set). */
+  const suggestedPrompts = new Map<string, Array<{ title: string; message: string }>>();
+  const threadTitles = new Map<string, string>();
   let assistantThreads = options.assistantThreads ?? true;
   const scopes = options.scopes === undefined ? SLACK_BOT_SCOPES.map((scope) => scope.name) : options.scopes;
   let socketUrl: string | undefined;
@@ -171,6 +174,22 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
       case 'assistant.threads.setStatus':
         if (!params.channel_id || !params.thread_ts) return error('invalid_arguments');
         return assistantThreads ? ok() : error('not_allowed');
+      // https://docs.slack.dev/reference/methods/assistant.threads.setSuggestedPrompts: 1 to 4 prompts, each a title and a message
+      case 'assistant.threads.setSuggestedPrompts': {
+        if (!params.channel_id || !params.thread_ts) return error('invalid_arguments');
+        const prompts = params.prompts as unknown;
+        const valid = Array.isArray(prompts) && prompts.length >= 1 && prompts.length <= 4 && prompts.every((prompt) => typeof prompt?.title === 'string' && prompt.title !== '' && typeof prompt?.message === 'string' && prompt.message !== '');
+        if (!valid) return error('invalid_arguments');
+        if (!assistantThreads) return error('not_allowed');
+        suggestedPrompts.set(`${params.channel_id}:${params.thread_ts}`, prompts as Array<{ title: string; message: string }>);
+        return ok();
+      }
+      // https://docs.slack.dev/reference/methods/assistant.threads.setTitle
+      case 'assistant.threads.setTitle':
+        if (!params.channel_id || !params.thread_ts || typeof params.title !== 'string' || params.title.trim() === '') return error('invalid_arguments');
+        if (!assistantThreads) return error('not_allowed');
+        threadTitles.set(`${params.channel_id}:${params.thread_ts}`, params.title);
+        return ok();
       case 'files.getUploadURLExternal': {
         const length = Number(params.length);
         if (!params.filename || !Number.isFinite(length) || length <= 0) return error('invalid_arguments');
@@ -312,6 +331,10 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
     /** The messages the bot posted in one channel (deleted ones included), oldest first. */
     messagesIn: (channel: string): StoredMessage[] => byChannel.get(channel) ?? [],
     reactions,
+    /** The suggested prompts of an assistant thread, by `channel:thread_ts`. */
+    suggestedPrompts,
+    /** The title of an assistant thread, by `channel:thread_ts`. */
+    threadTitles,
     uploads,
     downloads,
     /** Stores a file a user shared; returns the `files[]` entry of the message event that carries it. */

@@ -64,10 +64,33 @@ export function createEventFactory(bot: { botUserId: string; teamId: string }) {
     event_time: Math.floor(Date.now() / 1000),
     authorizations: [{ team_id: bot.teamId, user_id: bot.botUserId, is_bot: true }],
   });
+  /** An assistant thread event (https://docs.slack.dev/reference/events/assistant_thread_started): the thread in the user's DM with the app, and the channel they view. */
+  const assistantEvent = (type: 'assistant_thread_started' | 'assistant_thread_context_changed', user: string, threadTs: string, viewing: string | undefined) => {
+    const { event: _unused, ...wrapper } = envelope({ type: 'message', channel: '', user, text: '', ts: threadTs });
+    return {
+      ...wrapper,
+      event: {
+        type,
+        assistant_thread: {
+          user_id: user,
+          context: viewing === undefined ? {} : { channel_id: viewing, team_id: bot.teamId, enterprise_id: null },
+          channel_id: `D${user.slice(1)}`,
+          thread_ts: threadTs,
+        },
+        event_ts: ts(),
+      },
+    };
+  };
   const message = (channel: string, channelType: string, user: string, text: string, extra: object) =>
     envelope({ type: 'message', channel, channel_type: channelType, user, text, ts: ts(), team: bot.teamId, ...extra });
   return {
     dm: (user: string, text: string, extra: object = {}) => message(`D${user.slice(1)}`, 'im', user, text, extra),
+    /** `user` opens a new assistant thread (its ts is new) while viewing `viewing` (a channel id; none: no context). */
+    assistantThreadStarted: (user: string, viewing?: string, threadTs = ts()) => assistantEvent('assistant_thread_started', user, threadTs, viewing),
+    /** `user` moved to `viewing` while the assistant thread `threadTs` is open. */
+    assistantContextChanged: (user: string, threadTs: string, viewing: string) => assistantEvent('assistant_thread_context_changed', user, threadTs, viewing),
+    /** `user` writes in the assistant thread `threadTs` (a thread of their DM with the app). */
+    assistantMessage: (user: string, threadTs: string, text: string, extra: object = {}) => message(`D${user.slice(1)}`, 'im', user, text, { thread_ts: threadTs, ...extra }),
     /** `app_mention` for `<@bot> text`. */
     mention: (channel: string, user: string, text: string, extra: object = {}) =>
       envelope({ type: 'app_mention', channel, user, text: `<@${bot.botUserId}> ${text}`, ts: ts(), team: bot.teamId, ...extra }),

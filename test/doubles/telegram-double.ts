@@ -35,7 +35,16 @@ type ApiAnswer = { ok: true; result: unknown } | { ok: false; error_code: number
 type Waiter = { offset: number; limit: number; answer: (updates: Update[] | 'conflict') => void };
 
 
-export async function startTelegramDouble(options: { token?: string; botUsername?: string } = {}) {
+/** A topic created with createForumTopic (https://core.telegram.org/bots/api#forumtopic). */
+export interface TelegramTopic {
+  chatId: number | string;
+  threadId: number;
+  name: string;
+  /** Names given by editForumTopic, oldest first. */
+  renamed: string[];
+}
+
+export async function startTelegramDouble(options: { token?: string; botUsername?: string; topicsInPrivateChats?: boolean } = {}) {
   const token = options.token ?? '123456789:TEST-double-token';
   const botUsername = options.botUsername ?? 'TestDoubleBot';
   const botId = Number(token.split(':')[0]);
@@ -59,6 +68,9 @@ export async function startTelegramDouble(options: { token?: string; botUsername
   let nextUpdateId = 1;
   /** Topics Telegram refuses to post into, by `chat_id:message_thread_id`, with the description it answers. */
   const refusedThreads = new Map<string, string>();
+  /** Threaded mode (Bot API 9.3): getMe's has_topics_enabled, and createForumTopic in private chats. */
+  let topicsInPrivateChats = options.topicsInPrivateChats === true;
+  const topics: TelegramTopic[] = [];
 
   function pendingUpdates(offset: number, limit: number): Update[] {
     return queuedUpdates.filter((update) => update.update_id >= offset).slice(0, limit);
@@ -81,7 +93,38 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     }
     switch (method) {
       case 'getMe':
-        return success({ id: botId, is_bot: true, first_name: botUsername, username: botUsername, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
+        return success({
+          id: botId,
+          is_bot: true,
+          first_name: botUsername,
+          username: botUsername,
+          can_join_groups: true,
+          can_read_all_group_messages: false,
+          supports_inline_queries: false,
+          has_topics_enabled: topicsInPrivateChats,
+          allows_users_to_create_topics: topicsInPrivateChats,
+        });
+      case 'createForumTopic': {
+        // https://core.telegram.org/bots/api#createforumtopic: a forum supergroup, or a private chat in threaded mode
+        const name = typeof params.name === 'string' ? params.name : '';
+        if (params.chat_id === undefined) return failure(400, 'Bad Request: chat not found');
+        if (name.length < 1 || name.length > 128) return failure(400, 'Bad Request: TOPIC_TITLE_EMPTY');
+        if (Number(params.chat_id) > 0 && !topicsInPrivateChats) return failure(400, 'Bad Request: BOT_FORUM_CREATE_FORBIDDEN');
+        // a topic's id is the id of the service message that opens it
+        const topic: TelegramTopic = { chatId: params.chat_id as number | string, threadId: chats.allocate(params.chat_id as number | string), name, renamed: [] };
+        topics.push(topic);
+        return success({ message_thread_id: topic.threadId, name, icon_color: 0x6fb9f0 });
+      }
+      case 'editForumTopic': {
+        const topic = topics.find((candidate) => String(candidate.chatId) === String(params.chat_id) && candidate.threadId === Number(params.message_thread_id));
+        if (topic === undefined) return failure(400, 'Bad Request: message thread not found');
+        if (typeof params.name === 'string') {
+          if (params.name === topic.name) return failure(400, 'Bad Request: TOPIC_NOT_MODIFIED');
+          topic.name = params.name;
+          topic.renamed.push(params.name);
+        }
+        return success(true);
+      }
       case 'sendMessage': {
         if (params.chat_id === undefined) return failure(400, 'Bad Request: chat not found');
         const checked = checkText(params);
@@ -299,6 +342,12 @@ export async function startTelegramDouble(options: { token?: string; botUsername
      */
     refuseThread(chatId: number | string, threadId: number, description = 'Bad Request: message thread not found'): void {
       refusedThreads.set(`${String(chatId)}:${threadId}`, description);
+    },
+    /** Topics the bot created (createForumTopic), with their names now. */
+    topics,
+    /** Turns threaded mode (topics in private chats) on or off, as @BotFather's setting does. */
+    setTopicsInPrivateChats(on: boolean): void {
+      topicsInPrivateChats = on;
     },
     failNext(method: string, failureToPlan: TelegramFailure): void {
       failures.set(method, [...(failures.get(method) ?? []), { ...failureToPlan }]);

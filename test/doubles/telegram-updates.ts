@@ -42,6 +42,28 @@ export function createUpdateFactory(bot: { id: number; username: string }, numbe
           message: { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: chatId > 0 ? { id: chatId, type: 'private', first_name: 'User' } : group(chatId), text: 'approval' },
         },
       }) as Update,
+    /** A message in topic `threadId` of a private chat in threaded mode (Bot API 9.3). */
+    privateTopicText: (userId: number, threadId: number, text: string, extra: object = {}) =>
+      update({ id: userId, type: 'private', first_name: 'User' }, userId, text, { message_thread_id: threadId, is_topic_message: true, ...extra }),
+    /**
+     * The service message Telegram sends when a topic is closed or reopened (https://core.telegram.org/bots/api#forumtopicclosed):
+     * in a forum supergroup (`chatId` < 0) or a private chat with topics; `forum_topic_closed` / `forum_topic_reopened` are empty objects.
+     */
+    topicClosed: (chatId: number, threadId: number, userId: number, reopened = false): Update => {
+      const chat = chatId > 0 ? { id: chatId, type: 'private', first_name: 'User' } : { id: chatId, type: 'supergroup', title: 'Forum', is_forum: true };
+      return {
+        update_id: ++updateId,
+        message: {
+          message_id: nextMessageId(chatId),
+          message_thread_id: threadId,
+          is_topic_message: true,
+          date: Math.floor(Date.now() / 1000),
+          chat,
+          from: user(userId),
+          ...(reopened ? { forum_topic_reopened: {} } : { forum_topic_closed: {} }),
+        },
+      } as Update;
+    },
     /** `@botname text` with the mention entity Telegram adds. */
     mention: (chatId: number, userId: number, text: string) =>
       update(group(chatId), userId, `@${bot.username} ${text}`, { entities: [{ type: 'mention', offset: 0, length: bot.username.length + 1 }] }),

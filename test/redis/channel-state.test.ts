@@ -38,3 +38,20 @@ describe('shared sightings (RedisChannelState.note / noted)', () => {
     expect(await redis.exists(keys.channelState('empty'))).toBe(0);
   });
 });
+
+describe('shared notes (RedisChannelState.keepText / textOf / claim)', () => {
+  it('keeps a text for its time, replaced by the next one; nothing kept reads as undefined', async () => {
+    expect(await state.textOf('note')).toBeUndefined();
+    await state.keepText('note', '{"channel":"C1"}', 60);
+    await state.keepText('note', '{"channel":"C2"}', 60);
+    expect(await state.textOf('note')).toBe('{"channel":"C2"}');
+    expect(await redis.ttl(keys.channelState('note'))).toBeGreaterThan(0);
+  });
+
+  it('a claim is granted to its first caller only, among callers at once', async () => {
+    const answers = await Promise.all([1, 2, 3, 4].map(() => state.claim('greeted', 60)));
+    expect(answers.filter(Boolean)).toHaveLength(1);
+    expect(await state.claim('greeted', 60)).toBe(false);
+    expect(await redis.ttl(keys.channelState('greeted'))).toBeGreaterThan(0);
+  });
+});

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { forgetMemory, listMemories, rememberMemory, searchMemories } from '../../src/memory/memory-repository.js';
 import { detectVectorStore } from '../../src/memory/vector-store.js';
-import { cancelChatTask, findTask, insertTaskWithinLimit, listChatTasks, recordFiring } from '../../src/schedules/task-repository.js';
+import { cancelChatTask, findTask, insertTaskWithinLimit, listChatTasks, pauseTasks, recordFiring, resumeTasks } from '../../src/schedules/task-repository.js';
 import { describeEachBackend } from './store-backends.js';
 
 const conversation = { channel: 'telegram' as const, accountId: 'b', chatId: '42', chatType: 'dm' as const, messageId: '1' };
@@ -68,5 +68,31 @@ describeEachBackend('scheduled tasks', (database) => {
     expect(await findTask(db, 't2')).toMatchObject({ lastOutcome: 'completed', lastRunAt: slot });
     await recordFiring(db, 't2', new Date('2026-01-01T11:00:00Z'), undefined);
     expect(await findTask(db, 't2')).toMatchObject({ lastOutcome: 'queued' });
+  });
+
+  it('a topic session sees, cancels, pauses and resumes its own tasks only; the chat sees all', async () => {
+    const db = database().db;
+    const chatKey = 'agent:main:telegram:b:group:-100';
+    const inTopic = (id: string, threadId: string) => ({
+      ...task(id, chatKey),
+      sessionKey: `${chatKey}:topic:${threadId}`,
+      threadKind: 'topic' as const,
+      conversation: { ...conversation, chatId: '-100', chatType: 'group' as const, threadId },
+    });
+    await insertTaskWithinLimit(db, inTopic('p1', '7'), 10);
+    await insertTaskWithinLimit(db, inTopic('p2', '8'), 10);
+    await insertTaskWithinLimit(db, { ...task('p3', chatKey), conversation: { ...conversation, chatId: '-100', chatType: 'group' as const } }, 10);
+    expect((await listChatTasks(db, chatKey, `${chatKey}:topic:7`)).map((row) => row.id)).toEqual(['p1']);
+    expect((await listChatTasks(db, chatKey)).map((row) => row.id).sort()).toEqual(['p1', 'p2', 'p3']);
+    expect(await cancelChatTask(db, chatKey, 'p2', `${chatKey}:topic:7`)).toBeUndefined();
+
+    const where = { channel: 'telegram', accountId: 'b', chatId: '-100' };
+    expect((await pauseTasks(db, { ...where, threadId: '7' }, 'topic closed')).map((row) => row.id)).toEqual(['p1']);
+    expect((await findTask(db, 'p2'))!.status).toBe('active');
+    expect((await resumeTasks(db, { ...where, threadId: '8' })).map((row) => row.id)).toEqual([]);
+    // back in the chat, a task paused for its topic stays paused (a reason prefix keeps it); the topic reopened resumes it
+    await pauseTasks(db, where, 'the bot was removed from the chat (kicked)');
+    expect((await resumeTasks(db, where, 'topic closed')).map((row) => row.id).sort()).toEqual(['p2', 'p3']);
+    expect((await resumeTasks(db, { ...where, threadId: '7' })).map((row) => row.id)).toEqual(['p1']);
   });
 });

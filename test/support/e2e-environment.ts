@@ -100,6 +100,9 @@ export async function createE2eEnvironment(options: E2eEnvironmentOptions = {}):
     ...(target.cluster ? { REDIS_CLUSTER: 'true' } : {}),
     QUEUE_PREFIX: prefix,
     DATA_DIR: dataDir,
+    // the working indicator at once, as the tests of each channel's indicator expect it (test/e2e/typing-delay.test.ts
+    // covers the default delay)
+    TYPING_DELAY_MS: '0',
   };
 
   return {

@@ -73,6 +73,11 @@ export interface AgentTool<TParameters extends TSchema = TSchema> {
    * unless the agent's `schedules.allowTools` names it.
    */
   privileged?: boolean;
+  /**
+   * What the user sees while the call runs, one short line ("Searching the web…"), or a function of the call's
+   * arguments (Running `ls`…); undefined: no line. See `toolLabel`.
+   */
+  label?: string | ((args: Static<TParameters>) => string | undefined);
 }
 
 /** Keeps a tool's argument type tied to its schema while storing it as a plain `AgentTool`. */

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { codeLabel } from './tool-label.js';
 import { defineTool, ToolError, type AgentTool } from './agent-tool.js';
 import { BLOCKED_COMMANDS, findBlockedCommand } from './command-blocklist.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TOOL_TIMEOUT_MS, formatDuration } from './output-limit.js';
@@ -36,6 +37,7 @@ export function createBashTool(options: BashToolOptions): AgentTool {
         : ''),
     category: 'write',
     privileged: true,
+    label: ({ command }) => codeLabel('Running', command),
     parameters: Type.Object({ command: Type.String({ description: 'The bash command line', minLength: 1 }) }),
     async execute(args, context) {
       const refused = findBlockedCommand(args.command, blocked);

@@ -86,6 +86,7 @@ export function createCliTool(declaration: CliToolDeclaration, hostEnv: HostEnvi
     description: declaration.description,
     category: declaration.category,
     privileged: true,
+    label: `Running \`${declaration.name}\`…`,
     parameters: cliParametersSchema(declaration),
     async execute(args, context) {
       const result = await options.runner.run({

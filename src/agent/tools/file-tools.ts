@@ -1,4 +1,5 @@
 import { appendFile, mkdir, open, readdir, stat, writeFile } from 'node:fs/promises';
+import { codeLabel } from './tool-label.js';
 import { dirname, relative } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { defineTool, ToolError, type AgentTool } from './agent-tool.js';
@@ -82,6 +83,7 @@ export function createFileTools(options: FileToolOptions = {}): AgentTool[] {
     name: 'read_file',
     description: `Read a text file. Paths are relative to your workspace. Shows up to ${formatBytes(maxBytes)} at a time; for a longer file, pass the offset the notice at the end names to read on.`,
     category: 'read',
+    label: ({ path }) => codeLabel('Reading', path),
     parameters: Type.Object({
       path: Type.String({ description: 'File path, relative to the workspace', minLength: 1 }),
       offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Byte offset to start reading at (default 0)' })),
@@ -97,6 +99,7 @@ export function createFileTools(options: FileToolOptions = {}): AgentTool[] {
     description: 'Write a text file (parent directories are created). Paths are relative to your workspace.',
     category: 'write',
     privileged: true,
+    label: ({ path }) => codeLabel('Writing', path),
     parameters: Type.Object({
       path: Type.String({ description: 'File path, relative to the workspace', minLength: 1 }),
       content: Type.String({ description: 'The full text to write' }),
@@ -119,6 +122,7 @@ export function createFileTools(options: FileToolOptions = {}): AgentTool[] {
     name: 'list_directory',
     description: 'List the files and directories at a path (directories end with /). Defaults to the workspace root.',
     category: 'read',
+    label: 'Looking through files…',
     parameters: Type.Object({ path: Type.Optional(Type.String({ description: 'Directory path, relative to the workspace' })) }),
     async execute(args, context) {
       const requested = args.path ?? '.';

@@ -1,3 +1,4 @@
+export { toolLabel, labelExcerpt, codeLabel, MAX_LABEL_LENGTH } from './tool-label.js';
 export { defineTool, ToolError, type AgentTool, type ToolCategory, type ToolContext } from './agent-tool.js';
 export { ToolRegistry, applyToolPolicy, isToolAllowed, matchesToolPattern, needsApproval, DEFAULT_TOOL_POLICY, type ToolPolicy } from './tool-registry.js';
 export { ensureWorkspace, sanitizeUserId, workspaceFor, workspacePathFor } from './workspace.js';

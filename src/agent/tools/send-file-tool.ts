@@ -26,6 +26,7 @@ export function createSendFileTool(options: { allowedPaths?: string[]; deniedPat
     parameters: Parameters,
     category: 'write',
     privileged: true,
+    label: 'Sending a file…',
     async execute({ path, caption }, context) {
       if (!context.sendFile || !context.toolCallId) throw new ToolError('sending files is not available here');
       const real = await resolveToolPath(path, context.workspace, policy);

@@ -90,6 +90,7 @@ export function createSpawnAgentTool(options: SpawnAgentOptions): AgentTool {
     parameters: Parameters,
     // the child only reads: running it again after a crash mid-run is safe (a finished one is never run again)
     category: 'read',
+    label: 'Asking a helper agent…',
     async execute({ prompt, agent: name }, context) {
       const release = await limit.acquire(context.signal);
       try {

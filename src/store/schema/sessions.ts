@@ -14,7 +14,10 @@ export const sessions = pgTable(
     chatId: text('chat_id').notNull(),
     chatType: text('chat_type').$type<ChatType>().notNull(),
     userId: text('user_id'),
-    /** The group's title as the platform sent it with the latest stored turn (none for a DM: see `people`). */
+    /**
+     * The group's title as the platform sent it with the latest stored turn; for a DM none (see `people`), except a
+     * conversation the platform titles (a Slack assistant thread): the title its first exchange gave it.
+     */
     title: text('title'),
     /** The seq the next stored message gets; messages of a session are numbered 0, 1, 2… without gaps. */
     nextSeq: bigint('next_seq', { mode: 'number' }).notNull().default(0),

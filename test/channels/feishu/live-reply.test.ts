@@ -61,6 +61,21 @@ describe('feishu live replies', () => {
     expect(double.messages.size).toBe(1);
   });
 
+  it('shows a status line in the card while tools run; the final card has only the answer', async () => {
+    const live = open();
+    live.status!('Searching the web…');
+    await waitFor(() => edits().length === 1);
+    const cardText = (index: number) => JSON.parse(edits()[index]!.body.content).body.elements.map((element: { content: string }) => element.content).join('\n');
+    expect(cardText(0)).toBe('*Searching the web…*');
+    live.status!(undefined);
+    live.update('Found it');
+    await waitFor(() => edits().length === 2);
+    expect(cardText(1)).toBe('Found it');
+    await live.finish('Found it: **42**.');
+    expect(edits().at(-1)?.body.content).toBe(renderCards('Found it: **42**.')[0]?.content);
+    expect(double.messages.size).toBe(1);
+  });
+
   it('sends the rest of a long final answer as further replies', async () => {
     const live = open();
     live.update('Starting…');

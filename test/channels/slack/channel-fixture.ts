@@ -1,5 +1,5 @@
 import type { SlackConfig } from '../../../src/config/app-config.js';
-import type { Channel, ChannelState, InboundMessage, InboundOutcome, InboundSink, WebhookRequest } from '../../../src/core/index.js';
+import type { Channel, ChannelNotes, ChannelState, InboundMessage, InboundOutcome, InboundSink, WebhookRequest } from '../../../src/core/index.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { createSlackChannel, type SlackChannelOptions } from '../../../channels/slack/index.js';
 import type { SignedRequest, SlackDouble } from '../../doubles/slack-double.js';
@@ -7,15 +7,28 @@ import type { SignedRequest, SlackDouble } from '../../doubles/slack-double.js';
 export const silentLogger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 /** The channel state the service keeps in Redis, in memory. */
-export function memoryState(): ChannelState & { entries: Map<string, number> } {
+export function memoryState(): ChannelState & ChannelNotes & { entries: Map<string, number>; texts: Map<string, string> } {
   const entries = new Map<string, number>();
+  const texts = new Map<string, string>();
+  const has = async (key: string) => (entries.get(key) ?? 0) > Date.now();
   return {
     entries,
-    async has(key) {
-      return (entries.get(key) ?? 0) > Date.now();
-    },
+    texts,
+    has,
     async remember(key, ttlSeconds) {
       entries.set(key, Date.now() + ttlSeconds * 1000);
+    },
+    async keepText(key, text, ttlSeconds) {
+      texts.set(key, text);
+      entries.set(key, Date.now() + ttlSeconds * 1000);
+    },
+    async textOf(key) {
+      return (await has(key)) ? texts.get(key) : undefined;
+    },
+    async claim(key, ttlSeconds) {
+      if (await has(key)) return false;
+      entries.set(key, Date.now() + ttlSeconds * 1000);
+      return true;
     },
   };
 }
@@ -25,13 +38,14 @@ export function startSlackChannel(
   double: SlackDouble,
   overrides: Partial<SlackConfig> & Partial<Omit<SlackChannelOptions, 'config'>> = {},
 ): Promise<Channel> {
-  const { state, liveEditIntervalMs, agentId, logger, ...config } = overrides;
+  const { state, liveEditIntervalMs, agentId, logger, assistant, ...config } = overrides;
   return createSlackChannel({
     config: { botToken: double.botToken, signingSecret: double.signingSecret, appToken: undefined, apiUrl: double.apiUrl, ...config },
     agentId: agentId ?? 'main',
     logger: logger ?? silentLogger,
     state: state ?? memoryState(),
     ...(liveEditIntervalMs ? { liveEditIntervalMs } : {}),
+    ...(assistant ? { assistant } : {}),
   });
 }
 

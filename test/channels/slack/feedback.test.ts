@@ -32,6 +32,29 @@ describe('slack working indicator', () => {
     expect(double.callsOf('reactions.add')).toHaveLength(0);
   });
 
+  it('shows the progress line as the assistant status, the latest line winning, and clears it at stop', async () => {
+    const indicator = channel.startWorking(assistantThread);
+    expect(indicator.status!('Searching the web…')).toBe(true);
+    // set before the first could go out: only the latest of them is sent
+    indicator.status!('Running `ls`…');
+    indicator.status!('Reading `notes.md`…');
+    await waitFor(() => double.callsOf('assistant.threads.setStatus').some((call) => call.params.status === 'Reading `notes.md`…'));
+    indicator.status!(undefined);
+    await waitFor(() => double.callsOf('assistant.threads.setStatus').length === 3);
+    await indicator.stop();
+    expect(indicator.status!('too late')).toBe(false);
+    expect(double.callsOf('assistant.threads.setStatus').map((call) => call.params.status)).toEqual(['is thinking…', 'Reading `notes.md`…', 'is thinking…', '']);
+  });
+
+  it('leaves the progress line to the live reply where there is no assistant status', async () => {
+    for (const to of [thread, dm]) {
+      const indicator = channel.startWorking(to);
+      expect(indicator.status!('Searching the web…')).toBe(false);
+      await indicator.stop();
+    }
+    expect(double.callsOf('assistant.threads.setStatus')).toHaveLength(0);
+  });
+
   it('falls back to a reaction on the triggering message when the status is not allowed, and removes it', async () => {
     double.setAssistantThreads(false);
     const indicator = channel.startWorking(assistantThread);

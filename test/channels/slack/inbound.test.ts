@@ -35,6 +35,21 @@ describe('slack event normalization', () => {
     const message = await normalizeEvent({ type: 'message', channel: 'D0ALICE01', channel_type: 'im', ...base, text: 'hi', thread_ts: '1700000000.000001' }, identity, lookups);
     expect(message?.conversation.threadId).toBe('1700000000.000001');
     expect(message?.threadKind).toBe('thread');
+    // titled by its first exchange; no context note without a lookup that knows one
+    expect(message?.titled).toBe(true);
+    expect(message?.contextNote).toBeUndefined();
+  });
+
+  it('a message in an assistant thread carries the thread\u2019s context note; a top-level DM and a channel thread neither', async () => {
+    const withNote: InboundLookups = { ...lookups, assistantContextNote: async (channel, threadTs) => `viewing ${channel}/${threadTs}` };
+    const inThread = await normalizeEvent({ type: 'message', channel: 'D0ALICE01', channel_type: 'im', ...base, text: 'hi', thread_ts: '1700000000.000001' }, identity, withNote);
+    expect(inThread).toMatchObject({ titled: true, contextNote: 'viewing D0ALICE01/1700000000.000001' });
+    const topLevel = await normalizeEvent({ type: 'message', channel: 'D0ALICE01', channel_type: 'im', ...base, text: 'hi' }, identity, withNote);
+    expect(topLevel?.titled).toBeUndefined();
+    expect(topLevel?.contextNote).toBeUndefined();
+    const channelThread = await normalizeEvent(inChannel({ text: `<@${BOT}> hi`, thread_ts: BOT_THREAD }), identity, withNote);
+    expect(channelThread?.titled).toBeUndefined();
+    expect(channelThread?.contextNote).toBeUndefined();
   });
 
   it('a mention in a channel is addressed and answered in the thread of that message', async () => {

@@ -163,6 +163,24 @@ describe('telegram live replies', () => {
     expect(double.visibleMessages(777)).toHaveLength(0);
   });
 
+  it('shows a status line under the text while tools run, and the final answer without it', async () => {
+    const live = channel.openLiveReply!(dm)!;
+    live.status!('Running `ls -la`…');
+    await waitFor(() => double.callsOf('sendMessage').length === 1);
+    expect(double.callsOf('sendMessage')[0]?.params).toMatchObject({ text: '<i>Running <code>ls -la</code>…</i>', parse_mode: 'HTML' });
+    live.update('Let me look');
+    await waitFor(() => double.callsOf('editMessageText').length === 1);
+    expect(visible(String(double.callsOf('editMessageText')[0]?.params.text))).toBe('Let me look\n\nRunning ls -la…');
+    // a label with Markdown punctuation shows as written
+    live.status!('Reading *notes*_[1]…');
+    await waitFor(() => double.callsOf('editMessageText').length === 2);
+    expect(visible(String(double.callsOf('editMessageText')[1]?.params.text))).toBe('Let me look\n\nReading *notes*_[1]…');
+    await live.finish('The **answer**.');
+    expect(double.callsOf('sendMessage')).toHaveLength(1);
+    expect(double.callsOf('editMessageText').at(-1)?.params.text).toBe('The <b>answer</b>.');
+    expect(double.visibleMessages(777).map((message) => message.text)).toEqual(['The answer.']);
+  });
+
   it('finish without any update just sends the answer', async () => {
     const live = channel.openLiveReply!(dm)!;
     const receipt = await live.finish('Short **answer**');

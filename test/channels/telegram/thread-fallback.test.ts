@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Channel, ConversationRef } from '../../../src/core/index.js';
+import type { Channel, ChatMembershipChange, ConversationRef } from '../../../src/core/index.js';
 import { startTelegramDouble, type TelegramDouble } from '../../doubles/telegram-double.js';
 import { recordingProgress } from '../../support/recording-progress.js';
 import { capturingLogger } from '../shared/capturing-logger.js';
@@ -100,6 +100,24 @@ describe('telegram topic refused by the platform', () => {
       [true, 42],
       [false, undefined],
     ]);
+  });
+
+  it('tells the topic-gone sink which topic Telegram refused (its scheduled tasks pause), without holding the answer up', async () => {
+    const gone: ChatMembershipChange[] = [];
+    channel.onTopicGone!(async (change) => {
+      gone.push(change);
+      return { kind: 'recorded' };
+    });
+    double.refuseThread(CHAT, 42, 'Bad Request: TOPIC_CLOSED');
+    await channel.send(topic, 'closed topic');
+    double.refuseThread(CHAT, 44);
+    await channel.send({ ...topic, threadId: '44' }, 'deleted topic');
+    await waitFor(() => gone.length === 2);
+    expect(gone).toMatchObject([
+      { channel: 'telegram', accountId: '123456789', chat: { chatId: String(CHAT), chatType: 'group', threadId: '42' }, change: 'removed', reason: 'topic closed' },
+      { chat: { chatId: String(CHAT), chatType: 'group', threadId: '44' }, change: 'removed', reason: 'topic not found' },
+    ]);
+    expect(double.visibleMessages(CHAT).map((message) => message.text)).toEqual(['closed topic', 'deleted topic']);
   });
 
   it('leaves other topics of the chat alone', async () => {
