@@ -6,9 +6,12 @@ import base from './vitest.config.js';
  * (test/support/cluster-global-setup.ts); the service under test runs with REDIS_CLUSTER=true and the seeds in
  * REDIS_URL. test/cluster/ holds what only makes sense on a cluster (a master killed and restarted).
  */
+// the cluster run is one project of its own (the default one's split into isolated and shared workers is not wanted here)
+const { projects: _projects, ...shared } = base.test!;
+
 export default defineConfig({
   test: {
-    ...base.test,
+    ...shared,
     include: [
       'test/cluster/**/*.test.ts',
       // the Redis layer and the turn path against the cluster

@@ -1,8 +1,9 @@
 // `npm start` builds first when dist/ is missing or older than the sources: the tsc output (what the tests and
 // the bench's helpers run) and the bundle (dist/bundle/cli.js: what `npm start` runs, see scripts/bundle.mjs).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { markTscBuilt, staleBuilds } from './stale-builds.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -16,24 +17,14 @@ if (Number(process.versions.node.split('.')[0]) < minimum) {
   process.exit(1);
 }
 
-function newest(directory, suffixes) {
-  let latest = 0;
-  for (const entry of readdirSync(directory, { withFileTypes: true })) {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory()) latest = Math.max(latest, newest(path, suffixes));
-    else if (suffixes.some((suffix) => entry.name.endsWith(suffix))) latest = Math.max(latest, statSync(path).mtimeMs);
-  }
-  return latest;
-}
-
-const builtAt = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0);
-const sourcesOf = (folders, suffixes) => Math.max(0, ...folders.map((folder) => join(root, folder)).filter(existsSync).map((folder) => newest(folder, suffixes)));
-
-if (sourcesOf(['src', 'channels', 'bench', 'soak', 'test'], ['.ts']) > builtAt(join(root, 'dist/src/cli.js'))) {
+// the same rule as the tests' global set-up (scripts/stale-builds.mjs)
+const stale = staleBuilds(root);
+if (stale.tsc) {
   process.stderr.write('building (tsc)…\n');
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
+  markTscBuilt(root);
 }
-if (sourcesOf(['src', 'channels'], ['.ts', '.lua']) > builtAt(join(root, 'dist/bundle/cli.js'))) {
+if (stale.bundle) {
   process.stderr.write('bundling (esbuild)…\n');
   const { bundle } = await import('./bundle.mjs');
   await bundle();

@@ -161,6 +161,7 @@ export async function startWorkerRole(infra: Infrastructure, shared: SharedServi
     notifyFailing: createFailingNotifier(turnDependencies),
     failingNoticeMs: config.turnFailingNoticeMs,
     attempts: config.turnRetry.attempts,
+    firstDelayMs: config.turnRetry.firstDelayMs,
     lateRounds: config.turnRetry.lateRounds,
     lateRoundDelayMs: config.turnRetry.lateRoundDelayMs,
     isPaused: () => paused,

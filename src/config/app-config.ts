@@ -160,8 +160,8 @@ export interface AppConfig {
   workerDeadAfterMs: number;
   /** TURN_FAILING_NOTICE_MS: a turn failing a retryable way tells its user within this long of its first failure. */
   turnFailingNoticeMs: number;
-  /** TURN_RETRY_ATTEMPTS, TURN_RETRY_ROUNDS, TURN_RETRY_ROUND_DELAY_MS: how long a failing turn is retried (queue/queue-worker.ts). */
-  turnRetry: { attempts: number; lateRounds: number; lateRoundDelayMs: number };
+  /** TURN_RETRY_ATTEMPTS, TURN_RETRY_FIRST_DELAY_MS, TURN_RETRY_ROUNDS, TURN_RETRY_ROUND_DELAY_MS: how long a failing turn is retried (queue/queue-worker.ts). */
+  turnRetry: { attempts: number; firstDelayMs: number; lateRounds: number; lateRoundDelayMs: number };
   /** The default agent's model (`agents[0].llm`). */
   llm: LlmConfig;
   /** LLM_FAILOVER_COOLDOWN_MS: how long a model that failed is skipped by every process. */

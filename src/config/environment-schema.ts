@@ -49,7 +49,8 @@ export const EnvironmentSchema = Type.Object({
     description: 'A turn failing a retryable way (every model of its chain, PostgreSQL, a platform) tells its user once, by this many ms after its first failure (later when its attempts are slow), that the bot keeps trying and that /stop cancels; `0`: at the first failure.',
     default: 30_000,
   }),
-  TURN_RETRY_ATTEMPTS: documented(Type.Integer({ minimum: 1, maximum: 50 }), { description: 'Attempts of a failing turn in one round, 2 s apart doubling to a minute.', default: 12 }),
+  TURN_RETRY_ATTEMPTS: documented(Type.Integer({ minimum: 1, maximum: 50 }), { description: 'Attempts of a failing turn in one round, `TURN_RETRY_FIRST_DELAY_MS` (2 s) apart, doubling to a minute.', default: 12 }),
+  TURN_RETRY_FIRST_DELAY_MS: documented(Type.Integer({ minimum: 0, maximum: 60_000 }), { description: "The wait after a round's first failed attempt of a turn; it doubles after each further one, up to a minute.", default: 2000 }),
   TURN_RETRY_ROUNDS: documented(Type.Integer({ minimum: 0, maximum: 20 }), {
     description: 'Further rounds of attempts after the first, each after `TURN_RETRY_ROUND_DELAY_MS`; then the turn is a dead letter (the queue view\'s failed tab) and its user is told.',
     default: 3,

@@ -151,6 +151,7 @@ export function inspectConfig(source: NodeJS.ProcessEnv = process.env, options: 
     turnFailingNoticeMs: env.TURN_FAILING_NOTICE_MS ?? 30_000,
     turnRetry: {
       attempts: env.TURN_RETRY_ATTEMPTS ?? 12,
+      firstDelayMs: env.TURN_RETRY_FIRST_DELAY_MS ?? 2_000,
       lateRounds: env.TURN_RETRY_ROUNDS ?? 3,
       lateRoundDelayMs: env.TURN_RETRY_ROUND_DELAY_MS ?? 300_000,
     },

@@ -11,7 +11,7 @@ import type { AbortBus } from './abort-bus.js';
 import { LeaseRenewals } from './lease-renewals.js';
 
 /**
- * Retry pacing of a failed turn: 2 s doubling, at most a minute apart, `attempts` times (TURN_RETRY_ATTEMPTS). After
+ * Retry pacing of a failed turn: 2 s (TURN_RETRY_FIRST_DELAY_MS) doubling, at most a minute apart, `attempts` times (TURN_RETRY_ATTEMPTS). After
  * the last attempt the turn waits 5 minutes (TURN_RETRY_ROUND_DELAY_MS) and gets another round, at most `lateRounds`
  * times (TURN_RETRY_ROUNDS): about 43 minutes of waits in all with the defaults (see retryPeriodMs), long enough to
  * ride out an outage. Its user is told once, within TURN_FAILING_NOTICE_MS of its first failure, that the bot keeps
@@ -20,14 +20,15 @@ import { LeaseRenewals } from './lease-renewals.js';
  */
 export const TURN_RETRY = { attempts: 12, firstDelayMs: 2_000, maxDelayMs: 60_000, afterLastAttemptMs: 5 * 60_000, lateRounds: 3 } as const;
 
-export function turnRetryDelay(attempt: number): number {
-  return Math.min(TURN_RETRY.firstDelayMs * 2 ** Math.max(0, attempt - 1), TURN_RETRY.maxDelayMs);
+/** The wait after failed attempt `attempt` of a round: `firstDelayMs` (TURN_RETRY_FIRST_DELAY_MS) doubling, at most a minute. */
+export function turnRetryDelay(attempt: number, firstDelayMs: number = TURN_RETRY.firstDelayMs): number {
+  return Math.min(firstDelayMs * 2 ** Math.max(0, attempt - 1), TURN_RETRY.maxDelayMs);
 }
 
 /** The waits of a turn's retries from its first failure to its abandonment (the attempts' own time comes on top). */
-export function retryPeriodMs(attempts: number, lateRounds: number, lateRoundDelayMs: number): number {
+export function retryPeriodMs(attempts: number, lateRounds: number, lateRoundDelayMs: number, firstDelayMs: number = TURN_RETRY.firstDelayMs): number {
   let round = 0;
-  for (let attempt = 1; attempt < attempts; attempt += 1) round += turnRetryDelay(attempt);
+  for (let attempt = 1; attempt < attempts; attempt += 1) round += turnRetryDelay(attempt, firstDelayMs);
   return round * (lateRounds + 1) + lateRoundDelayMs * lateRounds;
 }
 
@@ -57,6 +58,8 @@ export interface QueueWorkerOptions {
   /** TURN_FAILING_NOTICE_MS: the user is told within this long of the turn's first failure (FAILING_NOTICE_MS). */
   failingNoticeMs?: number;
   attempts?: number;
+  /** TURN_RETRY_FIRST_DELAY_MS: the wait after a round's first failed attempt (TURN_RETRY.firstDelayMs), doubling after each. */
+  firstDelayMs?: number;
   lateRounds?: number;
   lateRoundDelayMs?: number;
   /** The operator paused turns (the queue view's `turns` entry): no new turn starts. */
@@ -238,6 +241,10 @@ export class QueueWorker {
     return this.#options.attempts ?? TURN_RETRY.attempts;
   }
 
+  private get firstDelayMs(): number {
+    return this.#options.firstDelayMs ?? TURN_RETRY.firstDelayMs;
+  }
+
   private get lateRounds(): number {
     return this.#options.lateRounds ?? TURN_RETRY.lateRounds;
   }
@@ -268,9 +275,9 @@ export class QueueWorker {
     const failingFor = failure.now - failure.firstFailedAt;
     const lastOfRound = attempt >= this.attempts;
     if (lastOfRound && round >= this.lateRounds) return this.abandon(claim, sessionKey, error, failingFor);
-    const delayMs = lastOfRound ? this.lateRoundDelayMs : turnRetryDelay(attempt);
+    const delayMs = lastOfRound ? this.lateRoundDelayMs : turnRetryDelay(attempt, this.firstDelayMs);
     if (this.#options.notifyFailing && failingFor + delayMs >= (this.#options.failingNoticeMs ?? FAILING_NOTICE_MS)) {
-      const retryForMs = Math.max(delayMs, retryPeriodMs(this.attempts, this.lateRounds, this.lateRoundDelayMs) - failingFor);
+      const retryForMs = Math.max(delayMs, retryPeriodMs(this.attempts, this.lateRounds, this.lateRoundDelayMs, this.firstDelayMs) - failingFor);
       await this.#options.notifyFailing({ turnId, sessionKey, holder, messages: claim.messages, retryForMs }).catch((failed: unknown) =>
         logger.warn({ turnId, sessionKey, err: failed }, 'could not tell the user that their turn keeps failing'),
       );

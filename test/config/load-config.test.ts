@@ -51,10 +51,10 @@ describe('loadConfig', () => {
   });
 
   it('reads the failing-turn settings and the queue view’s message text setting, with their defaults', () => {
-    expect(loadConfig(base)).toMatchObject({ turnFailingNoticeMs: 30_000, turnRetry: { attempts: 12, lateRounds: 3, lateRoundDelayMs: 300_000 }, adminShowMessageText: false });
+    expect(loadConfig(base)).toMatchObject({ turnFailingNoticeMs: 30_000, turnRetry: { attempts: 12, firstDelayMs: 2_000, lateRounds: 3, lateRoundDelayMs: 300_000 }, adminShowMessageText: false });
     expect(
-      loadConfig({ ...base, TURN_FAILING_NOTICE_MS: '0', TURN_RETRY_ATTEMPTS: '3', TURN_RETRY_ROUNDS: '0', TURN_RETRY_ROUND_DELAY_MS: '1000', ADMIN_SHOW_MESSAGE_TEXT: 'true' }),
-    ).toMatchObject({ turnFailingNoticeMs: 0, turnRetry: { attempts: 3, lateRounds: 0, lateRoundDelayMs: 1000 }, adminShowMessageText: true });
+      loadConfig({ ...base, TURN_FAILING_NOTICE_MS: '0', TURN_RETRY_ATTEMPTS: '3', TURN_RETRY_FIRST_DELAY_MS: '100', TURN_RETRY_ROUNDS: '0', TURN_RETRY_ROUND_DELAY_MS: '1000', ADMIN_SHOW_MESSAGE_TEXT: 'true' }),
+    ).toMatchObject({ turnFailingNoticeMs: 0, turnRetry: { attempts: 3, firstDelayMs: 100, lateRounds: 0, lateRoundDelayMs: 1000 }, adminShowMessageText: true });
     expect(errorOf({ ...base, TURN_RETRY_ATTEMPTS: '0' })).toMatch(/^TURN_RETRY_ATTEMPTS: /);
   });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createE2eEnvironment, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
+import { copyPgliteTemplate } from '../support/pglite-template.js';
 import { CLI, startServiceProcess, waitFor } from '../support/service-process.js';
 
 let environment: E2eEnvironment;
@@ -143,6 +144,8 @@ describe('cli doctor', () => {
 
   it('with the service running in DATA_DIR on its embedded stores, checks it through its /readyz and opens nothing of it', async () => {
     const embedded = { REDIS_URL: '', DATABASE_URL: '' };
+    // its embedded database already made (the migrated template), as a service started before would have left it
+    await copyPgliteTemplate(environment.dataDir);
     const service = await startServiceProcess(environment.env(embedded));
     try {
       const { code, output } = await cli('doctor', environment.env(embedded));

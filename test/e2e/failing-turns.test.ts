@@ -8,7 +8,7 @@ import { alertFires, FAILED_TURNS_ALERT, PAUSED_TURNS_ALERT, RETRYING_TURNS_ALER
 
 /**
  * CONTRACT §19 end to end: every model of the chain fails (the OpenAI double answers 500 to both), so a turn is
- * retried (TURN_RETRY_* shortened: 3 attempts, 2 and 4 s apart, a second round 1 s later), its user told once early
+ * retried (TURN_RETRY_* shortened: 3 attempts, 0.5 and 1 s apart, a second round 1 s later), its user told once early
  * that the bot keeps trying, counted as retrying, then kept as a dead letter, counted as failed (the alert rule turns
  * true), answered once in order when an operator retries it from the queue view, gone when discarded; /stop during
  * the retries ends the turn with nothing sent twice.
@@ -31,8 +31,9 @@ beforeAll(async () => {
       ADMIN_PASSWORD: 'pw',
       LLM_FALLBACK_MODELS: 'openai:gpt-backup',
       LLM_MAX_RETRIES: '0',
-      TURN_FAILING_NOTICE_MS: '5000',
+      TURN_FAILING_NOTICE_MS: '1250',
       TURN_RETRY_ATTEMPTS: '3',
+      TURN_RETRY_FIRST_DELAY_MS: '500',
       TURN_RETRY_ROUNDS: '1',
       TURN_RETRY_ROUND_DELAY_MS: '1000',
     }),
@@ -139,8 +140,8 @@ describe('turns whose every model fails', () => {
       return turns.retrying === 0 && turns.running === 0 && turns.delayed === 0;
     }, { what: 'nothing left of the turn', timeoutMs: 20_000 });
     const calls = modelCallsFor('STOP-ME');
-    // the rest of its retry period passes: no attempt, no message more
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    // the rest of its retry period passes (0.5 + 1 s, 1 s, 0.5 + 1 s in all): no attempt, no message more
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
     expect(modelCallsFor('STOP-ME')).toBe(calls);
     const texts = sent(chatId);
     expect(texts.filter((text) => NOTICE.test(text))).toHaveLength(1);

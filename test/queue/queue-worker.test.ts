@@ -64,7 +64,7 @@ describe('QueueWorker', () => {
     const instance = worker(async (request) => {
       attempts.push(request.attempt);
       return request.attempt === 1 ? { kind: 'retry', error: new Error('provider down') } : { kind: 'completed' };
-    });
+    }, { firstDelayMs: 100 });
     await instance.start();
     const message = inboundMessage();
     await queue.enqueue(sessionKeyOf(message), message);
@@ -81,7 +81,7 @@ describe('QueueWorker', () => {
         attempts.push([request.attempt, attempts.length]);
         return { kind: 'retry', error: new Error('database unreachable') };
       },
-      { attempts: 2, lateRounds: 1, lateRoundDelayMs: 300, abandonTurn: async ({ messages }) => void abandoned.push(...messages.map((m) => m.text)) },
+      { attempts: 2, firstDelayMs: 100, lateRounds: 1, lateRoundDelayMs: 300, abandonTurn: async ({ messages }) => void abandoned.push(...messages.map((m) => m.text)) },
     );
     await instance.start();
     const message = inboundMessage();
@@ -106,10 +106,11 @@ describe('QueueWorker', () => {
       },
       {
         attempts: 3,
+        firstDelayMs: 500,
         lateRounds: 1,
         lateRoundDelayMs: 200,
-        // 2 s, then 4 s of backoff: the second failure is the last one whose next attempt still comes within 5 s
-        failingNoticeMs: 5_000,
+        // 0.5 s, then 1 s of backoff: the second failure is the last one whose next attempt still comes within 1.25 s
+        failingNoticeMs: 1_250,
         notifyFailing: async ({ retryForMs }) => void notices.push({ attempt: attempts.length, retryForMs }),
         abandonTurn: async ({ messages, triedForMs }) => void ended.push({ texts: messages.map((m) => m.text), triedForMs }),
       },
@@ -121,12 +122,12 @@ describe('QueueWorker', () => {
     await waitFor(async () => (ended.length === 1 ? true : undefined), { timeoutMs: 30_000, what: 'the abandoned turn' });
     expect(attempts).toEqual([1, 2, 3, 1, 2, 3]);
     // told at the second failure (asked again at each later one: the notifier sends once per turn), with the whole
-    // period still ahead: 2 + 4 s a round, two rounds, 0.2 s between them, less the 2 s already past
+    // period still ahead: 0.5 + 1 s a round, two rounds, 0.2 s between them, less the 0.5 s already past
     expect(notices[0]).toMatchObject({ attempt: 2 });
-    expect(notices[0]!.retryForMs).toBeGreaterThan(8_000);
-    expect(notices[0]!.retryForMs).toBeLessThanOrEqual(12_200);
+    expect(notices[0]!.retryForMs).toBeGreaterThan(2_000);
+    expect(notices[0]!.retryForMs).toBeLessThanOrEqual(3_200);
     expect(ended[0]!.texts).toEqual([message.text]);
-    expect(ended[0]!.triedForMs).toBeGreaterThan(12_000);
+    expect(ended[0]!.triedForMs).toBeGreaterThan(3_000);
     const letters = new DeadLetters(redis, queue.keys);
     const [letter] = await letters.list(0, 9);
     expect(letter).toMatchObject({ sessionKey: key, error: 'model down on attempt 3', round: 1, attempt: 3 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrateDatabase, openDatabase, pendingMigrations, type Database } from '../../src/store/index.js';
+import { copyPgliteTemplate } from '../support/pglite-template.js';
 import { BACKEND_KINDS, createBackend, type Backend, type BackendKind } from './store-backends.js';
 
 const journal = JSON.parse(readFileSync(new URL('../../drizzle/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
@@ -44,7 +45,8 @@ describe.each<BackendKind>(BACKEND_KINDS)('migrateDatabase (%s)', (kind) => {
     expect(await appliedCount(database)).toBe(journal.entries.length);
     expect(await tableNames(database)).toEqual(['approved_senders', 'memories', 'messages', 'pairing_requests', 'people', 'run_spans', 'runs', 'scheduled_tasks', 'sessions', 'summaries']);
     await database.ping();
-  });
+    // PGlite's initdb is ~10 s of one core: on a loaded machine (the full suite on two cores) past the 30 s default
+  }, 90_000);
 
   it('applies them once when several starts migrate at the same time', async () => {
     backend = await createBackend(kind);
@@ -60,15 +62,20 @@ describe.each<BackendKind>(BACKEND_KINDS)('migrateDatabase (%s)', (kind) => {
 describe('PGlite storage', () => {
   it('keeps the database under DATA_DIR/pglite across restarts', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'store-restart-'));
+    // made and migrated as a first start leaves it (the template; a first start's initdb is the test above)
+    await copyPgliteTemplate(dataDir);
     try {
       const first = await openDatabase({ dataDir });
       expect(first.kind).toBe('pglite');
       await migrateDatabase(first);
+      await first.db.execute(sql`insert into people (channel, user_id, name) values ('telegram', 'restart-marker', 'kept across restarts')`);
       await first.close();
       expect(existsSync(path.join(dataDir, 'pglite', 'PG_VERSION'))).toBe(true);
 
       const second = await openDatabase({ dataDir });
       expect(await pendingMigrations(second)).toBe(0);
+      const result = await second.db.execute(sql`select name from people where user_id = 'restart-marker'`);
+      expect((result as unknown as { rows: Array<{ name: string }> }).rows).toEqual([{ name: 'kept across restarts' }]);
       await second.close();
     } finally {
       await rm(dataDir, { recursive: true, force: true });

@@ -1,9 +1,10 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, inject } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { migrateDatabase, openDatabase, type Database } from '../../src/store/index.js';
 import { startPgBouncer } from '../support/pgbouncer.js';
+import { copyPgliteTemplate } from '../support/pglite-template.js';
 import { createTestDatabase } from '../support/services.js';
 
 /** `pooled`: PostgreSQL through PgBouncer in transaction mode (DATABASE_POOLER=transaction), migrations on the direct URL. */
@@ -61,7 +62,7 @@ export async function createBackend(kind: BackendKind, options: { initdb?: boole
     };
   }
   const dataDir = await mkdtemp(path.join(tmpdir(), 'store-test-'));
-  if (!options.initdb) await cp(path.join(inject('pgliteTemplate'), 'pglite'), path.join(dataDir, 'pglite'), { recursive: true });
+  if (!options.initdb) await copyPgliteTemplate(dataDir);
   let database: Promise<Database> | undefined;
   return {
     kind,
@@ -71,12 +72,6 @@ export async function createBackend(kind: BackendKind, options: { initdb?: boole
       await rm(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    pgliteTemplate: string;
-  }
 }
 
 /** Runs the same tests against real PostgreSQL (direct and through PgBouncer) and PGlite, each with a migrated, fresh database. */

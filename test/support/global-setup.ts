@@ -1,8 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { isStale, markTscBuilt, staleBuilds } from '../../scripts/stale-builds.mjs';
 import { missingPackagesLine, missingSystemPackages } from './system-packages.js';
 
 /**
@@ -17,29 +18,29 @@ import { missingPackagesLine, missingSystemPackages } from './system-packages.js
  * One migrated PGlite data directory is kept as a template (dist/pglite-template/, rebuilt when a migration, the
  * initdb script or a dependency changes): a store test copies it (0.1 s) instead of running initdb (~10 s of CPU).
  */
-export default function setup(project: TestProject): () => void {
+export default async function setup(project: TestProject): Promise<() => void> {
   // one line up front; each test file that drives a missing program fails with the same line (requireSystemPackages)
   const missing = missingSystemPackages();
   if (missing.length > 0) process.stderr.write(`${missingPackagesLine(missing)}\n`);
   const root = join(import.meta.dirname, '..', '..');
-  // a dependency's upgrade (package-lock.json) and the build settings count as sources too
-  const settings = (...names: string[]) => names.map((name) => join(root, name));
-  if (isStale(join(root, 'dist/src/cli.js'), ['src', 'channels', 'bench', 'soak', 'test'].map((folder) => join(root, folder)), ['.ts'], settings('tsconfig.json', 'package-lock.json'))) {
+  // the rule `npm start` builds by too (scripts/stale-builds.mjs)
+  const stale = staleBuilds(root);
+  if (stale.tsc) {
     const result = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
       encoding: 'utf8',
     });
     if (result.status !== 0) process.stderr.write(`tsc reported errors (the build was emitted anyway):\n${result.stdout}\n`);
+    markTscBuilt(root);
   }
-  if (isStale(join(root, 'dist/bundle/cli.js'), ['src', 'channels'].map((folder) => join(root, folder)), ['.ts', '.lua'], settings('scripts/bundle.mjs', 'package-lock.json'))) {
-    const result = spawnSync(process.execPath, [join(root, 'scripts/bundle.mjs')], { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`bundling failed (scripts/bundle.mjs):\n${result.stdout}${result.stderr}`);
-  }
-
+  // the bundle and the template (from the tsc output) side by side: on a fresh clone each is some seconds of one core
   const pgliteTemplate = join(root, 'dist/pglite-template');
   const initdbScript = join(root, 'dist/src/store/pglite-initdb.js');
-  if (isStale(join(pgliteTemplate, 'pglite/PG_VERSION'), [join(root, 'drizzle')], ['.sql', '.json'], [initdbScript, join(root, 'dist/src/store/migrate.js'), join(root, 'package-lock.json')])) {
-    buildPgliteTemplate(initdbScript, pgliteTemplate);
-  }
+  await Promise.all([
+    stale.bundle ? run([join(root, 'scripts/bundle.mjs')], 'bundling failed (scripts/bundle.mjs)') : undefined,
+    isStale(join(pgliteTemplate, 'pglite/PG_VERSION'), [join(root, 'drizzle')], ['.sql', '.json'], [initdbScript, join(root, 'dist/src/store/migrate.js'), join(root, 'package-lock.json')])
+      ? buildPgliteTemplate(initdbScript, pgliteTemplate)
+      : undefined,
+  ]);
   project.provide('pgliteTemplate', pgliteTemplate);
 
   const summaryFile = join(tmpdir(), `bot-fault-summary-${process.pid}.jsonl`);
@@ -52,14 +53,27 @@ export default function setup(project: TestProject): () => void {
   };
 }
 
+/** Runs a node script to its end; a non-zero exit throws `failure` with what it printed. */
+function run(args: string[], failure: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${failure}:\n${output}`))));
+  });
+}
+
 /** Runs the service's own initdb (src/store/pglite-initdb.ts: initdb and every migration) into `template`/pglite. */
-function buildPgliteTemplate(initdbScript: string, template: string): void {
+async function buildPgliteTemplate(initdbScript: string, template: string): Promise<void> {
   // built beside it and renamed into place, so a run that stops half-way leaves no half-made template
   const building = mkdtempSync(`${template}-building-`);
-  const result = spawnSync(process.execPath, [initdbScript, join(building, 'pglite')], { encoding: 'utf8' });
-  if (result.status !== 0) {
+  try {
+    await run([initdbScript, join(building, 'pglite')], `creating the PGlite template failed (${initdbScript})`);
+  } catch (error) {
     rmSync(building, { recursive: true, force: true });
-    throw new Error(`creating the PGlite template failed (${initdbScript}):\n${result.stdout}${result.stderr}`);
+    throw error;
   }
   rmSync(template, { recursive: true, force: true });
   renameSync(building, template);
@@ -83,23 +97,4 @@ function printFaultSummary(lines: string): void {
     '',
   ];
   process.stdout.write(`${output.join('\n')}\n`);
-}
-
-/** Whether `output` is missing, or older than a file under `folders` whose name ends with one of `suffixes`, or than one of `files`. */
-function isStale(output: string, folders: string[], suffixes: string[], files: string[]): boolean {
-  if (!existsSync(output)) return true;
-  const builtAt = statSync(output).mtimeMs;
-  return files.some((file) => existsSync(file) && statSync(file).mtimeMs >= builtAt) || folders.some((folder) => newestFile(folder, suffixes) >= builtAt);
-}
-
-/** The newest modification time of the files under `directory` whose name ends with one of `suffixes`. */
-function newestFile(directory: string, suffixes: string[]): number {
-  if (!existsSync(directory)) return 0;
-  let latest = 0;
-  for (const entry of readdirSync(directory, { withFileTypes: true })) {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory()) latest = Math.max(latest, newestFile(path, suffixes));
-    else if (suffixes.some((suffix) => entry.name.endsWith(suffix))) latest = Math.max(latest, statSync(path).mtimeMs);
-  }
-  return latest;
 }

@@ -25,6 +25,8 @@ export function queueDeployments() {
 
   interface HarnessOptions {
     attempts?: number;
+    /** The wait after a round's first failed attempt, doubling (TURN_RETRY_FIRST_DELAY_MS; the service's 2 s unless told). */
+    firstDelayMs?: number;
     lateRounds?: number;
     lateRoundDelayMs?: number;
     abandonTurn?: TurnAbandoner;
