@@ -1,7 +1,7 @@
 // When a build output is out of date: one rule for `npm start`'s build (scripts/build-if-needed.mjs) and the tests'
 // global set-up (test/support/global-setup.ts). An output is stale when it is missing, or older than a source under
 // its folders or than one of its settings files (a dependency's upgrade, package-lock.json, counts as a source too).
-import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The newest modification time of the files under `directory` whose name ends with one of `suffixes`. */
@@ -25,9 +25,10 @@ export function isStale(output, folders, suffixes, files) {
 
 /**
  * tsc builds incrementally (tsconfig.json: dist/.tsbuildinfo) and rewrites only the outputs whose source changed, so
- * the time of its last run is kept on the build-info file (markTscBuilt) rather than read from an output.
+ * the time of its last emitting run is kept on a marker of its own (markTscBuilt) rather than read from an output.
+ * Not the build-info file: `tsc --noEmit` (npm run typecheck) rewrites that one without emitting anything.
  */
-const tscBuildInfo = (root) => join(root, 'dist/.tsbuildinfo');
+const tscBuildInfo = (root) => join(root, 'dist/.tsc-built');
 
 /** Which of the two builds under `root`/dist are stale: the tsc output (dist/src/…) and the esbuild bundle (dist/bundle/cli.js). */
 export function staleBuilds(root) {
@@ -38,8 +39,8 @@ export function staleBuilds(root) {
   };
 }
 
-/** Records that tsc has just run over every source (it leaves its build-info file untouched when no output changed). */
+/** Records that tsc has just emitted for every source (call it after a tsc run that emits). */
 export function markTscBuilt(root) {
-  const file = tscBuildInfo(root);
-  if (existsSync(file)) utimesSync(file, new Date(), new Date());
+  mkdirSync(join(root, 'dist'), { recursive: true });
+  writeFileSync(tscBuildInfo(root), `${new Date().toISOString()}\n`);
 }
