@@ -75,7 +75,7 @@ export async function* callModel(
   };
   try {
     const response = yield* streamModel(model, request, signal, onAttemptFailed);
-    const span = run.recordLlmCall({ iteration, startedAt, usage: response.usage, error: undefined, request: traced, answeredBy: response.answeredBy ?? attempt });
+    const span = run.recordLlmCall({ iteration, startedAt, usage: response.usage, error: undefined, request: traced, answeredBy: response.answeredBy ?? attempt, finishReason: response.stopReason });
     return { ...response, span };
   } catch (error) {
     const cancelled = signal.aborted || isAbortError(error);

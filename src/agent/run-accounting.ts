@@ -20,6 +20,8 @@ export interface LlmCallRecord {
   request: { system: string; messages: ChatMessage[] };
   /** The concrete model that answered or failed (a failover chain's member); default: the run's model. */
   answeredBy?: ModelName | undefined;
+  /** Why the model stopped, when it answered. */
+  finishReason?: string | undefined;
 }
 
 /** Usage, cost and spans of one run, and the messages it added. */
@@ -62,6 +64,7 @@ export class RunAccounting {
       costUsd,
       error: record.error,
       input: this.options.traceVerbose ? JSON.stringify(record.request).slice(0, VERBOSE_INPUT_LIMIT) : undefined,
+      ...(record.finishReason !== undefined ? { finishReason: record.finishReason } : {}),
     };
     this.spans.push(span);
     return span;

@@ -36,6 +36,8 @@ export type TraceSpan =
       input: string | undefined;
       /** Made by a sub-agent: the id of the `spawn_agent` call it ran for (the console nests it there). */
       parentToolCallId?: string | undefined;
+      /** Why the model stopped (`stop`, `tool-use`, `length`, `content-filter`), when it answered. */
+      finishReason?: string | undefined;
     }
   | ({ kind: 'tool' } & ToolCallSpanFields)
   /** A person's answer to an approval request: from the request to the decision; `outputPreview` says who decided what, `isError` a denial. */
