@@ -13,6 +13,7 @@ import { startTelegramDouble } from '../test/doubles/telegram-double.js';
 import { createTestDatabase, TEST_REDIS_URL, uniqueName } from '../test/support/services.js';
 import { MEMORY_FLUSH_SYSTEM } from '../src/agent/memory-flush.js';
 import { percentile } from './percentiles.js';
+import { promptSplitFigures } from './prompt-split-figures.js';
 import { progress } from './progress.js';
 import { startServiceChild } from './service-process.js';
 
@@ -158,6 +159,8 @@ try {
     contextLengthErrors: openai.contextLengthErrors,
     summariesWritten: summaries!.n,
     modelRequests: openai.modelCalls.length,
+    // where the prompt went: each part's share of the turns' estimated prompt tokens, and the estimate's error
+    ...(await promptSplitFigures(sql)),
   };
   if (process.env.BENCH_CONTEXT_LOG_LEVEL) process.stderr.write(service.output());
   process.stdout.write(`${JSON.stringify(report)}\n`);

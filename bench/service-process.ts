@@ -36,6 +36,10 @@ export interface ChildOptions {
 }
 
 /** Runs a Node script as a child process on a free PORT and waits until `readyPath` answers 200. */
+function telemetryEnvironment(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[0].startsWith('OTEL_') && entry[1] !== undefined));
+}
+
 export async function startNodeChild(script: string, args: string[], env: Record<string, string>, options: ChildOptions = {}): Promise<ServiceChildProcess> {
   if (!existsSync(script)) throw new Error(`${script} is missing: build first (npm run build)`);
   const { readyPath = '/healthz', pollMs = 100, timeoutMs = 60_000 } = options;
@@ -45,7 +49,8 @@ export async function startNodeChild(script: string, args: string[], env: Record
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : [];
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env, HOST: '127.0.0.1', PORT: String(port) },
+    // OTEL_* pass through, to measure the service with trace export on (OTEL_EXPORTER_OTLP_ENDPOINT) against a run without
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...telemetryEnvironment(), ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

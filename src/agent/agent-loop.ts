@@ -4,6 +4,7 @@ import type { ChatModel, ChatRequest, ModelResponse, ToolSpec } from '../llm/cha
 import type { AgentEvent, TraceSpan } from './agent-events.js';
 import { deniedToolResult, type ApprovalGate, type ApprovalVerdict } from '../core/approval.js';
 import type { ContextControl, PreparedRequest } from './context/context-control.js';
+import { promptSplitOf, type PromptMarkers } from './context/prompt-split.js';
 import { DEFAULT_MAX_REPEATED_TOOL_CALLS, LoopDetector, REPEATED_CALL_RESULT, repeatedCallPrompt } from './loop-detection.js';
 import { callModel } from './model-call.js';
 import { finalizeReply } from './output/silent-reply.js';
@@ -40,6 +41,8 @@ export interface AgentInput {
   cacheKey?: string;
   /** Asked before every tool call (approval in chat); absent: every call runs. */
   approvals?: ApprovalGate;
+  /** The prompt's parts the turn knows: each model call's span then records where its prompt went (PromptSplit). */
+  promptMarkers?: PromptMarkers;
 }
 
 export const MAX_ITERATIONS_SUMMARY_PROMPT =
@@ -158,7 +161,8 @@ async function* modelStep(
     for (const span of made) await state.checkpoint({ type: 'context-call', span });
     try {
       const failedAttempt = (span: LlmSpan) => state.checkpoint({ type: 'model-error', span });
-      const response = yield* callModel(input.model, prepared.request, input.signal, run, iteration, state.clock, failedAttempt);
+      const promptSplit = input.promptMarkers ? promptSplitOf(prepared.request, input.promptMarkers) : undefined;
+      const response = yield* callModel(input.model, prepared.request, input.signal, run, iteration, state.clock, failedAttempt, promptSplit);
       input.context?.observe(prepared, response.usage);
       return response;
     } catch (error) {

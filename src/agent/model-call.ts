@@ -4,6 +4,7 @@ import { raceAbort } from './abortable.js';
 import type { AgentEvent } from './agent-events.js';
 import type { RunAccounting } from './run-accounting.js';
 import type { LlmSpan } from './turn-steps.js';
+import type { PromptSplit } from '../core/trace-span.js';
 
 type AttemptFailed = Extract<ModelStreamEvent, { type: 'attempt-failed' }>;
 
@@ -63,6 +64,7 @@ export async function* callModel(
   iteration: number,
   clock: () => number,
   onFailedSpan?: (span: LlmSpan) => Promise<void>,
+  promptSplit?: PromptSplit,
 ): AsyncGenerator<AgentEvent, ModelResponse & { span: LlmSpan }> {
   let startedAt = clock();
   let attempt: ModelName = { provider: model.provider, model: model.model };
@@ -75,7 +77,7 @@ export async function* callModel(
   };
   try {
     const response = yield* streamModel(model, request, signal, onAttemptFailed);
-    const span = run.recordLlmCall({ iteration, startedAt, usage: response.usage, error: undefined, request: traced, answeredBy: response.answeredBy ?? attempt });
+    const span = run.recordLlmCall({ iteration, startedAt, usage: response.usage, error: undefined, request: traced, answeredBy: response.answeredBy ?? attempt, finishReason: response.stopReason, promptSplit });
     return { ...response, span };
   } catch (error) {
     const cancelled = signal.aborted || isAbortError(error);

@@ -1,6 +1,7 @@
 import { addUsage } from '../core/usage.js';
 import type { ApprovalDecision } from '../core/approval.js';
 import type { ChatMessage } from '../core/chat-message.js';
+import type { PromptSplit } from '../core/trace-span.js';
 import type { ChatModel, ModelName, Usage } from '../llm/chat-model.js';
 import type { RunOutcome, TraceSpan } from './agent-events.js';
 import type { PriceTable } from './pricing.js';
@@ -20,6 +21,10 @@ export interface LlmCallRecord {
   request: { system: string; messages: ChatMessage[] };
   /** The concrete model that answered or failed (a failover chain's member); default: the run's model. */
   answeredBy?: ModelName | undefined;
+  /** Why the model stopped, when it answered. */
+  finishReason?: string | undefined;
+  /** Where the prompt went (see PromptSplit). */
+  promptSplit?: PromptSplit | undefined;
 }
 
 /** Usage, cost and spans of one run, and the messages it added. */
@@ -62,6 +67,8 @@ export class RunAccounting {
       costUsd,
       error: record.error,
       input: this.options.traceVerbose ? JSON.stringify(record.request).slice(0, VERBOSE_INPUT_LIMIT) : undefined,
+      ...(record.finishReason !== undefined ? { finishReason: record.finishReason } : {}),
+      ...(record.promptSplit !== undefined ? { promptSplit: record.promptSplit } : {}),
     };
     this.spans.push(span);
     return span;

@@ -1,3 +1,4 @@
+import { startTelemetry } from '../observability/telemetry.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../config/app-config.js';
 import { holdConnection } from '../gateway/connection-leader.js';
@@ -30,6 +31,9 @@ export async function startService(config: AppConfig): Promise<RunningService> {
   const logger = moduleLogger('app');
   const infra = await buildInfrastructure(config, logger);
   try {
+    // stopped after the workers (steps stop in reverse order): the last turns' spans go out too
+    const telemetry = await startTelemetry(config.telemetry, infra.metrics, moduleLogger('telemetry'));
+    if (telemetry) infra.onStop('telemetry export', () => telemetry.stop());
     const shared = await buildSharedServices(infra);
     const runsGateway = config.role !== 'worker';
     if (config.role !== 'gateway') await startWorkerRole(infra, shared);

@@ -1,3 +1,4 @@
+import type { TelemetrySettings } from '../observability/telemetry-settings.js';
 import type { MediaConfig } from '../media/media-config.js';
 import type { ToolsConfig } from '../agent/tools/tools-config.js';
 import type { ToolPolicy } from '../agent/tools/tool-registry.js';
@@ -220,4 +221,6 @@ export interface AppConfig {
   llmPrices: Record<string, ModelPrice>;
   logLevel: string;
   logFormat: 'json' | 'pretty';
+  /** OTEL_*: OpenTelemetry export (off unless an OTLP endpoint is set). */
+  telemetry: TelemetrySettings;
 }

@@ -145,6 +145,17 @@ export const EnvironmentSchema = Type.Object({
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
     { description: "pino log level.", default: "info" },
   ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: documented(Url, { description: "OpenTelemetry export over OTLP/HTTP: the collector's base URL (`/v1/traces` and `/v1/metrics` are added). Unset (and no `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`): no traces are exported and no part of the OpenTelemetry SDK is loaded. The other standard `OTEL_EXPORTER_OTLP_*` variables (headers, timeout, compression, per-signal endpoints) apply as the OpenTelemetry exporters read them." }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: documented(Url, { description: "The full URL traces are posted to (overrides `OTEL_EXPORTER_OTLP_ENDPOINT` for traces); set, traces are exported." }),
+  OTEL_EXPORTER_OTLP_PROTOCOL: documented(Type.Union([Type.Literal('http/protobuf'), Type.Literal('http/json')]), { description: "OTLP encoding: `http/protobuf` or `http/json` (gRPC is not offered).", default: "http/protobuf" }),
+  OTEL_SERVICE_NAME: documented(Type.String({ minLength: 1 }), { description: "`service.name` of the exported traces and metrics (`OTEL_RESOURCE_ATTRIBUTES` adds more).", default: "chatbot-service" }),
+  OTEL_TRACES_SAMPLER: documented(
+    Type.Union(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'].map((name) => Type.Literal(name))),
+    { description: "Which turns are traced (`OTEL_TRACES_SAMPLER_ARG` is the ratio of the `traceidratio` samplers). A turn's trace id comes from its turn id, so every attempt of a turn gets the same decision.", default: "parentbased_always_on" },
+  ),
+  OTEL_TRACES_SAMPLER_ARG: documented(Type.String(), { description: "The sampling ratio (0–1) for `traceidratio` and `parentbased_traceidratio`.", default: "1" }),
+  OTEL_GENAI_CAPTURE_CONTENT: documented(Bool, { description: "Record message text, tool arguments and tool results on the spans. Off: spans carry models, tokens, timings and tool names only.", default: false }),
+  OTEL_METRICS_EXPORTER: documented(Type.Union([Type.Literal('none'), Type.Literal('otlp'), Type.Literal('prometheus')]), { description: "`otlp`: the instruments of `GET /metrics` are also pushed to the OTLP endpoint every `OTEL_METRIC_EXPORT_INTERVAL` ms (`/metrics` stays). Otherwise they are only scraped.", default: "prometheus" }),
   LOG_FORMAT: documented(Type.Union([Type.Literal('json'), Type.Literal('pretty')]), { description: "`json` (one object a line) or `pretty` (for humans).", default: "json" }),
 });
 

@@ -6,6 +6,7 @@ import { MEDIA_DEFAULTS, type MediaConfig } from '../media/media-config.js';
 import { DEFAULT_HTTP_LIMITS } from './http-limits.js';
 import { parseTrustProxy } from './trust-proxy.js';
 import { parsePriceOverrides } from '../llm/price-overrides.js';
+import { telemetrySettingsOf } from '../observability/telemetry-settings.js';
 
 /** COMPACTION_TIMEOUT_MS: tens of seconds, the most a turn waits on a summary before it trims instead. */
 const DEFAULT_COMPACTION_TIMEOUT_MS = 30_000;
@@ -193,6 +194,7 @@ export function inspectConfig(source: NodeJS.ProcessEnv = process.env, options: 
     llmPrices: attempt(() => llmPricesOf(env.LLM_PRICES), () => ({})),
     logLevel: env.LOG_LEVEL ?? 'info',
     logFormat: env.LOG_FORMAT ?? 'json',
+    telemetry: telemetrySettingsOf(source),
   };
   problems.push(...contradictions(env, file, config));
   return { config, problems };

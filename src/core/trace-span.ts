@@ -13,6 +13,23 @@ interface ToolCallSpanFields {
   outputPreview: string;
 }
 
+/**
+ * Where a model call's prompt went, in estimated tokens (the estimator's own count, before the provider's correction):
+ * the system prompt without its memory section, the tool schemas, the memory section, the summary preamble, the
+ * stored history, the new message(s), and what the turn added before this call (tool calls and results).
+ */
+export interface PromptSplit {
+  system: number;
+  tools: number;
+  memories: number;
+  summary: number;
+  history: number;
+  message: number;
+  turn: number;
+}
+
+export const PROMPT_SPLIT_PARTS = ['system', 'tools', 'memories', 'summary', 'history', 'message', 'turn'] as const;
+
 /** Why a model call outside the agent loop was made for the turn: compaction's summary or its memory flush. */
 export type LlmCallPurpose = 'summary' | 'memory-flush';
 
@@ -36,6 +53,10 @@ export type TraceSpan =
       input: string | undefined;
       /** Made by a sub-agent: the id of the `spawn_agent` call it ran for (the console nests it there). */
       parentToolCallId?: string | undefined;
+      /** Why the model stopped (`stop`, `tool-use`, `length`, `content-filter`), when it answered. */
+      finishReason?: string | undefined;
+      /** Where the prompt went (a turn's own calls; absent for summaries and sub-agents). */
+      promptSplit?: PromptSplit | undefined;
     }
   | ({ kind: 'tool' } & ToolCallSpanFields)
   /** A person's answer to an approval request: from the request to the decision; `outputPreview` says who decided what, `isError` a denial. */

@@ -5,6 +5,7 @@ import { errorMessage } from '../core/errors.js';
 import { withLogContext } from '../observability/log-context.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { traceTurn, type TurnAttempt } from '../observability/turn-tracing.js';
 import type { RedisClient } from '../redis/redis-client.js';
 import { newHistoryVersion, type Claim, type SessionQueue } from '../redis/session-queue.js';
 import type { AbortBus } from './abort-bus.js';
@@ -36,6 +37,22 @@ export function retryPeriodMs(attempts: number, lateRounds: number, lateRoundDel
 export const FAILING_NOTICE_MS = 30_000;
 
 export type { TurnAbandoner } from '../core/turn-contract.js';
+
+/** What a turn's trace says of the attempt a claim starts (made only when tracing is on). */
+function attemptOf(claim: Claim, sessionKey: string, workerId: string): TurnAttempt {
+  const first = claim.messages[0]!;
+  return {
+    turnId: claim.turnId,
+    sessionKey,
+    attempt: claim.attempt,
+    resumed: claim.resumed,
+    workerId,
+    agentId: first.agentId,
+    firstSentAt: Math.min(...claim.messages.map((message) => message.sentAt)),
+    taskId: first.scheduled?.taskId,
+    inputText: claim.messages.map((message) => message.text).join('\n'),
+  };
+}
 
 /** The longest an idle worker blocks on a shard's marker before it looks at the schedule again. */
 const IDLE_WAIT_MS = 5_000;
@@ -203,7 +220,7 @@ export class QueueWorker {
     const startedAt = performance.now();
     let outcome: TurnOutcome;
     try {
-      outcome = await withLogContext({ runId: turnId, sessionKey }, () =>
+      outcome = await traceTurn(() => attemptOf(claim, sessionKey, this.#options.workerId), () => withLogContext({ runId: turnId, sessionKey }, () =>
         this.#options.runTurn({
           turnId,
           sessionKey,
@@ -217,7 +234,7 @@ export class QueueWorker {
           conversation: claim.conversation,
           holdsLease: async () => (await renew()) === 'ok',
         }),
-      );
+      ), (result) => result.kind);
     } catch (error) {
       // a model failure was reported by the turn; this one (Redis or PostgreSQL away, a bug) was not
       logger.warn({ turnId, sessionKey, attempt, retryInMs: finalAttempt ? undefined : turnRetryDelay(attempt), err: error }, 'turn failed; it is tried again');

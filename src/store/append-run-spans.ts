@@ -44,12 +44,12 @@ updated_session as (
 inserted_spans as (
   insert into run_spans (run_id, position, kind, name, iteration, tool_call_id, started_at, duration_ms,
                          input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, is_error,
-                         error, output_preview, input, parent_tool_call_id)
+                         error, output_preview, input, parent_tool_call_id, prompt_split)
   select updated_run.id,
          coalesce((select max(existing.position) from run_spans existing where existing.run_id = ${runId}::text), -1) + 1 + span.position,
          span.kind, span.name, span.iteration, span.tool_call_id, span.started_at, span.duration_ms, span.input_tokens,
          span.output_tokens, span.cache_read_tokens, span.cache_write_tokens, span.cost_usd, span.is_error, span.error,
-         span.output_preview, span.input, span.parent_tool_call_id
+         span.output_preview, span.input, span.parent_tool_call_id, span.prompt_split
     from updated_run,
          jsonb_populate_recordset(null::run_spans, ${rows}::text::jsonb) as span
 )

@@ -74,10 +74,10 @@ inserted_messages as (
 inserted_spans as (
   insert into run_spans (run_id, position, kind, name, iteration, tool_call_id, started_at, duration_ms,
                          input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, is_error,
-                         error, output_preview, input, parent_tool_call_id)
+                         error, output_preview, input, parent_tool_call_id, prompt_split)
   select inserted_run.id, span.position, span.kind, span.name, span.iteration, span.tool_call_id, span.started_at,
          span.duration_ms, span.input_tokens, span.output_tokens, span.cache_read_tokens, span.cache_write_tokens,
-         span.cost_usd, span.is_error, span.error, span.output_preview, span.input, span.parent_tool_call_id
+         span.cost_usd, span.is_error, span.error, span.output_preview, span.input, span.parent_tool_call_id, span.prompt_split
     from inserted_run
     join jsonb_populate_recordset(null::run_spans, $3::text::jsonb) as span on span.run_id = inserted_run.id
 )`;
@@ -241,6 +241,7 @@ export function spanRow(span: TraceSpan, position: number) {
         is_error: span.error !== undefined,
         output_preview: span.purpose ? LLM_PURPOSE_LABELS[span.purpose] : null,
         input: span.input ?? null,
+        prompt_split: span.promptSplit ?? null,
       };
     case 'tool':
     case 'approval':

@@ -10,6 +10,7 @@ import type { PendingDelivery, RecordedProgress, SavedDelivery, TurnLease } from
 import { flushWithRetry } from './flush-with-retry.js';
 import type { SettlingLiveReply } from './live-draft.js';
 import type { TurnDependencies } from './turn-dependencies.js';
+import { currentTurnTrace } from '../observability/turn-tracing.js';
 
 export const UNSTORABLE_MESSAGE = '[this message could not be stored]';
 
@@ -34,7 +35,9 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
     progress = deps.deliveries.progress({ lease, stream: 'answer', channel: conversation.channel, state: saved?.streams.answer, deferDelivered: true, ...(saved?.pending ? {} : { pending }) });
     const preview = live?.started ? live : !pending.plain ? orphan : undefined;
     try {
-      const receipt = pending.plain ? await channel.sendNotice(conversation, reply, progress) : preview ? await preview.finish(reply, progress) : await channel.send(conversation, reply, progress);
+      const send = () => (pending.plain ? channel.sendNotice(conversation, reply, progress!) : preview ? preview.finish(reply, progress!) : channel.send(conversation, reply, progress!));
+      const traced = currentTurnTrace();
+      const receipt = traced ? await traced.span('chat send', { 'chatbot.channel': conversation.channel, 'chatbot.send.kind': pending.plain ? 'notice' : preview ? 'live-reply' : 'message' }, send) : await send();
       record.run.deliveredMessageIds = receipt.messageIds;
     } catch (error) {
       // another worker holds the turn now: it delivers and stores it
@@ -48,8 +51,9 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
   }
   if (orphan && (!reply || pending.plain)) await orphan.discard().catch(() => undefined);
   let stored: TurnRecord;
+  const trace = currentTurnTrace();
   try {
-    stored = await storeTurn(deps, record, request.signal, request.historyVersion);
+    stored = trace ? await trace.span('flush', { 'chatbot.spans': record.spans.length }, () => storeTurn(deps, record, request.signal, request.historyVersion)) : await storeTurn(deps, record, request.signal, request.historyVersion);
   } catch (error) {
     // the turn is tried again: it should find every part recorded as out rather than ask the platform about the last
     await progress?.saveDeferred().catch(() => undefined);
@@ -58,6 +62,7 @@ export async function finishTurn(deps: TurnDependencies, request: TurnRequest, p
   // caused by this turn: charged to its message's budgets, its calls added to its run
   if (pending.summarizeDue) deps.compactor?.compactInBackground(sessionKey, { runId: turnId, message: request.messages.at(-1)! });
   if (request.messages[0]!.conversation.chatType === 'group') await deps.groupContext.release(contextKeyOf(request.messages[0]!), turnId);
+  trace?.finish({ status: stored.run.status, spans: stored.spans, messages: stored.messages, reply });
   const outcome: TurnOutcome = stored.run.status === 'failed' ? { kind: 'failed' } : stored.run.status === 'cancelled' ? { kind: 'cancelled' } : { kind: stored.run.silent ? 'silent' : 'completed' };
   await deps.afterTurn?.({ messages: request.messages, record: stored, outcome }).catch((error: unknown) =>
     deps.logger.warn({ err: error, runId: turnId, sessionKey }, 'after-turn hook failed'),

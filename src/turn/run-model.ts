@@ -191,6 +191,7 @@ export async function runModelTurn(deps: TurnDependencies, input: ModelTurnInput
     checkpoint,
     context,
     cacheKey: createHash('sha256').update(sessionKey).digest('hex').slice(0, 32),
+    promptMarkers: { memory, newMessages: new Set(input.user.forModel) },
     ...approvalsOf(deps, input),
   })) {
     input.onEvent?.(event);

@@ -63,6 +63,15 @@ describe('the production bundle', () => {
     }
   });
 
+  it('leaves the OpenTelemetry SDK and its exporters out of what a start loads: they are a chunk of their own, loaded only when OTLP export is on', () => {
+    // the SDK's packages are ES modules: the bundle names no path of theirs, but keeps their class names
+    const sdk = /\b(?:BatchSpanProcessorBase|OTLPTraceExporter|OTLPMetricExporter|PeriodicExportingMetricReader)=class\b/;
+    const loaded = [...startupChunks()].filter((chunk) => sdk.test(readFileSync(join(OUTDIR, chunk), 'utf8')));
+    expect(loaded).toEqual([]);
+    const lazy = readdirSync(OUTDIR).filter((file) => file.endsWith('.js') && sdk.test(readFileSync(join(OUTDIR, file), 'utf8')));
+    expect(lazy.length).toBeGreaterThan(1);
+  });
+
   it('gives grammY Node’s own AbortController in place of the polyfill package it imports', () => {
     const sources = readdirSync(OUTDIR).filter((file) => file.endsWith('.js')).map((file) => readFileSync(join(OUTDIR, file), 'utf8'));
     const grammyShim = sources.filter((source) => source.includes('"node_modules/grammy/out/shim.node.js"'));

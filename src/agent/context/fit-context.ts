@@ -44,7 +44,8 @@ const toolTokens = new WeakMap<ToolSpec, number>();
 const lineTokens = new Map<string, number>();
 const LINE_TOKENS_LIMIT = 4_096;
 
-function toolsTokens(tools: ToolSpec[] | undefined): number {
+/** Estimated tokens of a request's tool definitions (each spec estimated once). */
+export function toolsTokens(tools: ToolSpec[] | undefined): number {
   if (!tools?.length) return 0;
   let total = 2;
   for (const tool of tools) {

@@ -69,6 +69,11 @@ rect.nested { opacity: .75; } .nesting { color: var(--muted); }
 .swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: .15rem; margin-right: .3rem; vertical-align: -.1rem; }
 .swatch.kind-llm { background: var(--llm); } .swatch.kind-tool { background: var(--tool); } .swatch.kind-other { background: var(--other); } .swatch.is-error { background: var(--error); }
 .swatch.channel-telegram { background: var(--telegram); } .swatch.channel-slack { background: var(--slack); } .swatch.channel-feishu { background: var(--feishu); } .swatch.channel-other { background: #6e7781; }
+svg.split-bar { display: block; width: 100%; height: 1.25rem; margin: .25rem 0; background: var(--soft); border-radius: .2rem; }
+figure.prompt-split { margin: .5rem 0; } figure.prompt-split figcaption { font-size: .85rem; color: var(--muted); }
+.split-system { fill: #2f6fde; background: #2f6fde; } .split-tools { fill: #8250df; background: #8250df; } .split-memories { fill: #bf8700; background: #bf8700; }
+.split-summary { fill: #1a7f37; background: #1a7f37; } .split-history { fill: #6e7781; background: #6e7781; } .split-message { fill: #cf222e; background: #cf222e; }
+.split-turn { fill: #0a3069; background: #0a3069; } .split-cached { fill: #d4a72c; background: #d4a72c; }
 svg.chart { display: block; width: 100%; max-width: 60rem; height: auto; }
 svg.chart .axis { stroke: var(--line); } svg.chart text { fill: var(--muted); font-size: 11px; }
 .channel-telegram { fill: var(--telegram); } .channel-slack { fill: var(--slack); } .channel-feishu { fill: var(--feishu); } .channel-other { fill: #6e7781; }

@@ -15,3 +15,4 @@ export { chatKey, chatNames, namesMatching, peopleNames, personKey, type ChatNam
 export { findConsoleTask, liveTaskChats, type ConsoleTask, type ConsoleTaskChat, type TaskChatsPage } from './schedules-query.js';
 export { runsOverview, type RecentFailure, type RunCounts, type RunsOverview } from './overview-query.js';
 export { recentRunCount, recentRuns, RECENT_RUNS_WINDOW_MS, type RecentRun } from './recent-runs-query.js';
+export { sessionPromptSplit, type SessionPromptSplit } from './prompt-split-query.js';

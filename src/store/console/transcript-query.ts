@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import type { MessagePart, MessageRole } from '../../core/chat-message.js';
+import type { PromptSplit } from '../../core/trace-span.js';
 import type { StoreDatabase } from '../database.js';
 import { messages, runs, runSpans, type RunStatus } from '../schema/index.js';
 
@@ -29,6 +30,11 @@ export interface TranscriptSpan {
   toolCallId: string | null;
   /** A sub-agent's span: the id of the `spawn_agent` call it ran for. */
   parentToolCallId: string | null;
+  /** LLM spans: prompt tokens read from and written to the provider's cache (not in `inputTokens`). */
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
+  /** LLM spans of the turn's own calls: where the prompt went (estimated tokens). */
+  promptSplit: PromptSplit | null;
 }
 
 export interface TranscriptRun {
@@ -117,6 +123,9 @@ async function runsWithSpans(db: StoreDatabase, runIds: string[]): Promise<Trans
         outputPreview: runSpans.outputPreview,
         toolCallId: runSpans.toolCallId,
         parentToolCallId: runSpans.parentToolCallId,
+        cacheReadTokens: runSpans.cacheReadTokens,
+        cacheWriteTokens: runSpans.cacheWriteTokens,
+        promptSplit: runSpans.promptSplit,
       })
       .from(runSpans)
       .where(inArray(runSpans.runId, runIds))

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, doublePrecision, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, doublePrecision, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { PromptSplit } from '../../core/trace-span.js';
 import { runs } from './runs.js';
 
 export type RunSpanKind = 'llm' | 'tool' | 'approval' | 'media';
@@ -34,6 +35,8 @@ export const runSpans = pgTable(
     outputPreview: text('output_preview'),
     /** The request messages as JSON, only with TRACE_VERBOSE. */
     input: text('input'),
+    /** LLM spans of a turn's own calls: where the prompt went, in estimated tokens (see PromptSplit). */
+    promptSplit: jsonb('prompt_split').$type<PromptSplit>(),
   },
   (table) => [
     uniqueIndex('run_spans_run_id_position_index').on(table.runId, table.position),

@@ -1,3 +1,4 @@
+import type { PromptSplit } from '../../../core/trace-span.js';
 import type { MessagePart } from '../../../core/chat-message.js';
 import type { ConsoleSession, TranscriptMessage, TranscriptRun, TranscriptSpan } from '../../../store/index.js';
 
@@ -31,6 +32,10 @@ export interface SpanJson {
   toolCallId?: string;
   /** A sub-agent's span: the `spawn_agent` call (its `toolCallId`) it ran for. */
   parentToolCallId?: string;
+  /** LLM spans: prompt tokens read from the provider's cache. */
+  cacheReadTokens?: number;
+  /** LLM spans of the turn's own calls: where the prompt went, in estimated tokens. */
+  promptSplit?: PromptSplit;
 }
 
 export interface RunJson {
@@ -88,6 +93,8 @@ export function spanJson(span: TranscriptSpan, parents: ReadonlySet<string> = ne
     ...(error !== undefined ? { error } : {}),
     ...(span.toolCallId && parents.has(span.toolCallId) ? { toolCallId: span.toolCallId } : {}),
     ...(span.parentToolCallId ? { parentToolCallId: span.parentToolCallId } : {}),
+    ...(span.cacheReadTokens ? { cacheReadTokens: span.cacheReadTokens } : {}),
+    ...(span.promptSplit ? { promptSplit: span.promptSplit } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { findConsoleSession, listConsoleSessions, transcriptPage, type ConsoleSession } from '../../../store/index.js';
+import { findConsoleSession, listConsoleSessions, sessionPromptSplit, transcriptPage, type ConsoleSession } from '../../../store/index.js';
 import type { ConsoleContext, ConsoleSection } from '../console-section.js';
 import {
   ConsoleRequestError,
@@ -37,8 +37,11 @@ export const sessionsSection: ConsoleSection = {
       const session = await findConsoleSession(db, key);
       if (!session) throw new ConsoleRequestError(404, `no session with the key ${JSON.stringify(key)}`);
       const limit = query.limit ?? TRANSCRIPT_LIMIT;
-      const page = await transcriptPage(db, session.id, { limit, afterSeq: query.cursor === undefined ? undefined : Number(query.cursor) });
-      return { session, ...page, limit, nextCursor: page.nextAfterSeq === undefined ? undefined : String(page.nextAfterSeq) };
+      const [page, promptSplit] = await Promise.all([
+        transcriptPage(db, session.id, { limit, afterSeq: query.cursor === undefined ? undefined : Number(query.cursor) }),
+        sessionPromptSplit(db, session.id),
+      ]);
+      return { session, ...page, promptSplit, limit, nextCursor: page.nextAfterSeq === undefined ? undefined : String(page.nextAfterSeq) };
     };
 
     routes.get<{ Querystring: SessionsQueryParameters }>('/sessions', { schema: { querystring: SessionsQuerySchema } }, async (request, reply) => {

@@ -1,11 +1,12 @@
 import { ADMIN_PREFIX } from '../../admin-scope.js';
 import type { MessagePart } from '../../../core/chat-message.js';
-import type { ConsoleSession, TranscriptMessage, TranscriptRun } from '../../../store/index.js';
+import type { ConsoleSession, SessionPromptSplit, TranscriptMessage, TranscriptRun } from '../../../store/index.js';
 import { count, duration, pathWithQuery, shorten, timeOf, usd } from '../format.js';
 import { EMPTY_HTML, html, type Html } from '../html.js';
 import { personCell } from '../names.js';
 import { sessionPath } from './sessions-page.js';
 import { spanTimeline } from './span-timeline.js';
+import { promptSplitLegend, runPromptSplits, sessionPromptSplitView } from './prompt-split-bar.js';
 
 const TOOL_TEXT_MAX = 4000;
 
@@ -16,6 +17,8 @@ export interface TranscriptPageInput {
   limit: number;
   cursor: string | undefined;
   nextCursor: string | undefined;
+  /** Where the session's prompts went (absent: not shown). */
+  promptSplit?: SessionPromptSplit | undefined;
 }
 
 /** Consecutive messages of one run form a turn; messages without a run stand alone. */
@@ -53,7 +56,8 @@ export function transcriptPage(input: TranscriptPageInput): Html {
     input.nextCursor ? html`<a rel="next" href="${pathWithQuery(base, { cursor: input.nextCursor, limit })}">Later messages</a>` : EMPTY_HTML
   }</nav>`;
   const body = input.messages.length === 0 ? html`<p>No messages stored in this session${input.cursor ? ' after this point' : ''}.</p>` : html`!${turns.map(turnSection)}`;
-  return html`!${facts}<h2 class="visually-hidden">Transcript</h2>!${body}!${pager}`;
+  const split = input.promptSplit ? sessionPromptSplitView(input.promptSplit) : EMPTY_HTML;
+  return html`!${facts}!${split}<h2 class="visually-hidden">Transcript</h2>!${body}!${pager}`;
 }
 
 function turnSection(turn: Turn, index: number): Html {
@@ -65,9 +69,14 @@ function turnSection(turn: Turn, index: number): Html {
 !${run.error ? html`<p class="notice problem">${shorten(run.error, 2000)}</p>` : EMPTY_HTML}`
     : html`<h2 id="${headingId}">${turn.runId ? html`Run <code>${turn.runId}</code>` : 'Messages without a run'}</h2>`;
   const spans = run
-    ? html`<details class="spans"><summary>Spans of this run: ${spanSummary(run)}</summary>!${spanTimeline(run)}</details>`
+    ? html`<details class="spans"><summary>Spans of this run: ${spanSummary(run)}</summary>!${spanTimeline(run)}!${promptSplitsOf(run)}</details>`
     : EMPTY_HTML;
   return html`<section class="turn" aria-labelledby="${headingId}">!${heading}<ol class="messages">!${turn.messages.map(messageItem)}</ol>!${spans}</section>`;
+}
+
+function promptSplitsOf(run: TranscriptRun): Html {
+  const bars = runPromptSplits(run);
+  return bars === EMPTY_HTML ? EMPTY_HTML : html`<h3>Where each call's prompt went</h3>!${bars}!${promptSplitLegend()}`;
 }
 
 function spanSummary(run: TranscriptRun): string {

@@ -1,0 +1,1 @@
+ALTER TABLE "run_spans" ADD COLUMN "prompt_split" jsonb;
