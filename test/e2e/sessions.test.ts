@@ -122,6 +122,9 @@ describe('sessions under concurrency', () => {
     await waitFor(() => sentTo(chatId).length === 4);
     expect(JSON.stringify(callsMentioning('and now?')[0]!.body.messages)).not.toContain('PINEAPPLE');
 
+    // the answer is out before the turn is stored and its slot released: /status counts a running turn until then
+    const turns = environment.keys.session(`agent:main:telegram:${environment.telegram.botId}:dm:${chatId}`).turns;
+    await waitFor(async () => (await environment.redis.hlen(turns)) === 0, { what: 'the turn released' });
     await post(updates().command(chatId, chatId, 'status'));
     await waitFor(() => sentTo(chatId).length === 5);
     // every number says what it counts (the context estimate is far below the tokens sent, which add up every call)
