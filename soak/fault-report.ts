@@ -18,10 +18,20 @@ export interface FaultKindReport {
 const AFTER_MS = 60_000;
 const IN_DOUBT_LOG_LINE = 'a part a dead or failed attempt may have sent was settled';
 
-/** Which server an error came from, by its message and code (ioredis's and postgres.js's words). */
-export function errorSource(line: LogLine): 'redis' | 'postgres' | 'other' {
+/** The ports the service reaches Redis and PostgreSQL on (an `ECONNREFUSED 127.0.0.1:<port>` names its server by it). */
+export interface ServerPorts {
+  redis: number[];
+  postgres: number[];
+}
+
+/** Which server an error came from, by the port it names, else by its message and code (ioredis's and postgres.js's words). */
+export function errorSource(line: LogLine, ports: ServerPorts = { redis: [], postgres: [] }): 'redis' | 'postgres' | 'other' {
   const err = (line.err ?? line.error ?? {}) as { message?: string; code?: string; type?: string };
   const text = `${line.msg} ${err.type ?? ''} ${err.message ?? ''} ${err.code ?? ''}`;
+  for (const [, port] of text.matchAll(/:(\d{2,5})\b/g)) {
+    if (ports.redis.includes(Number(port))) return 'redis';
+    if (ports.postgres.includes(Number(port))) return 'postgres';
+  }
   if (/redis|cluster|MOVED|ASK|TRYAGAIN|READONLY|LOADING|MaxRetriesPerRequest|Connection is closed|Stream isn't writeable|enableOfflineQueue|bullmq|lease|beat/i.test(text)) return 'redis';
   if (/postgres|database|sql|CONNECTION_(ENDED|CLOSED|DESTROYED)|terminat|57P|08[0-9]{3}|pgbouncer|server conn|flush|store/i.test(text)) return 'postgres';
   return 'other';
@@ -39,7 +49,7 @@ function errorKey(line: LogLine): string {
  * minute), so overlapping faults do not count a line twice; lines before any fault or long after one go to
  * `(no fault)`.
  */
-export function faultReport(events: FaultEvent[], lines: LogLine[], messages: SoakMessage[]): Record<string, FaultKindReport> {
+export function faultReport(events: FaultEvent[], lines: LogLine[], messages: SoakMessage[], ports?: ServerPorts): Record<string, FaultKindReport> {
   const report: Record<string, FaultKindReport> = {};
   const entry = (what: string) =>
     (report[what] ??= { count: 0, takenOver: 0, inDoubt: {}, longestWaitMs: undefined, errors: { redis: {}, postgres: {}, other: {} } });
@@ -56,7 +66,7 @@ export function faultReport(events: FaultEvent[], lines: LogLine[], messages: So
       const key = `${String(line.channel)}:${String(line.resolution)}`;
       kind.inDoubt[key] = (kind.inDoubt[key] ?? 0) + 1;
     } else {
-      const bucket = kind.errors[errorSource(line)];
+      const bucket = kind.errors[errorSource(line, ports)];
       const key = errorKey(line);
       bucket[key] = (bucket[key] ?? 0) + 1;
     }

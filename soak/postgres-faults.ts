@@ -9,6 +9,8 @@ export interface SoakPostgresMode {
   env: Record<string, string>;
   /** host:port the service connects to (PgBouncer's when pooled), for the stall proxies. */
   address: { host: string; port: number };
+  /** The ports of PostgreSQL (and PgBouncer). */
+  ports: number[];
   faults: ModeFault[];
   stop(): Promise<void>;
 }
@@ -41,6 +43,7 @@ export async function startPostgresMode(settings: SoakSettings): Promise<SoakPos
       ...(bouncer ? { DATABASE_POOLER: 'transaction', DATABASE_MIGRATION_URL: directUrl } : {}),
     },
     address: { host: parsed.hostname, port: Number(parsed.port) },
+    ports: [Number(new URL(directUrl).port || 5432), ...(bouncer ? [bouncer.port] : [])],
     faults,
     async stop() {
       await bouncer?.stop();

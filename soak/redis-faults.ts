@@ -9,6 +9,8 @@ export interface SoakRedisMode {
   env: Record<string, string>;
   /** host:port of a single server (for the stall proxies); undefined for a cluster. */
   address: { host: string; port: number } | undefined;
+  /** Every port a Redis server of the mode listens on. */
+  ports: number[];
   faults: ModeFault[];
   stop(): Promise<void>;
 }
@@ -23,6 +25,7 @@ export async function startRedisMode(settings: SoakSettings): Promise<SoakRedisM
     return {
       env: { REDIS_URL: redis.url },
       address: { host: url.hostname, port: Number(url.port) },
+      ports: [Number(url.port)],
       faults: settings.redisRestarts
         ? [
             { what: 'redis SIGTERM', fraction: 0.4, inject: async () => (await redis.restart('SIGTERM', 3_000), 'redis') },
@@ -81,6 +84,7 @@ export async function startRedisMode(settings: SoakSettings): Promise<SoakRedisM
   return {
     env: { REDIS_URL: cluster.url, REDIS_CLUSTER: 'true' },
     address: undefined,
+    ports: cluster.nodes.map((node) => node.port),
     faults,
     stop: () => cluster.stop(),
   };

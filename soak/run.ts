@@ -93,7 +93,10 @@ const summary = {
     .slice(0, 10)
     .map((message) => ({ chat: message.chat, seq: message.seq, acceptedAtS: Math.round((message.acceptedAt! - startedAt) / 1000), waitedMs: message.answeredAt! - message.acceptedAt! })),
   // per kind of fault: turns taken over, parts in doubt and how each was settled, the longest wait, the errors logged
-  byFault: faultReport(faults, [gateway, ...workers].flatMap((service) => service.lines), messages),
+  byFault: faultReport(faults, [gateway, ...workers].flatMap((service) => service.lines), messages, {
+    redis: [...redis.ports, ...(stalls?.ports.redis ?? [])],
+    postgres: [...database.ports, ...(stalls?.ports.postgres ?? [])],
+  }),
   faultTimesS: faults.map((fault) => `${Math.round((fault.at - startedAt) / 1000)}-${Math.round((fault.endedAt - startedAt) / 1000)} ${fault.what}: ${fault.target}`),
 };
 

@@ -7,6 +7,8 @@ export interface SoakStallMode {
   /** The environment of process `name` with its REDIS_URL and DATABASE_URL through its own proxies. */
   envFor(name: string, env: Record<string, string>): Record<string, string>;
   faults: ModeFault[];
+  /** The proxies' ports, by the server behind them. */
+  ports: { redis: number[]; postgres: number[] };
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function startStallMode(
       if (!own) return env;
       return { ...env, REDIS_URL: own.redis.urlFor(env.REDIS_URL!), DATABASE_URL: own.postgres.urlFor(env.DATABASE_URL!) };
     },
+    ports: { redis: [...proxies.values()].map(({ redis }) => redis.port), postgres: [...proxies.values()].map(({ postgres }) => postgres.port) },
     faults: [stall('redis', 1), stall('postgres', 2), drop('redis', 3), drop('postgres', 4)],
     async stop() {
       await Promise.all([...proxies.values()].flatMap(({ redis, postgres }) => [redis.stop(), postgres.stop()]));
