@@ -5,7 +5,7 @@ import type { LogLine } from './service.js';
 /** What one kind of fault did, as the verdict reports it (issue 53). */
 export interface FaultKindReport {
   count: number;
-  /** Workers found dead and their turns taken over (WorkerBeat's log line), in the minute after a fault of this kind. */
+  /** Turns taken over from workers found dead (WorkerBeat's log line, one per shard, with its turns), in the minute after a fault of this kind. */
   takenOver: number;
   /** Parts left in doubt and how each was settled (`channel:resolution`), in the minute after. */
   inDoubt: Record<string, number>;
@@ -61,7 +61,7 @@ export function faultReport(events: FaultEvent[], lines: LogLine[], messages: So
   };
   for (const line of lines) {
     const kind = entry(blame(line.time));
-    if (line.msg === TAKEOVER_LOG_LINE) kind.takenOver += 1;
+    if (line.msg === TAKEOVER_LOG_LINE) kind.takenOver += Number(line.turns ?? 0);
     else if (line.msg === IN_DOUBT_LOG_LINE) {
       const key = `${String(line.channel)}:${String(line.resolution)}`;
       kind.inDoubt[key] = (kind.inDoubt[key] ?? 0) + 1;
