@@ -106,10 +106,24 @@ export async function killMasterForFailover(cluster: RedisCluster, slot: number,
 export async function plannedFailover(cluster: RedisCluster, slot: number): Promise<{ demoted: number; promoted: number }> {
   const { master, replica } = await shardOf(cluster, slot);
   if (!replica) throw new Error(`the master on ${master.port} has no healthy replica`);
-  await withNode(replica.port, (node) => node.call('CLUSTER', 'FAILOVER'));
-  await waitUntil(`the replica on ${replica.port} promoted by CLUSTER FAILOVER`, 30_000, async () => {
+  const swapped = async () => {
     const nodes = await clusterNodes(cluster);
     return nodes.some((node) => node.port === replica.port && node.role === 'master') && nodes.some((node) => node.port === master.port && node.role === 'replica');
+  };
+  // a replica still syncing (a master just restarted as one) lets a manual failover time out: wait for its link,
+  // and ask again when one did not go through
+  await waitUntil(`the replica on ${replica.port} in sync`, 60_000, async () =>
+    /master_link_status:up/.test(await withNode(replica.port, async (node) => String(await node.call('INFO', 'replication')))),
+  );
+  await waitUntil(`the replica on ${replica.port} promoted by CLUSTER FAILOVER`, 60_000, async () => {
+    if (await swapped()) return true;
+    await withNode(replica.port, (node) => node.call('CLUSTER', 'FAILOVER'));
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      if (await swapped()) return true;
+      await sleep(200);
+    }
+    return false;
   });
   await cluster.waitUntilHealthy(30_000);
   return { demoted: master.port, promoted: replica.port };

@@ -92,6 +92,19 @@ async function clusterInfo(port: number): Promise<Record<string, string> | undef
   }
 }
 
+/** Waits until `CLUSTER NODES` on `port` lists `count` replicas (`redis-cli --cluster create` attaches them after the slots). */
+async function waitForReplicas(port: number, count: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });
+    client.on('error', () => {});
+    const text = await client.connect().then(() => client.call('CLUSTER', 'NODES')).then(String, () => '').finally(() => client.disconnect());
+    if (text.split('\n').filter((line) => / (myself,)?slave /.test(line)).length >= count) return;
+    if (Date.now() > deadline) throw new Error(`the Redis Cluster's ${count} replicas were not attached within ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
 /**
  * A local Redis Cluster of `masters` masters (and `replicas` replicas of each), for tests, the benchmark and the soak: each node is a
  * `redis-server --cluster-enabled yes` on free ports with no persistence, joined by `redis-cli --cluster create`.
@@ -127,6 +140,8 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       '--port', String(node.port), '--bind', '127.0.0.1', '--dir', nodeDirectory,
       '--cluster-enabled', 'yes', '--cluster-port', String(node.busPort), '--cluster-config-file', `nodes-${node.port}.conf`,
       '--cluster-node-timeout', String(nodeTimeoutMs), '--save', '', ...persistence,
+      // a replica takes over however long ago it last heard from its master (a loaded machine delays that)
+      ...(replicas > 0 ? ['--cluster-replica-validity-factor', '0'] : []),
     ], { stdio: ['ignore', 'pipe', 'pipe'] });
     children[index] = child;
     await new Promise<void>((resolve, reject) => {
@@ -188,6 +203,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       timeout: options.timeoutMs ?? 30_000,
     });
     await waitUntilHealthy();
+    if (replicas > 0) await waitForReplicas(nodes[0]!.port, masters * replicas, options.timeoutMs ?? 30_000);
   } catch (error) {
     await stop();
     throw error;
