@@ -1,12 +1,27 @@
-import type { SoakRedis } from './redis-server.js';
 import type { SupervisedService } from './service.js';
 import type { SoakSettings } from './settings.js';
 
-/** One fault the soak injected. */
+/** One fault the soak injected: `at` it began, `endedAt` every process and server it touched was back. */
 export interface FaultEvent {
   at: number;
-  what: 'worker SIGKILL' | 'worker SIGTERM' | 'gateway SIGKILL' | 'redis SIGTERM' | 'redis SIGKILL';
+  endedAt: number;
+  /** The fault's kind: `worker SIGKILL`, `redis SIGTERM`, `cluster failover (planned)`, `postgres stall`, … */
+  what: string;
   target: string;
+}
+
+/**
+ * A fault of a mode (soak/redis-faults.ts, soak/postgres-faults.ts, soak/stall-faults.ts): run once at `fraction`
+ * of the run, or again and again every `everyS` (±20 %). `inject` resolves when everything is back, with the
+ * target it hit (for the log).
+ */
+export interface ModeFault {
+  what: string;
+  fraction?: number;
+  everyS?: number;
+  /** The first of a periodic fault comes this long after the start (default `everyS`, ±20 %). */
+  firstAfterS?: number;
+  inject(): Promise<string>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -14,25 +29,43 @@ const jitter = (seconds: number) => seconds * 1000 * (0.8 + Math.random() * 0.4)
 
 /**
  * The soak's faults until `stopAt`: a worker killed with SIGKILL every `workerKillS` (±20 %, the two in turn,
- * restarted a second later as a supervisor would), the gateway every `gatewayKillS`, Redis stopped with SIGTERM at
- * 40 % and with SIGKILL at 75 % of the run (down 3 s each), and one worker stopped with SIGTERM, turns in flight,
- * at 55 %. Every process is running again when it resolves.
+ * restarted a second later as a supervisor would), the gateway every `gatewayKillS`, one worker stopped with
+ * SIGTERM, turns in flight, at 55 %, and the faults of the modes (Redis restarts, cluster failovers and slot
+ * migrations, PostgreSQL restarts, stalls) each at its fraction of the run or period. Every process is running
+ * again when it resolves.
  */
 export async function runChaos(options: {
   settings: SoakSettings;
   workers: SupervisedService[];
   gateway: SupervisedService;
-  redis: SoakRedis;
+  modeFaults: ModeFault[];
   startedAt: number;
   stopAt: number;
   log: (line: string) => void;
 }): Promise<FaultEvent[]> {
-  const { settings, workers, gateway, redis, startedAt, stopAt, log } = options;
+  const { settings, workers, gateway, modeFaults, startedAt, stopAt, log } = options;
   const events: FaultEvent[] = [];
-  const record = (what: FaultEvent['what'], target: string) => {
-    events.push({ at: Date.now(), what, target });
-    log(`${((Date.now() - startedAt) / 1000).toFixed(0)} s: ${what} (${target})`);
+  const seconds = () => ((Date.now() - startedAt) / 1000).toFixed(0);
+  const record = (what: string, target: string) => {
+    const event = { at: Date.now(), endedAt: Date.now(), what, target };
+    events.push(event);
+    log(`${seconds()} s: ${what} (${target})`);
+    return () => (event.endedAt = Date.now());
   };
+  const inject = async (fault: ModeFault) => {
+    const event = { at: Date.now(), endedAt: Date.now(), what: fault.what, target: '…' };
+    events.push(event);
+    log(`${seconds()} s: ${fault.what}`);
+    try {
+      event.target = await fault.inject();
+    } catch (error) {
+      // a fault that could not be injected is reported, not fatal: the verdict still counts what the chats saw
+      event.target = `failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    event.endedAt = Date.now();
+    log(`${seconds()} s: ${fault.what} done (${event.target})`);
+  };
+  const nextPeriodic = new Map(modeFaults.filter((fault) => fault.everyS).map((fault) => [fault, Date.now() + jitter(fault.firstAfterS ?? fault.everyS!)]));
   const span = stopAt - startedAt;
   const once = new Set<string>();
   const due = (name: string, fraction: number) => !once.has(name) && Date.now() - startedAt >= span * fraction && (once.add(name), true);
@@ -41,32 +74,36 @@ export async function runChaos(options: {
   let victim = 0;
 
   while (Date.now() < stopAt) {
-    if (settings.redisRestarts && due('redis SIGTERM', 0.4)) {
-      record('redis SIGTERM', 'redis');
-      await redis.restart('SIGTERM', 3_000);
-    } else if (settings.redisRestarts && due('redis SIGKILL', 0.75)) {
-      record('redis SIGKILL', 'redis');
-      await redis.restart('SIGKILL', 3_000);
+    const scheduled = modeFaults.find((fault) => fault.fraction !== undefined && due(`${fault.what}@${fault.fraction}`, fault.fraction));
+    const periodic = [...nextPeriodic].find(([, at]) => Date.now() >= at)?.[0];
+    if (scheduled) {
+      await inject(scheduled);
     } else if (due('worker SIGTERM', 0.55)) {
       const worker = workers[victim % workers.length]!;
       victim += 1;
-      record('worker SIGTERM', worker.name);
+      const ended = record('worker SIGTERM', worker.name);
       await worker.kill('SIGTERM');
       await worker.restart();
+      ended();
     } else if (settings.workerKillS > 0 && Date.now() >= nextWorkerKill) {
       const worker = workers[victim % workers.length]!;
       victim += 1;
-      record('worker SIGKILL', worker.name);
+      const ended = record('worker SIGKILL', worker.name);
       await worker.kill('SIGKILL');
       await sleep(1_000);
       await worker.restart();
+      ended();
       nextWorkerKill = Date.now() + jitter(settings.workerKillS);
     } else if (settings.gatewayKillS > 0 && Date.now() >= nextGatewayKill) {
-      record('gateway SIGKILL', gateway.name);
+      const ended = record('gateway SIGKILL', gateway.name);
       await gateway.kill('SIGKILL');
       await sleep(1_000);
       await gateway.restart();
+      ended();
       nextGatewayKill = Date.now() + jitter(settings.gatewayKillS);
+    } else if (periodic) {
+      await inject(periodic);
+      nextPeriodic.set(periodic, Date.now() + jitter(periodic.everyS!));
     }
     await sleep(250);
   }

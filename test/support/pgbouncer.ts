@@ -22,6 +22,8 @@ export interface PgBouncer {
 export interface PgBouncerOptions {
   /** `default_pool_size`: server connections per database and user (default 3, fewer than one service process's 10 clients, so that transactions share them). */
   poolSize?: number;
+  /** The PostgreSQL to pool, a postgres:// URL (its host, port and user; trust auth). Default TEST_DATABASE_URL. */
+  target?: string;
 }
 
 /**
@@ -34,7 +36,7 @@ export interface PgBouncerOptions {
 export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<PgBouncer> {
   requireSystemPackages('pgbouncer');
   const program = pgbouncerPath();
-  const target = new URL(TEST_DATABASE_URL);
+  const target = new URL(options.target ?? TEST_DATABASE_URL);
   const user = decodeURIComponent(target.username || 'postgres');
   const port = await freePort();
   const directory = mkdtempSync(join(tmpdir(), 'pgbouncer-'));
@@ -108,7 +110,7 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
     port,
     urlFor,
     clients: async (database) => {
-      const adminUrl = new URL(urlFor(TEST_DATABASE_URL));
+      const adminUrl = new URL(urlFor(target.toString()));
       adminUrl.pathname = '/pgbouncer';
       // the admin console speaks only the simple protocol and has no pg_type to fetch
       const admin = postgres(adminUrl.toString(), { max: 1, fetch_types: false, prepare: false, onnotice: () => {} });

@@ -1,5 +1,6 @@
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterNodes, killMasterForFailover, plannedFailover, shardOf } from './redis-cluster-operations.js';
 import { startRedisCluster, type RedisCluster } from './redis-cluster.js';
 
 /** The cluster the cluster tests and the benchmark use: three masters that serve every slot, and a crash and restart of one. */
@@ -76,4 +77,47 @@ describe('startRedisCluster', () => {
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
     expect(cluster.pids()).toHaveLength(0);
   });
+});
+
+/** The soak's cluster (issue 53): a replica per master, a crash its replica takes over from, and a planned failover. */
+describe('startRedisCluster with replicas', () => {
+  let cluster: RedisCluster;
+  let client: Cluster;
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ replicas: 1, persistent: true, nodeTimeoutMs: 2_000, timeoutMs: 60_000 });
+    client = new Cluster(
+      cluster.url.split(',').map((url) => ({ host: new URL(url).hostname, port: Number(new URL(url).port) })),
+      { clusterRetryStrategy: (times) => Math.min(times * 100, 1_000), redisOptions: { maxRetriesPerRequest: 1 } },
+    );
+  }, 90_000);
+
+  afterAll(async () => {
+    client?.disconnect();
+    await cluster?.stop();
+  });
+
+  it('promotes the replica of a killed master, takes the old master back as its replica, and swaps them on CLUSTER FAILOVER', async () => {
+    expect(cluster.nodes).toHaveLength(6);
+    const nodes = await clusterNodes(cluster);
+    expect(nodes.filter((node) => node.role === 'master')).toHaveLength(3);
+    expect(nodes.filter((node) => node.role === 'replica')).toHaveLength(3);
+    const key = 'replicated-key';
+    const slot = Number(await client.call('CLUSTER', 'KEYSLOT', key));
+    await client.set(key, 'written');
+    // WAIT: the replica has the write before its master dies (replication is asynchronous otherwise)
+    const { master } = await shardOf(cluster, slot);
+    await client.call('WAIT', 1, 5_000).catch(() => undefined);
+
+    const crash = await killMasterForFailover(cluster, slot, 0);
+    expect(crash.killed).toBe(master.port);
+    const after = await clusterNodes(cluster);
+    expect(after.find((node) => node.port === crash.promoted)?.role).toBe('master');
+    expect(after.find((node) => node.port === crash.killed)?.role).toBe('replica');
+    expect(await client.get(key)).toBe('written');
+
+    const planned = await plannedFailover(cluster, slot);
+    expect(planned).toEqual({ demoted: crash.promoted, promoted: crash.killed });
+    expect(await client.get(key)).toBe('written');
+  }, 120_000);
 });

@@ -20,7 +20,7 @@ export interface RedisClusterNode {
 
 export interface RedisCluster {
   nodes: readonly RedisClusterNode[];
-  /** Every master's URL, in REDIS_URL form (CONTRACT §16): `redis://127.0.0.1:p1,redis://127.0.0.1:p2,…`. */
+  /** Every node's URL (masters first, then replicas), in REDIS_URL form (CONTRACT §16): `redis://127.0.0.1:p1,redis://127.0.0.1:p2,…`. */
   url: string;
   /** The pids of the running redis-server processes (CPU and memory probes). */
   pids(): number[];
@@ -31,8 +31,12 @@ export interface RedisCluster {
    * its slots, then waits until the cluster is healthy. Its data is gone unless the cluster was started `persistent`.
    */
   restart(index: number): Promise<void>;
-  /** Waits until every running node reports `cluster_state:ok`, all 16384 slots served and every node known. */
-  waitUntilHealthy(timeoutMs?: number): Promise<void>;
+  /**
+   * Waits until every running node reports `cluster_state:ok`, all 16384 slots served and every node known (and,
+   * unless `allRunning` is false, every node running: with replicas a master's slots are served again once its
+   * replica took over, before the old master is back).
+   */
+  waitUntilHealthy(timeoutMs?: number, allRunning?: boolean): Promise<void>;
   /** Stops every node and removes its files. */
   stop(): Promise<void>;
 }
@@ -49,6 +53,12 @@ export interface RedisClusterOptions {
    * replicas runs it), so a master killed with SIGKILL comes back with every write it acknowledged. Default off.
    */
   persistent?: boolean;
+  /**
+   * Replicas per master (default 0). With replicas, `redis-cli --cluster create` makes the first `masters` nodes
+   * masters and the rest their replicas; a master killed for longer than the node timeout is replaced by its
+   * replica, and restarted it rejoins as a replica (test/support/redis-cluster-operations.ts).
+   */
+  replicas?: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -82,8 +92,21 @@ async function clusterInfo(port: number): Promise<Record<string, string> | undef
   }
 }
 
+/** Waits until `CLUSTER NODES` on `port` lists `count` replicas (`redis-cli --cluster create` attaches them after the slots). */
+async function waitForReplicas(port: number, count: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });
+    client.on('error', () => {});
+    const text = await client.connect().then(() => client.call('CLUSTER', 'NODES')).then(String, () => '').finally(() => client.disconnect());
+    if (text.split('\n').filter((line) => / (myself,)?slave /.test(line)).length >= count) return;
+    if (Date.now() > deadline) throw new Error(`the Redis Cluster's ${count} replicas were not attached within ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
 /**
- * A local Redis Cluster of `masters` masters and no replicas, for tests and the benchmark: each node is a
+ * A local Redis Cluster of `masters` masters (and `replicas` replicas of each), for tests, the benchmark and the soak: each node is a
  * `redis-server --cluster-enabled yes` on free ports with no persistence, joined by `redis-cli --cluster create`.
  * Both programs come from Debian's `redis-server` package. Nodes still running when the process exits are killed.
  */
@@ -91,11 +114,13 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   const masters = options.masters ?? 3;
   if (masters < 3) throw new Error('a Redis Cluster needs at least 3 masters');
   const nodeTimeoutMs = options.nodeTimeoutMs ?? 3_000;
+  const replicas = options.replicas ?? 0;
+  const total = masters * (1 + replicas);
   const directory = mkdtempSync(join(tmpdir(), 'redis-cluster-'));
   const taken = new Set<number>();
   const nodes: RedisClusterNode[] = [];
   const children: Array<ChildProcess | undefined> = [];
-  for (let index = 0; index < masters; index++) {
+  for (let index = 0; index < total; index++) {
     const [port, busPort] = await portPair(taken);
     nodes.push({ host: '127.0.0.1', port, busPort, url: `redis://127.0.0.1:${port}`, pid: undefined });
   }
@@ -115,6 +140,8 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       '--port', String(node.port), '--bind', '127.0.0.1', '--dir', nodeDirectory,
       '--cluster-enabled', 'yes', '--cluster-port', String(node.busPort), '--cluster-config-file', `nodes-${node.port}.conf`,
       '--cluster-node-timeout', String(nodeTimeoutMs), '--save', '', ...persistence,
+      // a replica takes over however long ago it last heard from its master (a loaded machine delays that)
+      ...(replicas > 0 ? ['--cluster-replica-validity-factor', '0'] : []),
     ], { stdio: ['ignore', 'pipe', 'pipe'] });
     children[index] = child;
     await new Promise<void>((resolve, reject) => {
@@ -148,16 +175,16 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     });
   }
 
-  async function waitUntilHealthy(timeoutMs = options.timeoutMs ?? 30_000): Promise<void> {
+  async function waitUntilHealthy(timeoutMs = options.timeoutMs ?? 30_000, allRunning = true): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let last: string = 'no answer';
     for (;;) {
       const running = nodes.filter((node) => node.pid !== undefined);
       const infos = await Promise.all(running.map((node) => clusterInfo(node.port)));
       const healthy = infos.every(
-        (info) => info?.cluster_state === 'ok' && info.cluster_slots_ok === '16384' && Number(info.cluster_known_nodes) === masters,
+        (info) => info?.cluster_state === 'ok' && info.cluster_slots_ok === '16384' && Number(info.cluster_known_nodes) === total,
       );
-      if (healthy && running.length === masters) return;
+      if (healthy && (running.length === total || !allRunning)) return;
       last = infos.map((info, index) => `${running[index]!.port}: ${info ? `${info.cluster_state}, slots ok ${info.cluster_slots_ok}, known ${info.cluster_known_nodes}` : 'no answer'}`).join('; ');
       if (Date.now() > deadline) throw new Error(`the Redis Cluster did not become healthy within ${timeoutMs} ms (${last})`);
       await sleep(100);
@@ -172,10 +199,11 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
 
   try {
     await Promise.all(nodes.map((_, index) => launch(index)));
-    await run('redis-cli', ['--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '0', '--cluster-yes'], {
+    await run('redis-cli', ['--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', String(replicas), '--cluster-yes'], {
       timeout: options.timeoutMs ?? 30_000,
     });
     await waitUntilHealthy();
+    if (replicas > 0) await waitForReplicas(nodes[0]!.port, masters * replicas, options.timeoutMs ?? 30_000);
   } catch (error) {
     await stop();
     throw error;
