@@ -36,6 +36,8 @@ export interface AssistantThreads {
   setTitle(to: ConversationRef, title: string): Promise<void>;
   /** The greetings under way, settled. */
   settled(): Promise<void>;
+  /** Who may be greeted (whether a DM from them would be admitted); unset: everyone. */
+  setGreetingCheck(check: (userId: string) => Promise<boolean>): void;
 }
 
 /**
@@ -57,6 +59,7 @@ export function createAssistantThreads(options: {
   const greeting = options.settings?.greeting ?? DEFAULT_GREETING;
   const prompts = options.settings?.prompts ?? DEFAULT_PROMPTS;
   const underWay = new Set<Promise<void>>();
+  let mayGreet: ((userId: string) => Promise<boolean>) | undefined;
 
   async function greet(channelId: string, threadTs: string): Promise<void> {
     const to: ConversationRef = { channel: 'slack', accountId: teamId, chatId: channelId, chatType: 'dm', threadId: threadTs, messageId: threadTs };
@@ -79,6 +82,12 @@ export function createAssistantThreads(options: {
       const { channelId, threadTs, context } = assistantThreadOf(checked.value);
       await contexts.save(channelId, threadTs, context);
       if (checked.value.type !== ASSISTANT_THREAD_STARTED) return undefined;
+      // someone the bot would not answer (DM_POLICY, allowlist, pairing) is not greeted either
+      const userId = checked.value.assistant_thread.user_id;
+      if (mayGreet && !(userId !== undefined && (await mayGreet(userId)))) {
+        logger.debug({ channel: channelId, threadTs, user: userId }, 'assistant thread not greeted: a DM from this user would not be admitted');
+        return undefined;
+      }
       if (!(await notes.claim(`slack-assistant-greeted:${teamId}:${channelId}:${threadTs}`, GREETED_TTL_SECONDS))) return { kind: 'duplicate' };
       const greeted = greet(channelId, threadTs).finally(() => underWay.delete(greeted));
       underWay.add(greeted);
@@ -98,6 +107,9 @@ export function createAssistantThreads(options: {
     },
     async settled() {
       await Promise.allSettled([...underWay]);
+    },
+    setGreetingCheck(check) {
+      mayGreet = check;
     },
   };
 }

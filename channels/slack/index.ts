@@ -113,6 +113,9 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
     onChatMembership(sink) {
       membershipSink = sink;
     },
+    onDirectAccessCheck(check) {
+      assistant.setGreetingCheck(check);
+    },
     downloadAttachment: (attachment, options) => files.download(attachment, options),
     sendFile: (to, file, progress) => files.send(to, file, progress),
     describeSetup: () => describeScopes(grantedScopes),

@@ -1,5 +1,5 @@
 import type { DmPolicy } from '../config/app-config.js';
-import type { InboundMessage } from '../core/inbound-message.js';
+import type { ChannelName, InboundMessage } from '../core/inbound-message.js';
 import { ACCESS_MESSAGES } from './messages.js';
 import type { PairingService } from './pairing.js';
 
@@ -19,6 +19,8 @@ export interface AccessControlOptions {
 export interface AccessControl {
   /** Whether this message may reach the bot at all (before commands, context and the queue). */
   admit(message: InboundMessage): Promise<AccessDecision>;
+  /** Whether a DM from this user would be admitted now, without side effects (no pairing code is issued). */
+  mayDirectMessage(channel: ChannelName, userId: string): Promise<boolean>;
 }
 
 /** Who may talk to the bot: DM_POLICY (open, allowlist, pairing, disabled) for DMs, GROUP_ALLOWLIST for groups. */
@@ -55,6 +57,18 @@ export function createAccessControl(options: AccessControlOptions): AccessContro
   }
 
   return {
+    async mayDirectMessage(channel, userId) {
+      switch (options.dmPolicy) {
+        case 'open':
+          return true;
+        case 'disabled':
+          return false;
+        case 'allowlist':
+          return allowFrom.has(`${channel}:${userId}`);
+        case 'pairing':
+          return allowFrom.has(`${channel}:${userId}`) || (await options.pairing!.isApproved(channel, userId));
+      }
+    },
     async admit(message) {
       const { conversation } = message;
       if (conversation.chatType === 'group') {

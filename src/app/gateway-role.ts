@@ -46,6 +46,14 @@ export function buildGateway(infra: Infrastructure, shared: SharedServices): Gat
   });
   for (const channel of channels.all()) channel.onChatMembership?.(membershipChanges);
 
+  const access = createAccessControl({
+    dmPolicy: config.dmPolicy,
+    allowFrom: config.allowFrom,
+    groupAllowlist: config.groupAllowlist,
+    pairing: config.dmPolicy === 'pairing' ? new PairingService(database.db, { metrics }) : undefined,
+  });
+  for (const channel of channels.all()) channel.onDirectAccessCheck?.((userId) => access.mayDirectMessage(channel.name, userId));
+
   const agentConfigOf = (sessionKey: string) => config.agents.find((agent) => agent.id === sessionKey.split(':')[1]) ?? config.agents[0]!;
   // the MCP servers live in the workers: /status reads what the workers beating now last reported
   const mcpBoard = config.agents.some((agent) => agent.mcpServers.length > 0) ? new McpStatusBoard(redis, keys, moduleLogger('mcp')) : undefined;
@@ -54,12 +62,7 @@ export function buildGateway(infra: Infrastructure, shared: SharedServices): Gat
     groupContext: shared.groupContext,
     dedupe: sessions,
     albums: new AlbumMarks(redis, keys),
-    access: createAccessControl({
-      dmPolicy: config.dmPolicy,
-      allowFrom: config.allowFrom,
-      groupAllowlist: config.groupAllowlist,
-      pairing: config.dmPolicy === 'pairing' ? new PairingService(database.db, { metrics }) : undefined,
-    }),
+    access,
     chatSettings: (message) => chats.resolve(chatLocationOf(message)),
     rateLimiter: config.userRateLimit > 0 ? new UserRateLimiter(redis, { keys, limit: config.userRateLimit }) : undefined,
     notify: async (message, text) => {

@@ -122,6 +122,11 @@ export interface Channel {
    * as that command from the one who clicked. Absent: the notice alone, the commands typed.
    */
   sendCommandButtons?(to: ConversationRef, text: string, buttons: CommandButton[]): Promise<DeliveryReceipt>;
+  /**
+   * Whether a DM from a user would be admitted (DM_POLICY, allowlist, pairing; no side effects): what the channel
+   * asks before it greets someone unprompted (a Slack assistant thread). Unset: everyone may be greeted.
+   */
+  onDirectAccessCheck?(check: (userId: string) => Promise<boolean>): void;
   /** Where the bot's own membership changes go (removed from or added to a chat); set before inbound starts. */
   onChatMembership?(sink: ChatMembershipSink): void;
   /**

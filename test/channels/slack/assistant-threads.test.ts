@@ -72,6 +72,26 @@ describe('Slack assistant threads (the AI app surface)', () => {
     expect(received[0]?.contextNote).toBeUndefined();
   });
 
+  it('greets only someone a DM from whom would be admitted (DM_POLICY, allowlist, pairing)', async () => {
+    channel = await startSlackChannel(double);
+    const asked: string[] = [];
+    channel.onDirectAccessCheck?.(async (userId) => {
+      asked.push(userId);
+      return userId === USER;
+    });
+    const { sink } = recordingSink();
+    const stranger = double.makeEvent.assistantThreadStarted('U0STRANGER');
+    const welcome = double.makeEvent.assistantThreadStarted(USER);
+    expect((await post(channel, sink, double.signedRequest(EVENTS, stranger))).status).toBe(200);
+    expect((await post(channel, sink, double.signedRequest(EVENTS, welcome))).status).toBe(200);
+    await waitFor(() => double.suggestedPrompts.has(`${DM}:${welcome.event.assistant_thread.thread_ts}`));
+    await channel.stopInbound();
+    expect(asked).toEqual(['U0STRANGER', USER]);
+    expect(double.callsOf('chat.postMessage').filter((call) => call.params.thread_ts === stranger.event.assistant_thread.thread_ts)).toEqual([]);
+    expect(double.suggestedPrompts.has(`${stranger.event.assistant_thread.channel_id}:${stranger.event.assistant_thread.thread_ts}`)).toBe(false);
+    expect(greetingsIn(welcome.event.assistant_thread.thread_ts).map((call) => call.params.text)).toEqual([DEFAULT_GREETING]);
+  });
+
   it('configured prompts are sent as given', async () => {
     const prompts = [{ title: 'Summarize', message: 'Summarize the last document.' }];
     channel = await startSlackChannel(double, { assistant: { prompts } });
