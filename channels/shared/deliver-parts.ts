@@ -53,9 +53,16 @@ export async function deliverParts<Part>(parts: Part[], progress: DeliveryProgre
     // the intent's write is the holder's check, right before the send, that it still holds the turn (save-delivery.lua)
     await progress?.beforeSend([...ids], hint, deadline);
     if (deadline !== undefined && Date.now() - intentAt > SEND_DISPATCH_WINDOW_MS) {
+      await progress?.sendEnded?.();
       throw new BotError('platform', 'the send could not begin within its window after its intent; not sent, the turn is tried again', { isRetryable: true });
     }
-    ids.push(await sender.send(part, index, hint));
+    try {
+      ids.push(await sender.send(part, index, hint));
+    } catch (error) {
+      // refused, failed or aborted: nothing of it is on its way any more, a retry need not wait for its deadline
+      if (deadline !== undefined) await progress?.sendEnded?.();
+      throw error;
+    }
   }
   if (progress && ids.length > already) await progress.onDelivered([...ids]);
   return ids;

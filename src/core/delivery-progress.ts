@@ -53,6 +53,11 @@ export interface DeliveryProgress {
    * unreachable): nothing may be sent then.
    */
   beforeSend(delivered: string[], hint: SendHint, deadline?: number): Promise<void>;
+  /**
+   * The send announced last ended without an id (refused, failed, timed out): nothing of it is on its way any more,
+   * so its deadline is now (a takeover then waits only the margin). Best effort: a failed write keeps the deadline.
+   */
+  sendEnded?(): Promise<void>;
   /** Records the ids out (no part in flight). */
   onDelivered(delivered: string[]): Promise<void>;
   /** Counts how a part in doubt was settled. */

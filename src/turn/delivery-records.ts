@@ -100,6 +100,7 @@ export class DeliveryRecords {
     let recorded = [...(options.state?.sent ?? [])];
     let announced = 0;
     let deferred: string[] | undefined;
+    let intent: StreamState | undefined;
     const write = async (state: StreamState): Promise<void> => {
       const fields: Record<string, string> = { [`${STREAM}${stream}`]: JSON.stringify(state), ...(result ? { [RESULT]: result } : {}) };
       let saved: 'ok' | 'lost' | 'expired';
@@ -129,7 +130,13 @@ export class DeliveryRecords {
       },
       beforeSend: async (delivered, hint, deadline) => {
         announced += 1;
-        await write({ sent: delivered, doubt: { part: delivered.length, hint, at: Date.now(), ...(deadline !== undefined ? { deadline } : {}) } });
+        intent = { sent: delivered, doubt: { part: delivered.length, hint, at: Date.now(), ...(deadline !== undefined ? { deadline } : {}) } };
+        await write(intent);
+      },
+      sendEnded: async () => {
+        const doubt = intent?.doubt;
+        if (doubt?.deadline === undefined) return;
+        await write({ sent: intent!.sent, doubt: { ...doubt, deadline: Math.min(doubt.deadline, Date.now()) } }).catch(() => undefined);
       },
       onDelivered: async (delivered) => {
         if (!options.deferDelivered) return write({ sent: delivered });

@@ -137,6 +137,27 @@ describe('deliverParts: the holder’s check before a send, and the takeover’s
     }
   });
 
+  it('a send that failed (the platform answered 500, a reset, a timeout) moves its deadline to its end: a retry waits only the margin', async () => {
+    const lease = await heldTurn({ expiry: Date.now() + 60_000, beatingUntil: Date.now() + 60_000 });
+    const records = new DeliveryRecords(turnState);
+    const platform = chat(10_000);
+    const failing: PartSender<string> = {
+      ...platform.sender,
+      send: async () => {
+        throw new BotError('platform', 'sendMessage failed: 500', { isRetryable: true });
+      },
+    };
+    await expect(deliverParts(['the answer'], records.progress({ lease, stream: 'answer', channel: 'telegram' }), failing)).rejects.toBeInstanceOf(BotError);
+    const failedAt = Date.now();
+    const progress = await records.resume(lease, 'answer', 'telegram');
+    expect(progress.inDoubt?.deadline).toBeLessThanOrEqual(failedAt);
+    expect(progress.inDoubt!.deadline! - progress.inDoubt!.at).toBeLessThan(SEND_DISPATCH_WINDOW_MS + 10_000);
+    expect(await deliverParts(['the answer'], progress, platform.sender)).toEqual(['id-1']);
+    expect(platform.settles).toHaveLength(2);
+    expect(platform.settles[1]! - platform.settles[0]!).toBeLessThanOrEqual(SEND_LANDING_MARGIN_MS + 1_000);
+    expect(platform.sends).toEqual(['the answer']);
+  });
+
   it('a holder whose lease ran out sends nothing: the intent is refused and the turn is tried again', async () => {
     const lease = await heldTurn({ expiry: Date.now() - 1_000, beatingUntil: Date.now() + 60_000 });
     const platform = chat(10_000);
