@@ -5,7 +5,7 @@ export { createPayloadCheck, Droppable, type PayloadCheck } from './payload-chec
 export { sanitizeInbound, sanitizingSink, wellFormedText } from './sanitize-inbound.js';
 export { sameSecret, sameSignature } from './secret-compare.js';
 export { downloadError, readCapped } from './read-capped.js';
-export { deliverParts, type PartSender } from './deliver-parts.js';
+export { deliverParts, SEND_DISPATCH_WINDOW_MS, SEND_LANDING_MARGIN_MS, type PartSender } from './deliver-parts.js';
 export { markdownWalker, plainInline, type BlockSeparation, type InlineStyle, type ListItemShape, type MarkdownRenderer } from './markdown-walker.js';
 export { cutAfterLast, CutFinder, hardCut, splitsSurrogatePair, type BreakKind } from './cut-finder.js';
 export { openPlatformLiveReply, withStatusLine, type LiveReplyPlatform, type PreviewInPlace, type PreviewOutcome } from './live-reply.js';

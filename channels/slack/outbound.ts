@@ -8,7 +8,7 @@ import { withRateLimitRetry } from './rate-limit.js';
 import { partMetadata, settleByMetadata } from './sent-lookup.js';
 import { splitMrkdwn } from './split.js';
 import type { ThreadMemory } from './thread-memory.js';
-import type { SlackClients } from './web-clients.js';
+import { REQUEST_TIMEOUT_MS, type SlackClients } from './web-clients.js';
 
 /** A message already in the conversation that becomes the first part (a live reply's placeholder). */
 export interface FirstPartInPlace {
@@ -66,6 +66,7 @@ export function createOutbound(clients: SlackClients, threads: ThreadMemory, log
     let remembered = false;
     return {
       hint: (_chunk, index): SendHint => (index === 0 && first ? { edit: first.ts } : {}),
+      sendTimeoutMs: REQUEST_TIMEOUT_MS,
       async send(chunk, index) {
         if (index === 0 && first) {
           await first.edit(chunk);

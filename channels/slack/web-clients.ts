@@ -8,7 +8,8 @@ import { toSlackLogger } from './sdk-logger.js';
 const REPEATABLE_RETRIES: RetryOptions = { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 4000, randomize: true };
 /** chat.postMessage is not idempotent: a 5xx, a cut connection or a timeout may arrive after Slack posted. */
 const NO_RETRIES: RetryOptions = { retries: 0 };
-const REQUEST_TIMEOUT_MS = 15_000;
+/** Every Web API call is aborted after this (the SDK's axios timeout); a post's intent records it (see deliverParts). */
+export const REQUEST_TIMEOUT_MS = 15_000;
 
 export interface SlackClients {
   /** Everything but posting. */

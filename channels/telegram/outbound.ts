@@ -11,6 +11,13 @@ import { sameText, type SentProbe } from './sent-probe.js';
 import { splitTelegramHtml, TELEGRAM_MESSAGE_LIMIT } from './split.js';
 
 const NO_LINK_PREVIEWS = { link_preview_options: { is_disabled: true } };
+/**
+ * A recorded part's sendMessage (its rate-limit retries and HTML fallback included) is aborted after this; its
+ * intent records the deadline (see deliverParts), which a takeover waits out before sending a part it cannot find.
+ */
+export const TELEGRAM_SEND_TIMEOUT_MS = 15_000;
+/** grammY types a call's signal as the abort-controller polyfill's; Node's own is what it gets and passes to fetch. */
+type CallSignal = Parameters<Api['sendMessage']>[3];
 
 /** A message already in the chat that becomes the first part (a live reply's preview), and how to put a part into it. */
 export interface FirstPartInPlace {
@@ -43,10 +50,11 @@ export interface TelegramApis {
 
 export function createOutbound(apis: TelegramApis, logger: Logger, watermark: MessageIdWatermark, probe: SentProbe): TelegramOutbound {
   const { api } = apis;
-  async function sendText(to: ConversationRef, text: string, html: boolean, recorded = false): Promise<string> {
+  async function sendText(to: ConversationRef, text: string, html: boolean, recorded = false, signal?: AbortSignal): Promise<string> {
     const { chat_id: chatId, ...thread } = targetOf(to);
     try {
-      const message = await (recorded ? apis.createApi : api).sendMessage(chatId, text, { ...thread, ...(html ? { parse_mode: 'HTML' as const } : {}), ...NO_LINK_PREVIEWS });
+      const options = { ...thread, ...(html ? { parse_mode: 'HTML' as const } : {}), ...NO_LINK_PREVIEWS };
+      const message = await (recorded ? apis.createApi.sendMessage(chatId, text, options, signal as CallSignal) : api.sendMessage(chatId, text, options));
       watermark.saw(chatId, message.message_id);
       return String(message.message_id);
     } catch (error) {
@@ -54,14 +62,14 @@ export function createOutbound(apis: TelegramApis, logger: Logger, watermark: Me
     }
   }
 
-  async function sendHtmlChunk(to: ConversationRef, chunk: string, recorded: boolean): Promise<string> {
+  async function sendHtmlChunk(to: ConversationRef, chunk: string, recorded: boolean, signal?: AbortSignal): Promise<string> {
     try {
-      return await sendText(to, chunk, true, recorded);
+      return await sendText(to, chunk, true, recorded, signal);
     } catch (error) {
       if (!isParseEntitiesError((error as Error).cause)) throw error;
       // our renderer should never produce this; the reader still gets the words, without formatting
       logger.warn({ chatId: to.chatId, error: (error as Error).message }, 'telegram rejected the HTML, resending as plain text');
-      return sendText(to, plainFallback(chunk), false, recorded);
+      return sendText(to, plainFallback(chunk), false, recorded, signal);
     }
   }
 
@@ -85,12 +93,14 @@ export function createOutbound(apis: TelegramApis, logger: Logger, watermark: Me
   function textParts(to: ConversationRef, html: boolean, recorded: boolean, first?: FirstPartInPlace): PartSender<string> {
     return {
       hint: (_chunk, index) => (index === 0 && first ? { edit: first.messageId } : watermark.hint(to)),
+      ...(recorded ? { sendTimeoutMs: TELEGRAM_SEND_TIMEOUT_MS } : {}),
       async send(chunk, index) {
         if (index === 0 && first) {
           await first.edit(chunk);
           return String(first.messageId);
         }
-        return html ? sendHtmlChunk(to, chunk, recorded) : sendText(to, chunk, false, recorded);
+        const signal = recorded ? AbortSignal.timeout(TELEGRAM_SEND_TIMEOUT_MS) : undefined;
+        return html ? sendHtmlChunk(to, chunk, recorded, signal) : sendText(to, chunk, false, recorded, signal);
       },
       async settle(chunk, _index, doubt) {
         // the part was to be edited into a message already there: editing again is harmless

@@ -18,6 +18,13 @@ export interface PartInDoubt {
   hint: SendHint;
   /** When the intent was recorded (epoch ms): idempotency keys expire (Feishu's after an hour). */
   at: number;
+  /**
+   * By when (epoch ms) a send begun under this intent has landed or was given up: it may begin only within
+   * SEND_DISPATCH_WINDOW_MS of `at` and is aborted at the platform call's timeout. Before it (plus a margin) a
+   * takeover that does not find the part waits and looks again instead of concluding it was not sent.
+   * Absent: the sender declares no timeout (or an older record).
+   */
+  deadline?: number;
 }
 
 /**
@@ -41,9 +48,16 @@ export interface DeliveryProgress {
   readonly inDoubt?: PartInDoubt;
   /**
    * Records, in one write, the ids out so far and the intent to send the next part (index `delivered.length`)
-   * with what a takeover needs to find it. Throws when the turn's lease is lost: nothing may be sent then.
+   * with what a takeover needs to find it, and the send's `deadline` (see PartInDoubt). Throws when this holder is
+   * no longer known to hold the turn (taken over, its lease run out or its worker no longer beating, Redis
+   * unreachable): nothing may be sent then.
    */
-  beforeSend(delivered: string[], hint: SendHint): Promise<void>;
+  beforeSend(delivered: string[], hint: SendHint, deadline?: number): Promise<void>;
+  /**
+   * The send announced last ended without an id (refused, failed, timed out): nothing of it is on its way any more,
+   * so its deadline is now (a takeover then waits only the margin). Best effort: a failed write keeps the deadline.
+   */
+  sendEnded?(): Promise<void>;
   /** Records the ids out (no part in flight). */
   onDelivered(delivered: string[]): Promise<void>;
   /** Counts how a part in doubt was settled. */

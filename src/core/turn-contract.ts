@@ -14,7 +14,10 @@ export interface TurnRequest {
   attempt: number;
   /** No retry follows a failure of this attempt: the runner must answer the user (apology) and record the failure. */
   finalAttempt: boolean;
-  /** True while this worker still holds the turn's lease (checked right before sending). */
+  /**
+   * True while this worker still holds the turn's lease (a renewal); false when it does not or Redis cannot be asked.
+   * A part's send does not call it: the intent written right before each send is that check (save-delivery.lua).
+   */
   holdsLease(): Promise<boolean>;
   /**
    * The session's history version when the turn was claimed (it moves on with every stored turn, /new and summary):

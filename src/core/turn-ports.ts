@@ -43,7 +43,12 @@ export interface TurnLease {
 export interface TurnStatePort {
   append(sessionKey: string, turnId: string, holder: string, step: unknown): Promise<'ok' | 'lost'>;
   load(sessionKey: string, turnId: string): Promise<unknown[]>;
-  save(lease: TurnLease, fields: Record<string, string>): Promise<'ok' | 'lost'>;
+  /**
+   * With `intent` (the fields announce a send), nothing is written and `expired` answered when the lease has run
+   * out or the holder's worker stopped beating, even before another worker took the turn back: a send must not
+   * begin then.
+   */
+  save(lease: TurnLease, fields: Record<string, string>, options?: { intent?: boolean }): Promise<'ok' | 'lost' | 'expired'>;
   delivery(sessionKey: string, turnId: string): Promise<Record<string, string>>;
   deliveryField(sessionKey: string, turnId: string, field: string): Promise<string | undefined>;
 }

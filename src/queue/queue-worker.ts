@@ -207,8 +207,9 @@ export class QueueWorker {
     const finalAttempt = attempt >= this.attempts && claim.round >= this.lateRounds;
     const controller = abortBus.register(turnId);
     let leaseLost = false;
-    const renew = async () => {
-      const state = await queue.renew(sessionKey, turnId, holder).catch(() => 'ok' as const);
+    // a Redis error: the lease is not known to be lost (the periodic renewal tries again) nor known to be held
+    const renew = async (onError: 'ok' | 'unknown' = 'ok') => {
+      const state = await queue.renew(sessionKey, turnId, holder).catch(() => onError);
       if (state === 'aborted' && !controller.signal.aborted) controller.abort(new TurnAbortError('stopped'));
       if (state === 'lost') {
         leaseLost = true;
@@ -232,7 +233,8 @@ export class QueueWorker {
           finalAttempt,
           historyVersion: claim.historyVersion,
           conversation: claim.conversation,
-          holdsLease: async () => (await renew()) === 'ok',
+          // not known to hold (Redis unreachable) is not holding: nothing is sent on it
+          holdsLease: async () => (await renew('unknown')) === 'ok',
         }),
       ), (result) => result.kind);
     } catch (error) {

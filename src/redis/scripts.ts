@@ -15,7 +15,7 @@ const QUEUE_SCRIPTS = {
   stop: 4,
   interrupt: 1,
   'append-step': 2,
-  'save-delivery': 2,
+  'save-delivery': 3,
   'reap-worker': 5,
   'hand-back-preferred': 3,
   beat: 1,

@@ -35,12 +35,15 @@ export class TurnStateStore implements TurnStatePort {
     return steps.map((step) => JSON.parse(step) as unknown);
   }
 
-  /** Writes fields of the turn's delivery record; `lost` when the lease holder is someone else now (nothing written). */
-  async save(lease: TurnLease, fields: Record<string, string>): Promise<'ok' | 'lost'> {
+  /**
+   * Writes fields of the turn's delivery record; `lost` when the lease holder is someone else now, `expired` (an
+   * intent only) when its lease ran out or its worker stopped beating (nothing written either way).
+   */
+  async save(lease: TurnLease, fields: Record<string, string>, options: { intent?: boolean } = {}): Promise<'ok' | 'lost' | 'expired'> {
     const pairs = Object.entries(fields).flat();
     if (pairs.length === 0) return 'ok';
     const keys = this.keys.session(lease.sessionKey);
-    return this.#scripts.run('save-delivery', [keys.turns, keys.delivery(lease.turnId)], [lease.turnId, lease.holder, TTL_SECONDS, ...pairs]);
+    return this.#scripts.run('save-delivery', [keys.turns, keys.delivery(lease.turnId), keys.alive], [lease.turnId, lease.holder, TTL_SECONDS, options.intent ? '1' : '', ...pairs]);
   }
 
   /** The whole delivery record (read only when a turn resumes). */

@@ -100,16 +100,19 @@ export class DeliveryRecords {
     let recorded = [...(options.state?.sent ?? [])];
     let announced = 0;
     let deferred: string[] | undefined;
+    let intent: StreamState | undefined;
     const write = async (state: StreamState): Promise<void> => {
       const fields: Record<string, string> = { [`${STREAM}${stream}`]: JSON.stringify(state), ...(result ? { [RESULT]: result } : {}) };
-      let saved: 'ok' | 'lost';
+      let saved: 'ok' | 'lost' | 'expired';
       try {
-        saved = await this.store.save(lease, fields);
+        saved = await this.store.save(lease, fields, { intent: state.doubt !== undefined });
       } catch (error) {
-        // Redis away: nothing was sent for this part, the turn is tried again
+        // Redis away: this holder is not known to hold the turn; nothing was sent for this part, the turn is tried again
         throw new BotError('storage', `the delivery record could not be written: ${errorMessage(error)}`, { cause: error, isRetryable: true });
       }
       if (saved === 'lost') throw new TurnAbortError('leaseLost');
+      // the lease ran out or this worker stopped beating: another may take the turn over any moment; nothing is sent
+      if (saved === 'expired') throw new BotError('storage', 'the turn’s lease ran out before a send; not sent, the turn is tried again', { isRetryable: true });
       result = undefined;
       recorded = state.sent;
       deferred = undefined;
@@ -125,9 +128,15 @@ export class DeliveryRecords {
       get announced() {
         return announced;
       },
-      beforeSend: async (delivered, hint) => {
+      beforeSend: async (delivered, hint, deadline) => {
         announced += 1;
-        await write({ sent: delivered, doubt: { part: delivered.length, hint, at: Date.now() } });
+        intent = { sent: delivered, doubt: { part: delivered.length, hint, at: Date.now(), ...(deadline !== undefined ? { deadline } : {}) } };
+        await write(intent);
+      },
+      sendEnded: async () => {
+        const doubt = intent?.doubt;
+        if (doubt?.deadline === undefined) return;
+        await write({ sent: intent!.sent, doubt: { ...doubt, deadline: Math.min(doubt.deadline, Date.now()) } }).catch(() => undefined);
       },
       onDelivered: async (delivered) => {
         if (!options.deferDelivered) return write({ sent: delivered });

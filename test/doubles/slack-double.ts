@@ -88,6 +88,8 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
   const history = createSlackHistory(botUserId, messages, botFiles);
   /** Calls answered only after a pause, their effect already done (a worker killed meanwhile never learns of it). */
   const stalls = new Map<string, Array<{ ms: number; times: number }>>();
+  /** Calls held on arrival, before they take effect, until the test lets them through (a request still on its way). */
+  const holds = new Map<string, Array<{ arrived: () => void; released: Promise<void> }>>();
   const reactions = new Set<string>();
   const channelNames = new Map<string, string>();
   /** Assistant threads' suggested prompts and titles, by `channel:thread_ts` (the latest set). */
@@ -261,6 +263,11 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
       const call: SlackCall = { method, params, at: Date.now(), status: 200, failed: false };
       calls.push(call);
       const authorization = request.headers.authorization ?? (typeof params.token === 'string' ? `Bearer ${params.token}` : undefined);
+      const hold = holds.get(method)?.shift();
+      if (hold) {
+        hold.arrived();
+        await hold.released;
+      }
       const planned = takeFailure(method);
       reply = planned ?? answer(method, params, authorization?.replace(/^Bearer /, ''));
       call.status = reply.status;
@@ -352,6 +359,18 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
     /** The next `times` calls of `method` take effect at once but are answered only `ms` later. */
     stallAfterCommit(method: string, ms: number, times = 1): void {
       stalls.set(method, [...(stalls.get(method) ?? []), { ms, times }]);
+    },
+    /**
+     * The next call of `method` is held on arrival, before it takes effect (a request on its way while its sender
+     * stalls): `arrived` resolves when it is held, `release()` lets it take effect and be answered.
+     */
+    holdBeforeCommit(method: string): { arrived: Promise<void>; release: () => void } {
+      let arrived!: () => void;
+      let release!: () => void;
+      const arrival = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      holds.set(method, [...(holds.get(method) ?? []), { arrived, released }]);
+      return { arrived: arrival, release };
     },
     failNext(method: string, failure: SlackFailure = {}): void {
       failures.set(method, [...(failures.get(method) ?? []), { ...failure }]);

@@ -54,6 +54,8 @@ export async function startTelegramDouble(options: { token?: string; botUsername
   const failures = new Map<string, TelegramFailure[]>();
   /** Calls answered only after a pause, their effect already done (a reply lost in flight, a worker killed meanwhile). */
   const stalls = new Map<string, Array<{ ms: number; times: number }>>();
+  /** Calls held on arrival, before they take effect, until the test lets them through (a request still on its way). */
+  const holds = new Map<string, Array<{ arrived: () => void; released: Promise<void> }>>();
   const queuedUpdates: Update[] = [];
   /** File paths requested from the file route, in order. */
   const downloads: string[] = [];
@@ -238,6 +240,11 @@ export async function startTelegramDouble(options: { token?: string; botUsername
         call.abandoned = true;
         clientGone.abort();
       });
+      const hold = holds.get(method)?.shift();
+      if (hold) {
+        hold.arrived();
+        await hold.released;
+      }
       const planned = takeFailure(method);
       if (planned?.committed) await answer(method, params, clientGone.signal);
       reply = planned?.reply ?? (await answer(method, params, clientGone.signal));
@@ -309,6 +316,18 @@ export async function startTelegramDouble(options: { token?: string; botUsername
      */
     stallAfterCommit(method: string, ms: number, times = 1): void {
       stalls.set(method, [...(stalls.get(method) ?? []), { ms, times }]);
+    },
+    /**
+     * The next call of `method` is held on arrival, before it takes effect (a request on its way while its sender
+     * stalls): `arrived` resolves when it is held, `release()` lets it take effect and be answered.
+     */
+    holdBeforeCommit(method: string): { arrived: Promise<void>; release: () => void } {
+      let arrived!: () => void;
+      let release!: () => void;
+      const arrival = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      holds.set(method, [...(holds.get(method) ?? []), { arrived, released }]);
+      return { arrived: arrival, release };
     },
     /** Queues an update for getUpdates (an update_id is assigned when missing) and wakes waiting long polls. */
     pushUpdate(update: Partial<Update> & Omit<Update, 'update_id'>): Update {
