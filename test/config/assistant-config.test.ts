@@ -1,23 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-
-function inDirectory(text: string): string {
-  const directory = mkdtempSync(join(tmpdir(), 'assistant-config-'));
-  writeFileSync(join(directory, 'bot.config.yaml'), text);
-  return directory;
-}
-
-function errorOf(load: () => unknown): string {
-  try {
-    load();
-  } catch (error) {
-    return (error as Error).message;
-  }
-  throw new Error('expected a configuration error');
-}
+import { errorOf, inDirectory } from './support/config-directory.js';
 
 describe('the agent key `assistant` (Slack assistant threads)', () => {
   it('gives an agent its greeting and prompts; an agent without it has none (the channel\u2019s built-in ones apply)', () => {

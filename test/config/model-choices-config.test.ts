@@ -1,23 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-
-function inDirectory(text: string): string {
-  const directory = mkdtempSync(join(tmpdir(), 'model-choices-config-'));
-  writeFileSync(join(directory, 'bot.config.yaml'), text);
-  return directory;
-}
-
-function errorOf(load: () => unknown): string {
-  try {
-    load();
-  } catch (error) {
-    return (error as Error).message;
-  }
-  throw new Error('expected a configuration error');
-}
+import { errorOf, inDirectory } from './support/config-directory.js';
 
 const empty = mkdtempSync(join(tmpdir(), 'model-choices-config-none-'));
 const chosen = (config: ReturnType<typeof loadConfig>, index = 0) => config.agents[index]!.models.map((llm) => [llm.provider, llm.model, llm.apiKey, llm.baseUrl]);
