@@ -107,7 +107,9 @@ describe('startRedisCluster with replicas', () => {
     await client.set(key, 'written');
     // WAIT: the replica has the write before its master dies (replication is asynchronous otherwise)
     const { master } = await shardOf(cluster, slot);
-    await client.call('WAIT', 1, 5_000).catch(() => undefined);
+    // WAIT has no key: a cluster client would send it to any node, so it goes to the key's master itself
+    const masterConnection = client.nodes('master').find((node) => node.options.port === master.port);
+    expect(await masterConnection!.call('WAIT', 1, 5_000)).toBe(1);
 
     const crash = await killMasterForFailover(cluster, slot, 0);
     expect(crash.killed).toBe(master.port);
