@@ -10,15 +10,19 @@ import { toPlatformError } from './errors.js';
  */
 export const PROBE_WINDOW = 20;
 /**
- * How long one search goes on, and the most ids it probes (against an API that answers faster than the bound):
+ * How long one search's own probing goes on (not its wait for other searches' rounds), and the most ids it probes:
  * a range longer than that (a busy bot whose part took an id far past its intent's bound) is searched only so
  * far, and a part not found there is sent again as an unverified resend, a possible duplicate, not as one known
  * not to have been sent. Bounded by time, the search reaches as far as the API lets it: Telegram answers about
  * 30 calls a second before it asks to wait, a local double hundreds.
  */
 export const PROBE_LIMITS = { budgetMs: 30_000, maxIds: 5_000 };
-/** Probes in flight at once (in id order; the first match wins). */
-const PROBE_PARALLEL = 8;
+/** Probes in flight at once per bot, across every search of the process (in id order; the first match wins). */
+export const PROBE_PARALLEL = 8;
+/** One probe call may take this long: a round holds up every other search of the process while it runs. */
+const PROBE_CALL_TIMEOUT_MS = 10_000;
+/** grammY types a call's signal as the abort-controller polyfill's; Node's own is what it gets and passes to fetch. */
+const probeTimeout = () => AbortSignal.timeout(PROBE_CALL_TIMEOUT_MS) as unknown as Parameters<Api['editMessageReplyMarkup']>[3];
 /** Put on a candidate for a moment: the edit's answer is the message itself, which the Bot API has no other way to read. */
 const PROBE_MARKUP: InlineKeyboardMarkup = { inline_keyboard: [[{ text: '…', callback_data: 'delivery-probe' }]] };
 
@@ -42,16 +46,27 @@ export interface MessageIdView {
  * part, the part was sent. The keyboard is taken off again at once (or put back: an approval request's own).
  */
 export function createSentProbe(api: Api, view: MessageIdView, limits = PROBE_LIMITS) {
+  // A worker's death leaves many parts in doubt, and their searches start at once: run in parallel, they share the
+  // API (Telegram limits a bot's calls as a whole; under load a double or a proxy slows them all), each gets a
+  // fraction of it and each runs out of its budget. Their rounds run one at a time instead, in arrival order, and
+  // a search's budget counts only its own rounds, so one that waits behind the others is not cut short.
+  let rounds: Promise<unknown> = Promise.resolve();
+  function inTurn<T>(round: () => Promise<T>): Promise<T> {
+    const run = rounds.then(round);
+    rounds = run.catch(() => undefined);
+    return run;
+  }
+
   async function read(chatId: number | string, messageId: number): Promise<Message | undefined> {
     for (let attempt = 1; attempt <= 2; attempt += 1) {
       try {
-        const result = await api.editMessageReplyMarkup(chatId, messageId, { reply_markup: PROBE_MARKUP });
+        const result = await api.editMessageReplyMarkup(chatId, messageId, { reply_markup: PROBE_MARKUP }, probeTimeout());
         return typeof result === 'object' ? result : undefined;
       } catch (error) {
         if (!(error instanceof GrammyError) || error.error_code !== 400) throw toPlatformError(error, 'editMessageReplyMarkup');
         if (!/message is not modified/i.test(error.description)) return undefined;
         // the probe button is on it already (a probe that died before taking it off): off, then read again
-        await api.editMessageReplyMarkup(chatId, messageId).catch(() => undefined);
+        await api.editMessageReplyMarkup(chatId, messageId, {}, probeTimeout()).catch(() => undefined);
       }
     }
     return undefined;
@@ -67,7 +82,7 @@ export function createSentProbe(api: Api, view: MessageIdView, limits = PROBE_LI
         if (message === undefined) return;
         const match = found === undefined && matches(message);
         if (match) found = id;
-        await api.editMessageReplyMarkup(chatId, id, match && keep ? { reply_markup: keep } : {}).catch(() => undefined);
+        await api.editMessageReplyMarkup(chatId, id, match && keep ? { reply_markup: keep } : {}, probeTimeout()).catch(() => undefined);
       }),
     );
     return found;
@@ -87,7 +102,8 @@ export function createSentProbe(api: Api, view: MessageIdView, limits = PROBE_LI
       if (bounds.length === 0) return { resolution: 'unverified_resend' };
       const start = Math.max(...bounds);
       const began = Date.now();
-      const deadline = began + limits.budgetMs;
+      /** Time this search's own rounds took (not the time it waited for other searches' rounds). */
+      let spent = 0;
       const reachNow = async () => Math.max(start, await view.highest(to)) + PROBE_WINDOW;
       let reach = await reachNow();
       const others = (await view.othersIds?.(to, start + 1, reach)) ?? new Set<number>();
@@ -95,13 +111,20 @@ export function createSentProbe(api: Api, view: MessageIdView, limits = PROBE_LI
       let probed = 0;
       /** Looks on up to `reach`: the part when found, `unverified_resend` when stopped short, undefined when every id was looked at. */
       const lookOn = async (): Promise<SettledPart | undefined> => {
-        while (next <= reach && probed < limits.maxIds && Date.now() < deadline) {
+        while (next <= reach && probed < limits.maxIds && spent < limits.budgetMs) {
           const candidates: number[] = [];
           for (; next <= reach && candidates.length < Math.min(PROBE_PARALLEL, limits.maxIds - probed); next += 1) {
             if (!others.has(next)) candidates.push(next);
           }
           probed += candidates.length;
-          const found = await probeAll(chatId, candidates, matches, keep);
+          const found = await inTurn(async () => {
+            const roundBegan = Date.now();
+            try {
+              return await probeAll(chatId, candidates, matches, keep);
+            } finally {
+              spent += Date.now() - roundBegan;
+            }
+          });
           if (found !== undefined) return { id: String(found), resolution: 'found' };
         }
         return next <= reach ? { resolution: 'unverified_resend' } : undefined;

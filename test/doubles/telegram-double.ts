@@ -20,6 +20,8 @@ export interface TelegramCall {
   failed: boolean;
   /** The client went away before the answer was written (an aborted request). */
   abandoned?: boolean;
+  /** When the answer was written. */
+  answeredAt?: number;
 }
 
 export interface TelegramFailure {
@@ -229,11 +231,13 @@ export async function startTelegramDouble(options: { token?: string; botUsername
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     const params = { ...Object.fromEntries(url.searchParams), ...(await readParams(request)) };
     let reply: ApiAnswer;
+    let recorded: TelegramCall | undefined;
     if (match === null || match[1] !== token) {
       reply = failure(match === null ? 404 : 401, match === null ? 'Not Found' : 'Unauthorized');
     } else {
       const method = match[2] as string;
       const call: TelegramCall = { method, params, at: Date.now(), failed: false };
+      recorded = call;
       calls.push(call);
       const clientGone = new AbortController();
       response.once('close', () => {
@@ -256,6 +260,7 @@ export async function startTelegramDouble(options: { token?: string; botUsername
       // a long poll whose client went away (aborted on stop) has no one to answer
       if (clientGone.signal.aborted) return;
     }
+    if (recorded !== undefined) recorded.answeredAt = Date.now();
     response.writeHead(reply.ok ? 200 : reply.error_code, { 'content-type': 'application/json' });
     response.end(JSON.stringify(reply));
   }
