@@ -193,4 +193,26 @@ describe('progress lines where the answer does not stream', () => {
     await waitFor(() => statusCalls().at(-1)!.params.status === '', { what: 'the status cleared with the answer' });
     await expectNotStored(`%:slack:%:dm:${user}%`);
   });
+
+  it('Feishu group approval: the line card follows the approval card and becomes the answer once allowed', async () => {
+    const event = feishu.events.groupText('please note milk', { chatId: 'oc_progress_approval', userOpenId: 'ou_progress_ap' });
+    const messageId = event.event.message.message_id;
+    type Button = { tag: string; value: Record<string, unknown> };
+    const buttonsOf = (card: unknown): Button[] =>
+      ((card as { elements?: Array<{ tag: string; actions?: Button[] }> })?.elements ?? []).flatMap((element) => (element.tag === 'action' ? (element.actions ?? []) : []));
+    const replies = () => [...feishu.messages.values()].filter((message) => message.parentId === messageId && !message.deleted);
+    environment.openai.script.push(reply.toolCall('write_file', { path: 'notes.txt', content: 'milk\n' }), reply.text(ANSWER));
+    await postFeishu(service.url, feishu.delivery(event));
+    const prompt = await waitFor(() => replies().find((message) => buttonsOf(message.content).length === 3), { what: 'the approval card' });
+    const waiting = await waitFor(() => replies().find((message) => JSON.stringify(message.content).includes(APPROVAL_LINE)), { what: 'the approval line' });
+    expect(replies().map((message) => message.messageId)).toEqual([prompt.messageId, waiting.messageId]);
+
+    const click = feishu.delivery(feishu.events.cardAction(buttonsOf(prompt.content)[0]!.value, { userOpenId: 'ou_progress_ap', messageId: prompt.messageId }));
+    const clicked = await fetch(`${service.url}/webhooks/feishu/cards`, { method: 'POST', headers: { 'content-type': 'application/json', ...click.headers }, body: click.rawBody });
+    expect(clicked.status).toBe(200);
+    await waitFor(() => JSON.stringify(feishu.messages.get(waiting.messageId)?.content).includes(ANSWER), { what: 'the answer in the line card', timeoutMs: 15_000 });
+    expect(replies().map((message) => message.messageId)).toEqual([prompt.messageId, waiting.messageId]);
+    expect(JSON.stringify(feishu.messages.get(waiting.messageId)!.content)).not.toContain(APPROVAL_LINE);
+    await expectNotStored('%:feishu:%:group:oc_progress_approval');
+  });
 });
