@@ -113,8 +113,13 @@ export function openPlatformLiveReply<Preview, Part>(platform: LiveReplyPlatform
       await preview.close();
       await deletePreview();
     },
+
+    leave: () => preview.flush(),
   };
 }
+
+/** How long `leave` waits for the pace to allow its last preview call. */
+const FLUSH_WAIT_LIMIT_MS = 5000;
 
 /** The preview's lifecycle while the model writes: paced calls showing the latest text, until closed. */
 function createPreviewLoop<Preview, Part>(platform: LiveReplyPlatform<Preview, Part>, options: LiveReplyOptions) {
@@ -177,6 +182,24 @@ function createPreviewLoop<Preview, Part>(platform: LiveReplyPlatform<Preview, P
       statusLine = label;
       waitForNewText = false;
       schedule();
+    },
+    /** The latest preview goes out now (as soon as the pace allows), then nothing more: the message stays as shown. */
+    async flush(): Promise<void> {
+      const wasOpen = !closed && !off;
+      closed = true;
+      clearTimeout(timer);
+      timer = undefined;
+      await inFlight;
+      const preview = wasOpen && !off ? wanted() : undefined;
+      if (preview !== undefined) {
+        const waitMs = platform.waitMs();
+        // held back longer (a 429's retry_after): the preview stays as last shown rather than hold the turn
+        if (waitMs <= FLUSH_WAIT_LIMIT_MS) {
+          if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+          await show(preview);
+        }
+      }
+      platform.closed?.();
     },
     async close(): Promise<void> {
       closed = true;

@@ -15,7 +15,8 @@ const STOP_WAIT_MS = 3000;
  * Feedback while a turn works: the assistant thread status where Slack offers it (threads in the bot's
  * DMs), otherwise an 👀 reaction on the triggering message. Both are undone at stop, once they are set.
  * In an assistant thread, `status` puts the turn's progress line ("Searching the web…") in place of
- * "is thinking…", coalesced to one call at a time (the latest line wins).
+ * "is thinking…", coalesced to one call at a time (the latest line wins). A turn that parks for an approval
+ * leaves its line ("Waiting for your approval") instead of clearing the status.
  * No rate-limit waits here: a skipped indicator is better than a turn held up by it.
  */
 export function startWorking(clients: SlackClients, to: ConversationRef, logger: Logger): WorkingIndicator {
@@ -85,6 +86,22 @@ export function startWorking(clients: SlackClients, to: ConversationRef, logger:
         updating = updating.then(sendLatest);
       }
       return true;
+    },
+    async park(line) {
+      const undo = await started;
+      if (!usesStatus || undone || undo === undefined) return false;
+      // the line goes after any still being set, and stays: Slack clears it when the turn's next run posts
+      undone = updating.then(async () => {
+        await api.assistant.threads.setStatus({ channel_id: to.chatId, thread_ts: to.threadId!, status: line });
+      });
+      try {
+        await undone;
+        return true;
+      } catch (error) {
+        logFailure('assistant status line not set')(error);
+        undone = undefined;
+        return false;
+      }
     },
     async stop() {
       undone ??= started.then(async (undo) => {

@@ -52,6 +52,12 @@ export interface WorkingIndicator {
    * shows the line itself (Slack's assistant status), so the live reply need not; absent or false: it does not.
    */
   status?(label: string | undefined): boolean;
+  /**
+   * The turn parks to wait for a person (an approval prompt is out): the indicator shows `line` instead of being
+   * undone, and keeps it after `stop` until the turn's next run replaces it. Returns false where it cannot hold a
+   * line without a running turn (only Slack's assistant status can); the live reply shows it then.
+   */
+  park?(line: string): Promise<boolean>;
 }
 
 /** A reply that is written while the model streams, then settles into the final formatted message(s). */
@@ -70,6 +76,11 @@ export interface LiveReply {
    * edits; never part of the final answer, which replaces it.
    */
   status?(label: string | undefined): void;
+  /**
+   * The turn parks (waits for a person): the latest preview (its status line) goes out now and stays in the chat as
+   * it is, with no later call; the turn's next run adopts it (LiveReplyOptions.adopt) and finishes the answer in it.
+   */
+  leave?(): Promise<void>;
 }
 
 export interface LiveReplyOptions {

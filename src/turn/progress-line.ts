@@ -8,10 +8,28 @@ import type { SettlingLiveReply } from './live-draft.js';
  */
 export const PROGRESS_LINE_DELAY_MS = 800;
 
+/** The line while an approval prompt is out and the turn waits for the person's answer. */
+export const APPROVAL_LINE = 'Waiting for your approval';
+
+export interface ProgressLineOptions {
+  delayMs?: number;
+  /**
+   * A preview an earlier run of the turn left is in the chat (the run before an approval left "Waiting for your
+   * approval" in it): a line is up already, so the first step's line replaces it at once, without the delay.
+   */
+  lineUp?: boolean;
+}
+
 export interface ProgressLine {
   onEvent(event: AgentEvent): void;
   /** The turn is over: a line not yet shown never will be (what is shown goes with the answer or the draft). */
   stop(): void;
+  /**
+   * The turn parks until a person answers its approval prompt (posted already): APPROVAL_LINE is shown at once and
+   * left in place, on the indicator where it can hold it (Slack's assistant status), else in the live reply's
+   * preview (opened for it if none is up), which the turn's next run adopts and replaces.
+   */
+  park(): Promise<void>;
 }
 
 /**
@@ -24,16 +42,17 @@ export interface ProgressLine {
  */
 export function progressLine(
   working: WorkingIndicator,
-  draft: Pick<SettlingLiveReply, 'status'> | undefined,
-  delayMs: number = PROGRESS_LINE_DELAY_MS,
+  draft: (Pick<SettlingLiveReply, 'status'> & Partial<Pick<SettlingLiveReply, 'park'>>) | undefined,
+  options: ProgressLineOptions = {},
 ): ProgressLine {
+  const delayMs = options.delayMs ?? PROGRESS_LINE_DELAY_MS;
   let stepOpen = false;
   let stepLabel: string | undefined;
   /** The line the current step calls for, shown when the timer fires (or at once when a line is up already). */
   let wanted: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let onIndicator = false;
-  let shown: string | undefined;
+  let shown: string | undefined = options.lineUp ? APPROVAL_LINE : undefined;
   let stopped = false;
 
   const show = (label: string | undefined): void => {
@@ -103,6 +122,12 @@ export function progressLine(
     stop() {
       stopped = true;
       cancelTimer();
+    },
+    async park() {
+      stopped = true;
+      cancelTimer();
+      if (await working.park?.(APPROVAL_LINE)) return;
+      await draft?.park?.(APPROVAL_LINE);
     },
   };
 }

@@ -91,8 +91,9 @@ export function createTurnRunner(deps: TurnDependencies) {
     }
 
     const working = startWorkingAfter(() => channel.startWorking(latest.conversation), deps.settings.typingDelayMs ?? 0);
-    const live = openLiveDraft(agentDeps, channel, latest, clock, livePreviewOptions(deps, request, saved));
-    const progress = progressLine(working, live?.reply);
+    const previewOptions = livePreviewOptions(deps, request, saved);
+    const live = openLiveDraft(agentDeps, channel, latest, clock, previewOptions);
+    const progress = progressLine(working, live?.reply, { lineUp: previewOptions.adopt !== undefined });
     try {
       const { terminal, summarizeDue } = await runModelTurn(agentDeps, {
         turnId,
@@ -109,7 +110,11 @@ export function createTurnRunner(deps: TurnDependencies) {
         onEvent: live ? (event) => (live.onEvent(event), progress.onEvent(event)) : progress.onEvent,
       });
       // nothing is stored or sent: the saved steps are the turn's state until a person answers
-      if (terminal.type === 'run-park') return { kind: 'parked', untilMs: terminal.untilMs };
+      if (terminal.type === 'run-park') {
+        // the approval prompt is out: "Waiting for your approval" stays until the turn's next run replaces it
+        await progress.park();
+        return { kind: 'parked', untilMs: terminal.untilMs };
+      }
       recordSpans(deps, terminal.spans);
 
       if (terminal.type === 'run-cancel' || (terminal.type === 'run-error' && isAbortError(terminal.error))) {

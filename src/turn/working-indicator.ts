@@ -28,5 +28,13 @@ export function startWorkingAfter(start: () => WorkingIndicator, delayMs: number
       }
       return started?.status?.(label) ?? false;
     },
+    async park(line) {
+      if (stopped) return false;
+      if (started === undefined) {
+        clearTimeout(timer);
+        started = start();
+      }
+      return (await started.park?.(line)) ?? false;
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from '../../src/agent/index.js';
 import type { WorkingIndicator } from '../../src/core/channel.js';
-import { PROGRESS_LINE_DELAY_MS, progressLine } from '../../src/turn/progress-line.js';
+import { APPROVAL_LINE, PROGRESS_LINE_DELAY_MS, progressLine } from '../../src/turn/progress-line.js';
 
 /** What each side was asked to show, in order; `indicatorShows` undefined: an indicator without `status`. */
 function recorders(indicatorShows: boolean | undefined) {
@@ -104,5 +104,30 @@ describe('progress line', () => {
     wait(PROGRESS_LINE_DELAY_MS * 2);
     expect(indicator).toEqual([]);
     expect(draft).toEqual([]);
+  });
+
+  it('a turn that parks shows "Waiting for your approval" at once: on the indicator that can hold it, else left in the draft', async () => {
+    const park: AgentEvent = { type: 'run-park', untilMs: 0, toolName: 'write_file', messages: [], usage, costUsd: 0, iterations: 1, spans: [] };
+    const parked: string[] = [];
+    const draftSink = { status: () => undefined, park: async (line: string) => void parked.push(`draft:${line}`) };
+    const holding: WorkingIndicator = { stop: async () => undefined, park: async (line) => (parked.push(`indicator:${line}`), true) };
+    const onIndicator = progressLine(holding, draftSink);
+    onIndicator.onEvent(park);
+    await onIndicator.park();
+    const plain: WorkingIndicator = { stop: async () => undefined, park: async () => false };
+    const onDraft = progressLine(plain, draftSink);
+    onDraft.onEvent(start('a', 'Searching the web…'));
+    onDraft.onEvent(park);
+    await onDraft.park();
+    expect(parked).toEqual([`indicator:${APPROVAL_LINE}`, `draft:${APPROVAL_LINE}`]);
+    wait(PROGRESS_LINE_DELAY_MS * 2);
+    expect(parked).toHaveLength(2);
+  });
+
+  it('a preview an earlier run left (the approval line) is replaced at once by the first step\'s line', () => {
+    const { draft, working, sink } = recorders(undefined);
+    const line = progressLine(working, sink, { lineUp: true });
+    line.onEvent(start('a', 'Writing `notes.txt`…'));
+    expect(draft).toEqual(['Writing `notes.txt`…']);
   });
 });
