@@ -112,6 +112,7 @@ export class AgentRuntimes {
     return {
       model,
       ...(modelChoices.size > 1 ? { modelChoices } : {}),
+      modelChoice: config.modelChoice,
       tools: this.#withMcpTools(config.id, tools),
       systemPrompt: config.systemPrompt,
       maxIterations: config.maxIterations,

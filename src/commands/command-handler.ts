@@ -123,7 +123,7 @@ export function createCommandHandler(deps: CommandDependencies) {
     // Each number says what it counts: "in" adds up every call's whole prompt, so it dwarfs the context estimate.
     const chosenHere = chosen !== undefined && chosen.key !== deps.models?.choices(sessionKey)[0]?.key;
     return [
-      `Model: ${provider}/${name}${chosenHere ? ' (chosen with /model)' : ''}`,
+      `Model: ${provider}/${name}${chosenHere ? (deps.models?.scope(sessionKey) === 'chat' ? " (chosen for the whole chat with /model: the chat's)" : ' (chosen with /model)') : ''}`,
       `Tokens used: ${number.format(usage?.inputTokens ?? 0)} in, ${number.format(usage?.outputTokens ?? 0)} out in this session ` +
         `(in: everything sent to the model, added up over all its calls, each of which sends the instructions, tools and conversation again; out: everything it wrote); ` +
         `cost $${(usage?.costUsd ?? 0).toFixed(4)}; prompt cache: ${number.format(usage?.cacheReadTokens ?? 0)} read, ${number.format(usage?.cacheWriteTokens ?? 0)} written`,

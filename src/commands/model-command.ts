@@ -17,9 +17,11 @@ export interface ModelChoice {
 export interface ModelChoices {
   /** The session's agent's models: its own model first, then its `models`. */
   choices(sessionKey: string): ModelChoice[];
-  /** The session's chosen `provider:model`; undefined: the agent's own model. */
+  /** What a choice applies to (the session's agent's `modelChoice`): the session, or every session of its chat. */
+  scope(sessionKey: string): 'session' | 'chat';
+  /** The chosen `provider:model` in effect for the session (its own, or its chat's); undefined: the agent's own model. */
   chosen(sessionKey: string): Promise<string | undefined>;
-  /** Keeps the choice for the session (undefined: back to the agent's own model); the next turn uses it. */
+  /** Keeps the choice for the session or its chat (undefined: back to the agent's own model); the next turn uses it. */
   choose(sessionKey: string, message: InboundMessage, choice: string | undefined): Promise<void>;
 }
 
@@ -44,7 +46,8 @@ export async function modelCommand(models: ModelChoices, sessionKey: string, mes
   const picked = findChoice(choices, args);
   if (!picked) return listAnswer(`"${shortened(args)}" is not a model this chat may use. Choose one of:`, choices, current);
   await models.choose(sessionKey, message, picked === choices[0] ? undefined : picked.key);
-  return { text: `Model for this session: ${shownName(picked)} (${priceClassOf(picked.price)}). The next answer uses it.` };
+  const applies = models.scope(sessionKey) === 'chat' ? 'Model for this whole chat (every topic and thread of it)' : 'Model for this session';
+  return { text: `${applies}: ${shownName(picked)} (${priceClassOf(picked.price)}). The next answer uses it.` };
 }
 
 function listAnswer(heading: string, choices: ModelChoice[], current: ModelChoice): ModelAnswer {

@@ -45,6 +45,9 @@ export interface FeishuConfig {
   mode: 'webhook' | 'websocket';
 }
 
+/** What a `/model` choice applies to (CONTRACT §20). */
+export type ModelChoiceScope = 'session' | 'chat';
+
 /** One agent: its own model, prompt, tools and limits. The first agent is the default one. */
 export interface AgentConfig {
   id: string;
@@ -70,6 +73,8 @@ export interface AgentConfig {
    * each with its provider's credentials and base URL (CONTRACT §20).
    */
   models: LlmConfig[];
+  /** What a `/model` choice applies to: the session it was made in, or every session of its chat (MODEL_CHOICE, config file `modelChoice`). */
+  modelChoice: ModelChoiceScope;
   /** The agent is offered `spawn_agent` (config file `subagents`, default on; CONTRACT §18). */
   subagents: boolean;
   /** Slack assistant threads: greeting and suggested prompts (config file `assistant`; unset: the built-in ones). */

@@ -136,6 +136,11 @@ export const AgentSchema = Type.Object(
       Type.Array(Type.Union([Type.String({ minLength: 1 }), FallbackModelSchema])),
       "Models a chat may choose with `/model` besides `model` (`LLM_MODELS` for the default agent wins): `[provider:]model`, or an object with its own key and base URL. A chosen model's calls fail over to `fallbackModels`.",
     ),
+    modelChoice: documented(
+      Type.Union([Type.Literal('session'), Type.Literal('chat')]),
+      'What a `/model` choice applies to: `session` (the topic or thread it was made in) or `chat` (every session of the chat, those started later too). `MODEL_CHOICE` for the default agent wins.',
+      'session',
+    ),
     subagents: documented(Type.Union([Type.Boolean(), Type.Literal('on'), Type.Literal('off')]), '`spawn_agent` (read-only child agents): on by default; `off` or `false` turns it off.'),
     assistant: documented(AssistantSchema, 'Slack assistant threads (the AI app surface): the greeting and suggested prompts a new thread opens with.'),
     maxOutputTokens: documented(PositiveInt, 'The output cap of every request of this agent (`LLM_MAX_OUTPUT_TOKENS` for the default agent).'),

@@ -48,6 +48,7 @@ export function mergeAgents(env: Environment, file: LoadedConfigFile | undefined
       llm,
       fallbackModels: fallbackReferences(env, file, entry, index, provider).map((reference) => fallbackLlmConfig(reference, llm, env)),
       models: choosableModels(modelReferences(env, file, entry, index, provider).map((reference) => fallbackLlmConfig(reference, llm, env)), llm),
+      modelChoice: fromEnv(env.MODEL_CHOICE) ?? entry.modelChoice ?? 'session',
       subagents: entry.subagents !== false && entry.subagents !== 'off',
       systemPrompt: fromEnv(env.SYSTEM_PROMPT) ?? entry.systemPrompt,
       maxIterations: fromEnv(env.MAX_ITERATIONS) ?? entry.maxIterations ?? DEFAULT_MAX_ITERATIONS,

@@ -23,6 +23,15 @@ export function chatSessionKeyOf(message: Pick<InboundMessage, 'agentId' | 'conv
 }
 
 /**
+ * The chat a session key belongs to: the key without its `:thread:<id>` / `:topic:<id>` (a chat's own key is its
+ * chat). What a chat-wide `/model` choice is kept under (store/schema/chat-models.ts).
+ */
+export function chatKeyOfSessionKey(sessionKey: string): string {
+  const thread = /:(?:thread|topic):/.exec(sessionKey);
+  return thread ? sessionKey.slice(0, thread.index) : sessionKey;
+}
+
+/**
  * Where unaddressed group lines are kept and read: a reply inside an existing thread or topic keeps its
  * thread's key; a top-level message (or one that starts its own thread, as a Slack mention does) uses the
  * chat's key, so the chatter before a mention reaches the turn that mention starts.

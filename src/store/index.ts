@@ -2,6 +2,7 @@ export { databaseOptionsOf, openDatabase, type Database, type DatabasePooler, ty
 export { migrateDatabase, pendingMigrations } from './migrate.js';
 export { describeConnections } from './connection-checks.js';
 export { chooseSessionModel, sessionModelOf } from './session-model.js';
+export { chatModelOf, chooseChatModel, sessionKeysOfChat } from './chat-model.js';
 export { createOrFindSessionId, ensureSession, findSession, storedConversation, type EnsureSessionInput } from './session-repository.js';
 export { loadHistory, type LoadHistoryOptions, type StoredMessage } from './history-repository.js';
 export { flushTurn, flushTurns, findRun, runSpansOf } from './turn-repository.js';

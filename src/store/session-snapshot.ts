@@ -1,5 +1,13 @@
 import type { MessagePart, MessageRole } from '../core/chat-message.js';
+import { chatKeyOfSessionKey } from '../core/session-key.js';
 import { runStatement, type StoreDatabase } from './database.js';
+
+/** What a turn starts from: its session (undefined: no row yet) and its chat's `/model` choice, read together. */
+export interface SessionStart {
+  session: SessionSnapshot | undefined;
+  /** The chat's `/model` choice (`provider:model`, store/schema/chat-models.ts), with or without a session row. */
+  chatModel: string | undefined;
+}
 
 /** A session as a turn starts from it: its id, the latest summary of the current conversation and the messages after it. */
 export interface SessionSnapshot {
@@ -26,7 +34,8 @@ export interface SnapshotMessage {
  * ONE statement (a read, prepared once per connection): the session by key, the newest summary of the conversation
  * (`$3`, the turn's; null: the session's current one) and the newest messages of that conversation after both,
  * aggregated into one JSON value so a long history is one row. A conversation newer than the stored one (a turn
- * after /new, before anything of it was stored) has no history yet.
+ * after /new, before anything of it was stored) has no history yet. The chat's model choice (`$4`, the chat's key)
+ * comes in the same row, which is there even when the session is not (a new topic of a chat that chose a model).
  */
 const SNAPSHOT = `
 with session as (
@@ -50,19 +59,32 @@ recent as (
    limit $2::integer
 )
 select session.id as session_id, session.conversation, session.model,
+       (select chat_models.model from chat_models where chat_models.chat_key = $4::text) as chat_model,
        (select summary from summary) as summary,
        coalesce((select json_agg(json_build_array(seq, role, parts, created_at, omitted_from_context) order by seq) from recent), '[]'::json) as messages
-  from session`;
+  from (select 1) as one left join session on true`;
 
-type Row = { session_id: string; conversation: number; model: string | null; summary: string | null; messages: Array<[number, MessageRole, MessagePart[], string, boolean]> };
+type Row = {
+  session_id: string | null;
+  conversation: number;
+  model: string | null;
+  chat_model: string | null;
+  summary: string | null;
+  messages: Array<[number, MessageRole, MessagePart[], string, boolean]>;
+};
 
 /** `conversation`: the turn's (see SNAPSHOT); undefined: the session's current one. */
-export async function loadSessionSnapshot(db: StoreDatabase, key: string, limit: number, conversation?: number): Promise<SessionSnapshot | undefined> {
-  const [row] = await runStatement<Row>(db, SNAPSHOT, [key, limit, conversation ?? null]);
-  if (!row) return undefined;
+export async function loadSessionSnapshot(db: StoreDatabase, key: string, limit: number, conversation?: number): Promise<SessionStart> {
+  const [row] = await runStatement<Row>(db, SNAPSHOT, [key, limit, conversation ?? null, chatKeyOfSessionKey(key)]);
+  const chatModel = row?.chat_model ?? undefined;
+  if (!row?.session_id) return { session: undefined, chatModel };
+  return { session: sessionOf(row, row.session_id), chatModel };
+}
+
+function sessionOf(row: Row, sessionId: string): SessionSnapshot {
   const messages = typeof row.messages === 'string' ? (JSON.parse(row.messages) as Row['messages']) : row.messages;
   return {
-    sessionId: row.session_id,
+    sessionId,
     conversation: Number(row.conversation),
     summary: row.summary ?? undefined,
     model: row.model ?? undefined,

@@ -53,8 +53,8 @@ export function createTurnRunner(deps: TurnDependencies) {
     // PostgreSQL, made at once rather than one after the other (a returning session has both in memory)
     const memories = memoryLinesFor(agent, latest, latestText, sessionKey);
     const session = await deps.store.openSession(sessionInfoOf(sessionKey, latest), request.historyVersion, request.conversation);
-    // the session's /model choice comes with the session (no read of its own), then every call is budget-checked
-    const agentDeps = await withBudget(withChosenModel(agent, session.model), latest);
+    // the session's (or its chat's) /model choice comes with the session (no read of its own), then every call is budget-checked
+    const agentDeps = await withBudget(withChosenModel(agent, session), latest);
     const startedAt = new Date(clock());
     const groupLines = latest.conversation.chatType === 'group' ? await deps.groupContext.claim(contextKeyOf(messages[0]!), turnId) : [];
     const media = await prepareTurnMedia(agentDeps, messages, channel, request.signal);

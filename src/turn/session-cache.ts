@@ -15,6 +15,8 @@ export interface CachedSession {
   conversation: number;
   /** `/model`'s choice when this was read (a choice moves the version on, as /new does). */
   model?: string | undefined;
+  /** The chat's `/model` choice when this was read (a chat-wide choice moves every session's version of the chat on). */
+  chatModel?: string | undefined;
 }
 
 interface Staged {

@@ -26,23 +26,26 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
     runExists: async (runId) => (await findRun(db, runId)) !== undefined,
     openSession: async (session, version, conversation) => {
       const cached = cache.get(session.key, version, conversation);
-      if (cached) return { id: Promise.resolve(cached.sessionId), summary: cached.summary, history: cached.history, conversation: cached.conversation, model: cached.model };
-      const snapshot = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT, conversation);
+      if (cached) {
+        const { sessionId, summary, history, model, chatModel } = cached;
+        return { id: Promise.resolve(sessionId), summary, history, conversation: cached.conversation, model, chatModel };
+      }
+      const { session: snapshot, chatModel } = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT, conversation);
       // No row yet: its insert runs while the turn goes on (see OpenedSession.id). Another process inserting it first
       // (a group's turns may run at once) had stored nothing of its history then, so only its id is taken.
-      const opened = snapshot ? openedFrom(snapshot) : { id: createOrFindSessionId(db, session), summary: undefined, history: [], conversation: conversation ?? 0 };
+      const opened = snapshot ? openedFrom(snapshot, chatModel) : { id: createOrFindSessionId(db, session), summary: undefined, history: [], conversation: conversation ?? 0, chatModel };
       // The entry waits for the id; the turn records itself (and so stages its messages) only after that. The handler
       // also keeps a failed insert from going unhandled when the turn ends before it looks (a lost lease).
       void opened.id.then(
         (sessionId) =>
-          cache.put(session.key, { sessionId, summary: opened.summary, history: opened.history, version: version ?? '', conversation: opened.conversation, model: opened.model }),
+          cache.put(session.key, { sessionId, summary: opened.summary, history: opened.history, version: version ?? '', conversation: opened.conversation, model: opened.model, chatModel }),
         () => {},
       );
       return opened;
     },
     reloadContext: async (session, conversation) => {
       cache.forget(session.key);
-      const snapshot = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT, conversation);
+      const { session: snapshot } = await loadSessionSnapshot(db, session.key, HISTORY_LOAD_LIMIT, conversation);
       if (!snapshot) return { summary: undefined, history: [], conversation: conversation ?? 0 };
       const { summary, history } = openedFrom(snapshot);
       return { summary, history, conversation: snapshot.conversation };
@@ -61,10 +64,10 @@ export function createTurnStore(db: StoreDatabase, options: { names?: NamesWritt
   };
 }
 
-function openedFrom(snapshot: SessionSnapshot): OpenedSession {
+function openedFrom(snapshot: SessionSnapshot, chatModel?: string): OpenedSession {
   // a turn refused as too long stays stored but is never replayed: it would fail every later turn the same way
   const history = withOmittedAsNotes(snapshot.history).map(({ role, parts, createdAt }) => ({ role, parts, createdAt }));
-  return { id: Promise.resolve(snapshot.sessionId), summary: snapshot.summary, history, conversation: snapshot.conversation, model: snapshot.model };
+  return { id: Promise.resolve(snapshot.sessionId), summary: snapshot.summary, history, conversation: snapshot.conversation, model: snapshot.model, chatModel };
 }
 
 /** A turn's stored messages as a later read gives them back (a message left out of context as its note). */

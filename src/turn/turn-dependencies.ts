@@ -1,7 +1,7 @@
 import type { TokenCalibration, TurnStep } from '../agent/index.js';
 import type { AgentTool } from '../agent/tools/agent-tool.js';
 import type { SubagentSetup } from '../agent/tools/spawn-agent.js';
-import type { InputGuardMode } from '../config/app-config.js';
+import type { InputGuardMode, ModelChoiceScope } from '../config/app-config.js';
 import type { ChannelRegistry } from '../core/channel-registry.js';
 import type { InboundMessage } from '../core/inbound-message.js';
 import type { ChatModel } from '../llm/chat-model.js';
@@ -71,6 +71,8 @@ export interface TurnAgent {
   model: ChatModel;
   /** What `/model` may choose for a session, by `provider:model` (the agent's own model among them); absent: only `model`. */
   modelChoices?: ReadonlyMap<string, ChatModel>;
+  /** What a `/model` choice applies to (the agent's `modelChoice`); absent: the session. */
+  modelChoice?: ModelChoiceScope;
   tools: AgentTool[];
   systemPrompt: string | undefined;
   maxIterations: number;
@@ -90,6 +92,8 @@ export interface TurnDependencies {
   model: ChatModel;
   /** The models a session's `/model` choice picks from, by `provider:model` (see chosen-model.ts); absent: `model` only. */
   modelChoices?: ReadonlyMap<string, ChatModel>;
+  /** `chat`: the session's chat's `/model` choice counts, not the session's (see chosen-model.ts); absent: `session`. */
+  modelChoice?: ModelChoiceScope;
   tools: AgentTool[];
   groupContext: GroupContextPort;
   deliveries: DeliveryRecords;
@@ -142,6 +146,7 @@ export async function forAgent(deps: TurnDependencies, message: InboundMessage, 
     ...deps,
     model: agent.model,
     ...(agent.modelChoices ? { modelChoices: agent.modelChoices } : {}),
+    ...(agent.modelChoice ? { modelChoice: agent.modelChoice } : {}),
     tools: agent.tools,
     settings: {
       ...deps.settings,

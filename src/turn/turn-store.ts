@@ -19,6 +19,8 @@ export interface OpenedSession {
   conversation: number;
   /** `/model`'s choice for the session (`provider:model`); undefined: the agent's own model. */
   model?: string | undefined;
+  /** `/model`'s choice for the session's whole chat (an agent with `modelChoice: chat`); undefined: none. */
+  chatModel?: string | undefined;
 }
 
 /** The store as a turn sees it. */

@@ -11,7 +11,7 @@ const CHOICES = [choice('openai', 'gpt-4o-mini'), choice('openai', 'gpt-4o'), ch
 /** The choices of one agent, the choice kept per session in memory (the app keeps it in PostgreSQL). */
 function choicesInMemory(): ModelChoices & { kept: Map<string, string | undefined> } {
   const kept = new Map<string, string | undefined>();
-  return { kept, choices: () => CHOICES, chosen: async (sessionKey) => kept.get(sessionKey), choose: async (sessionKey, _message, key) => void kept.set(sessionKey, key) };
+  return { kept, choices: () => CHOICES, scope: () => 'session', chosen: async (sessionKey) => kept.get(sessionKey), choose: async (sessionKey, _message, key) => void kept.set(sessionKey, key) };
 }
 
 function handlerWith(models: ModelChoices | undefined) {

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { flushTurn, saveSummary } from '../../src/store/index.js';
-import { loadSessionSnapshot } from '../../src/store/session-snapshot.js';
+import { loadSessionSnapshot as loadSessionStart } from '../../src/store/session-snapshot.js';
+import type { StoreDatabase } from '../../src/store/index.js';
 import { newSession, turnRecord } from './fixtures.js';
 import { describeEachBackend } from './store-backends.js';
 
+/** The session part of the statement's answer. */
+const loadSessionSnapshot = async (db: StoreDatabase, key: string, limit: number, conversation?: number) => (await loadSessionStart(db, key, limit, conversation)).session;
+
 describeEachBackend('session snapshot', (database) => {
   it('is nothing for a session never stored', async () => {
-    expect(await loadSessionSnapshot(database().db, 'agent:main:telegram:1:dm:nobody', 500)).toBeUndefined();
+    expect(await loadSessionStart(database().db, 'agent:main:telegram:1:dm:nobody', 500)).toEqual({ session: undefined, chatModel: undefined });
   });
 
   it('is the session, its newest summary since /new and the newest messages after it, oldest first, in one read', async () => {

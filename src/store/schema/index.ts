@@ -7,3 +7,4 @@ export * from './access.js';
 export * from './scheduled-tasks.js';
 export * from './memories.js';
 export * from './people.js';
+export * from './chat-models.js';
