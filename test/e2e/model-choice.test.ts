@@ -149,6 +149,8 @@ describe('/model in a Telegram forum topic', () => {
     const base = `agent:main:telegram:${environment.telegram.botId}:group:${chatId}`;
     const rows = await environment.sql`SELECT key, model FROM sessions WHERE key LIKE ${base + '%'} ORDER BY key`;
     expect(rows.map((row) => [row.key, row.model])).toEqual([[`${base}:topic:77`, 'openai:gpt-4o']]);
+    // MODEL_CHOICE unset (`session`): nothing is kept for the chat (model-choice-chat.test.ts: `chat`)
+    expect(await environment.sql`SELECT model FROM chat_models WHERE chat_key = ${base}`).toHaveLength(0);
 
     await postTelegramUpdate(service.url, mention('hello in the topic', inTopic));
     expect(await modelAsked('hello in the topic')).toBe('gpt-4o');
