@@ -14,7 +14,7 @@ let slack: SlackDouble;
 let service: ServiceProcess;
 
 const start = async () => {
-  service = await startServiceProcess(environment.env({ LLM_MODELS: 'gpt-4o, gpt-4.1-mini', MODEL_CHOICE: 'chat', LLM_STREAM: 'false', ...environment.slackEnv() }));
+  service = await startServiceProcess(environment.env({ LLM_MODELS: 'gpt-4o, gpt-4.1-mini', MODEL_CHOICE: 'chat', LLM_STREAM: 'false', ADMIN_USER: 'ops', ADMIN_PASSWORD: 'pw', ...environment.slackEnv() }));
 };
 
 beforeAll(async () => {
@@ -94,12 +94,24 @@ describe('/model for the whole chat in Telegram forum topics', () => {
     const status = await command('/status', 78, 'Model:');
     expect(status).toMatch(/^Model: openai\/gpt-4o \(chosen for the whole chat with \/model: the chat's\)$/m);
     expect(await command('/model', 80, 'Models for this chat')).toContain('2. openai/gpt-4o: medium price ($2.5 in, $10 out per million tokens) (in use)');
+    const consolePage = async (sessionKey: string) =>
+      (await fetch(`${service.url}/admin/sessions/${encodeURIComponent(sessionKey)}`, { headers: { authorization: `Basic ${btoa('ops:pw')}` } })).text();
+    expect(await consolePage(`${chatKey()}:topic:80`)).toContain('<dt>Model</dt><dd><code>openai:gpt-4o</code> (chosen for the whole chat with /model)</dd>');
+    // the turn is stored after its answer is sent
+    const spans = await waitFor(async () => {
+      const rows = await environment.sql`
+        SELECT run_spans.name FROM run_spans JOIN runs ON runs.id = run_spans.run_id JOIN sessions ON sessions.id = runs.session_id
+         WHERE sessions.key = ${`${chatKey()}:topic:80`} AND run_spans.kind = 'llm'`;
+      return rows.length > 0 ? rows : undefined;
+    });
+    expect(spans.map((span) => span.name)).toEqual(['openai:gpt-4o']);
 
     expect(await command('/model gpt-4o-mini', 80, 'Model for')).toMatch(/^Model for this whole chat \(every topic and thread of it\): openai\/gpt-4o-mini /);
     expect(await environment.sql`SELECT model FROM chat_models WHERE chat_key = ${chatKey()}`).toHaveLength(0);
     expect(await ask('after clearing, in topic 77', chatId, 77)).toBe('gpt-4o-mini');
     expect(await ask('after clearing, in topic 80', chatId, 80)).toBe('gpt-4o-mini');
     expect(await command('/status', 78, 'Model:')).toMatch(/^Model: openai\/gpt-4o-mini$/m);
+    expect(await consolePage(`${chatKey()}:topic:80`)).toContain("<dt>Model</dt><dd>the agent's own</dd>");
   });
 });
 

@@ -19,6 +19,8 @@ export interface ConsoleSession {
   title: string | null;
   /** `/model`'s choice (`provider:model`); null: the agent's own model. */
   model: string | null;
+  /** The session's chat's `/model` choice (`chat_models`, agents with `modelChoice: chat`); only on a found session. */
+  chatModel?: string | null;
   lastActivityAt: Date;
   /** Stored runs (turns) of the session. */
   turns: number;
@@ -112,13 +114,16 @@ export async function listConsoleSessions(db: StoreDatabase, query: SessionsQuer
 /** The session with this key, with the same figures as in the list. */
 export async function findConsoleSession(db: StoreDatabase, key: string): Promise<ConsoleSession | undefined> {
   const [row] = await db
-    .select(sessionColumns)
+    .select({ ...sessionColumns, chatModel: chatModelOfSession })
     .from(sessions)
     .leftJoin(people, personOfSession)
     .where(eq(sessions.key, key))
     .limit(1);
   return row;
 }
+
+/** The chat's choice, by the chat's key: the session's without its thread or topic (as core/session-key.ts cuts it). */
+const chatModelOfSession = sql<string | null>`(select chat_models.model from chat_models where chat_models.chat_key = regexp_replace(sessions.key, ':(thread|topic):.*$', ''))`;
 
 /** A DM session's user, by the primary key of `people`. */
 const personOfSession = and(eq(people.channel, sessions.channel), eq(people.userId, sessions.userId));

@@ -41,7 +41,7 @@ export function transcriptPage(input: TranscriptPageInput): Html {
 <dt>Key</dt><dd><code>${session.key}</code></dd>
 <dt>Channel</dt><dd>${session.channel} (account ${session.accountId})</dd>
 <dt>Agent</dt><dd>${session.agentId}</dd>
-<dt>Model</dt><dd>!${session.model ? html`<code>${session.model}</code> (chosen with /model)` : html`the agent's own`}</dd>
+<dt>Model</dt><dd>!${modelFact(session)}</dd>
 <dt>Chat</dt><dd>${session.chatType === 'dm' ? 'direct messages' : 'group'} <code>${session.chatId}</code></dd>
 !${session.userId ? html`<dt>User</dt><dd>!${personCell({ userId: session.userId, name: session.userName, username: session.username })}</dd>` : EMPTY_HTML}
 <dt>Last activity</dt><dd>!${timeOf(session.lastActivityAt)}</dd>
@@ -110,4 +110,10 @@ function partItem(part: MessagePart): Html {
     case 'tool-result':
       return html`<div class="tool-call">!${part.isError ? html`<span class="badge error">error</span> ` : EMPTY_HTML}Result of <code>${part.name}</code>:</div><div class="text mono">${shorten(part.content, TOOL_TEXT_MAX)}</div>`;
   }
+}
+
+/** The chat's `/model` choice (kept only for agents with `modelChoice: chat`) before the session's own. */
+function modelFact(session: ConsoleSession): Html {
+  if (session.chatModel) return html`<code>${session.chatModel}</code> (chosen for the whole chat with /model)`;
+  return session.model ? html`<code>${session.model}</code> (chosen with /model)` : html`the agent's own`;
 }
