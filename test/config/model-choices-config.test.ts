@@ -47,4 +47,15 @@ agents:
       'ANTHROPIC_API_KEY: required by the model anthropic:claude-haiku-4-5 (LLM_MODELS)',
     );
   });
+
+  it('what a choice applies to: `session` by default; MODEL_CHOICE for the default agent, `modelChoice` per agent in the file; anything else is named', () => {
+    const env = { OPENAI_API_KEY: 'sk-openai' };
+    expect(loadConfig(env, { cwd: empty }).agents[0]!.modelChoice).toBe('session');
+    expect(loadConfig({ ...env, MODEL_CHOICE: 'chat' }, { cwd: empty }).agents[0]!.modelChoice).toBe('chat');
+    const directory = inDirectory('agents:\n  - id: main\n  - id: writer\n    modelChoice: chat\n');
+    expect(loadConfig(env, { cwd: directory }).agents.map((agent) => agent.modelChoice)).toEqual(['session', 'chat']);
+    expect(loadConfig({ ...env, MODEL_CHOICE: 'chat' }, { cwd: directory }).agents.map((agent) => agent.modelChoice)).toEqual(['chat', 'chat']);
+    expect(errorOf(() => loadConfig({ ...env, MODEL_CHOICE: 'topic' }, { cwd: empty }))).toMatch(/^MODEL_CHOICE: /);
+    expect(errorOf(() => loadConfig(env, { cwd: inDirectory('agents:\n  - id: main\n    modelChoice: everyone\n') }))).toMatch(/^bot\.config\.yaml: \/agents\/0\/modelChoice: /);
+  });
 });
