@@ -144,4 +144,15 @@ describe('/model for the whole chat in Slack threads', () => {
     await answered('C0CHATMOD2', elsewhere, 1);
     expect(await modelAsked('another channel')).toBe('gpt-4o-mini');
   });
+
+  it('the /model slash command in a channel (no thread of its own) chooses for the channel’s threads', async () => {
+    const fields = slack.makeEvent.slashCommand('/model', { channel: 'C0CHATMOD3', user, text: 'gpt-4o' });
+    expect((await postSlack(service.url, slack.signedRequest('/webhooks/slack/commands', fields, { form: true }))).status).toBe(200);
+    await waitFor(() => slack.callsOf('chat.postMessage').find((call) => call.params.channel === 'C0CHATMOD3' && String(call.params.text).startsWith('Model for this whole chat')), {
+      what: 'the choice confirmed in the channel',
+    });
+    const thread = await mention('C0CHATMOD3', 'a thread after the slash command');
+    await answered('C0CHATMOD3', thread, 1);
+    expect(await modelAsked('a thread after the slash command')).toBe('gpt-4o');
+  });
 });
