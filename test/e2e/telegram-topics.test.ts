@@ -75,7 +75,11 @@ describe('Telegram forum topics, end to end', () => {
     const sends = environment.telegram.calls.filter((call) => call.params.chat_id === -100603 && /^send/.test(call.method));
     expect(sends.length).toBeGreaterThan(0);
     expect(sends.every((call) => !('message_thread_id' in call.params))).toBe(true);
-    const rows = (await environment.storedMessages()).filter((row) => row.session_key.includes(':group:-100603'));
+    // the turn is stored after its answer is sent: wait for the second one's rows
+    const rows = await waitFor(async () => {
+      const stored = (await environment.storedMessages()).filter((row) => row.session_key.includes(':group:-100603'));
+      return stored.length >= 4 ? stored : undefined;
+    }, { what: 'both turns stored' });
     expect(new Set(rows.map((row) => row.session_key))).toEqual(new Set([expect.stringMatching(/^agent:main:telegram:\d+:group:-100603$/)]));
     expect(rows.map((row) => row.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
