@@ -2,7 +2,7 @@ import { pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 /**
  * `/model`'s choice for a whole chat (an agent's `modelChoice: chat`): every session of the chat (its Telegram
- * topics, Slack and Feishu threads, those started later too) answers with it. No row: the agent's own model.
+ * topics and Slack threads, those started later too) answers with it. No row: the agent's own model.
  * Read with the session by the turn's one snapshot statement (session-snapshot.ts).
  */
 export const chatModels = pgTable('chat_models', {
