@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackDouble } from '../doubles/slack-double.js';
 import { createE2eEnvironment, postSlack, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
+import { modelAsked as modelAskedOf } from './support/model-asked.js';
 
 /**
  * `/model` for a whole chat (MODEL_CHOICE=chat, CONTRACT §20) through the service: a choice made in one Telegram
@@ -28,11 +29,7 @@ afterAll(async () => {
   await environment?.close();
 });
 
-/** The model of the newest model call whose messages say `text`. */
-const modelAsked = (text: string) =>
-  waitFor(() => environment.openai.modelCalls.findLast((call) => JSON.stringify(call.body.messages).includes(text))?.body.model as string | undefined, {
-    what: `the model call for "${text}"`,
-  });
+const modelAsked = (text: string) => modelAskedOf(environment, text);
 
 describe('/model for the whole chat in Telegram forum topics', () => {
   const forum = (chatId: number) => ({ id: chatId, type: 'supergroup', title: `Forum ${chatId}`, is_forum: true });

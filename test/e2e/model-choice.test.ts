@@ -3,6 +3,7 @@ import type { FeishuDouble } from '../doubles/feishu-double.js';
 import type { SlackDouble } from '../doubles/slack-double.js';
 import { createE2eEnvironment, postFeishu, postSlack, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
+import { modelAsked as modelAskedOf } from './support/model-asked.js';
 
 /**
  * `/model` (CONTRACT §20) on all three platforms through the service: the list with buttons, a click choosing, a
@@ -36,11 +37,7 @@ afterAll(async () => {
   await environment?.close();
 });
 
-/** The model of the newest model call whose last user message says `text`. */
-const modelAsked = (text: string) =>
-  waitFor(() => environment.openai.modelCalls.findLast((call) => JSON.stringify(call.body.messages).includes(text))?.body.model as string | undefined, {
-    what: `the model call for "${text}"`,
-  });
+const modelAsked = (text: string) => modelAskedOf(environment, text);
 
 describe('/model on Telegram', () => {
   type Keyboard = { inline_keyboard: Array<Array<{ text: string; callback_data: string }>> };

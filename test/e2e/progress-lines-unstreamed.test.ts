@@ -5,9 +5,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FeishuDouble } from '../doubles/feishu-double.js';
 import { reply } from '../doubles/model-script.js';
 import type { SlackDouble } from '../doubles/slack-double.js';
-import { parseTelegramHtml, type TelegramDouble } from '../doubles/telegram-double.js';
+import type { TelegramDouble } from '../doubles/telegram-double.js';
 import { createE2eEnvironment, postFeishu, postSlack, postTelegramUpdate, type E2eEnvironment } from '../support/e2e-environment.js';
 import { startServiceProcess, waitFor, type ServiceProcess } from '../support/service-process.js';
+import { progressLineChecks, telegramText } from './support/progress-line-checks.js';
 
 /**
  * The progress line where the answer does not stream (groups: LLM_STREAM streams DMs only), through one built service
@@ -64,33 +65,8 @@ afterEach(() => {
   environment.openai.script.clear();
 });
 
-const runsOf = (keyPattern: string) =>
-  environment.sql`SELECT r.status, r.silent FROM runs r JOIN sessions s ON s.id = r.session_id WHERE s.key LIKE ${keyPattern} ORDER BY r.started_at`;
+const { runsOf, expectNotStored, releaseUntil } = progressLineChecks(() => environment, [LABEL, APPROVAL_LINE]);
 
-/** The lines are in no stored message of the session (history, tool results, the answer). */
-async function expectNotStored(keyPattern: string, runs = 1): Promise<void> {
-  await waitFor(async () => (await runsOf(keyPattern)).length === runs, { what: 'the run stored' });
-  const stored = await environment.sql`SELECT m.parts FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key LIKE ${keyPattern}`;
-  expect(stored.length).toBeGreaterThanOrEqual(4); // user, assistant tool call, tool result, answer
-  expect(JSON.stringify(stored)).not.toContain(LABEL);
-  expect(JSON.stringify(stored)).not.toContain(APPROVAL_LINE);
-}
-
-/** Lets the held model call answer: its pause may start only after the line was seen, so pauses end until `answered`. */
-const releaseUntil = (answered: () => boolean, what: string) =>
-  waitFor(
-    () => {
-      environment.openai.endPauses();
-      return answered();
-    },
-    { what, timeoutMs: 15_000 },
-  );
-
-const telegramText = (html: unknown) => {
-  const parsed = parseTelegramHtml(String(html));
-  if ('error' in parsed) throw new Error(parsed.error);
-  return parsed.text;
-};
 const telegramSends = (chatId: number) => telegram.callsOf('sendMessage').filter((call) => call.params.chat_id === chatId && !call.failed);
 type Keyboard = { inline_keyboard: Array<Array<{ text: string; callback_data: string }>> };
 const buttonsOf = (markup: unknown) => ((markup as Keyboard | undefined)?.inline_keyboard ?? []).flat();
