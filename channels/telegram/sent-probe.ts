@@ -17,8 +17,10 @@ export const PROBE_WINDOW = 20;
  * 30 calls a second before it asks to wait, a local double hundreds.
  */
 export const PROBE_LIMITS = { budgetMs: 30_000, maxIds: 5_000 };
-/** Probes in flight at once per bot, across every search of the process (in id order; the first match wins). */
+/** Probes in flight at once in one round of a search (in id order; the first match wins). */
 export const PROBE_PARALLEL = 8;
+/** Rounds in flight at once per bot, across every search of the process. */
+export const PROBE_ROUNDS_AT_ONCE = 4;
 /** One probe call may take this long: a round holds up every other search of the process while it runs. */
 const PROBE_CALL_TIMEOUT_MS = 10_000;
 /** grammY types a call's signal as the abort-controller polyfill's; Node's own is what it gets and passes to fetch. */
@@ -46,15 +48,23 @@ export interface MessageIdView {
  * part, the part was sent. The keyboard is taken off again at once (or put back: an approval request's own).
  */
 export function createSentProbe(api: Api, view: MessageIdView, limits = PROBE_LIMITS) {
-  // A worker's death leaves many parts in doubt, and their searches start at once: run in parallel, they share the
-  // API (Telegram limits a bot's calls as a whole; under load a double or a proxy slows them all), each gets a
-  // fraction of it and each runs out of its budget. Their rounds run one at a time instead, in arrival order, and
-  // a search's budget counts only its own rounds, so one that waits behind the others is not cut short.
-  let rounds: Promise<unknown> = Promise.resolve();
-  function inTurn<T>(round: () => Promise<T>): Promise<T> {
-    const run = rounds.then(round);
-    rounds = run.catch(() => undefined);
-    return run;
+  // A worker's death leaves many parts in doubt, and their searches start at once: unbounded, they share the API
+  // (Telegram limits a bot's calls as a whole; under load a double or a proxy slows them all), every round of each
+  // gets slower and each runs out of its budget. At most PROBE_ROUNDS_AT_ONCE rounds run at once instead, in arrival
+  // order, and a search's budget counts only its own rounds, so one that waits for the others is not cut short.
+  const waiting: Array<() => void> = [];
+  let running = 0;
+  async function inTurn<T>(round: () => Promise<T>): Promise<T> {
+    if (running >= PROBE_ROUNDS_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running += 1;
+    try {
+      return await round();
+    } finally {
+      // the slot passes straight to the next waiting round, or is freed
+      const next = waiting.shift();
+      if (next) next();
+      else running -= 1;
+    }
   }
 
   async function read(chatId: number | string, messageId: number): Promise<Message | undefined> {

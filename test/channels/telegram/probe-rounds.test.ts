@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PROBE_LIMITS, PROBE_PARALLEL } from '../../../channels/telegram/sent-probe.js';
+import { PROBE_LIMITS, PROBE_PARALLEL, PROBE_ROUNDS_AT_ONCE } from '../../../channels/telegram/sent-probe.js';
 import type { Channel, ConversationRef } from '../../../src/core/index.js';
 import { startTelegramDouble, type TelegramDouble } from '../../doubles/telegram-double.js';
 import { recordingProgress } from '../../support/recording-progress.js';
@@ -50,14 +50,14 @@ describe('telegram: the searches for parts in doubt share the API in turns', () 
     return parts.map((part) => ({ resolutions: part.retry.resolutions, texts: double.visibleMessages(part.userId).map((message) => message.text) }));
   }
 
-  it('never more probes in flight than one search would have, however many searches run', async () => {
+  it('never more probes in flight than a few rounds\' worth, however many searches run', async () => {
     const parts = [];
-    for (let index = 0; index < 6; index += 1) parts.push(await partInDoubt(9301 + index, 30));
+    for (let index = 0; index < 12; index += 1) parts.push(await partInDoubt(9301 + index, 30));
     double.stallAfterCommit('editMessageReplyMarkup', 15, 10_000);
     const settled = await settleAll(parts);
     for (const [index, part] of settled.entries()) expect(part).toEqual({ resolutions: ['found'], texts: [parts[index]!.text] });
-    expect(double.callsOf('editMessageReplyMarkup').length).toBeGreaterThan(6 * PROBE_PARALLEL);
-    expect(peakProbesInFlight()).toBeLessThanOrEqual(PROBE_PARALLEL);
+    expect(double.callsOf('editMessageReplyMarkup').length).toBeGreaterThan(12 * PROBE_PARALLEL);
+    expect(peakProbesInFlight()).toBeLessThanOrEqual(PROBE_ROUNDS_AT_ONCE * PROBE_PARALLEL);
   });
 
   it('a search waiting behind the others is not cut short: its budget counts only its own rounds', async () => {
@@ -69,9 +69,10 @@ describe('telegram: the searches for parts in doubt share the API in turns', () 
     const oneSearchMs = Date.now() - began;
 
     const parts = [];
-    for (let index = 0; index < 10; index += 1) parts.push(await partInDoubt(9411 + index, 30));
-    // ten searches in turns take about ten times one search's time: the later ones wait far past this budget
-    PROBE_LIMITS.budgetMs = oneSearchMs * 3;
+    for (let index = 0; index < 20; index += 1) parts.push(await partInDoubt(9411 + index, 30));
+    // twenty searches, a few rounds at a time, take about five to twenty times one search's time: the later ones
+    // wait far past this budget, and the rounds of all at once would each be that much slower
+    PROBE_LIMITS.budgetMs = oneSearchMs * 6;
     const settled = await settleAll(parts);
     for (const [index, part] of settled.entries()) expect(part).toEqual({ resolutions: ['found'], texts: [parts[index]!.text] });
   });
