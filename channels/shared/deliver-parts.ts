@@ -18,7 +18,11 @@ export interface PartSender<Part> {
    * It may do the work that leaves nothing visible yet (Slack's file upload before its completion).
    */
   hint(part: Part, index: number): SendHint | Promise<SendHint>;
-  send(part: Part, index: number, hint: SendHint): Promise<string>;
+  /**
+   * With `deadline` (the intent recorded one: see `sendTimeoutMs`), whatever the send does must be done or given up
+   * by then: a retry of its own (after a 429) may begin only while it can still end before it.
+   */
+  send(part: Part, index: number, hint: SendHint, deadline?: number): Promise<string>;
   /** A part in doubt: its id when the platform shows it went out (or took it again idempotently); no id: send it. */
   settle(part: Part, index: number, doubt: PartInDoubt): Promise<SettledPart>;
   /**
@@ -57,7 +61,7 @@ export async function deliverParts<Part>(parts: Part[], progress: DeliveryProgre
       throw new BotError('platform', 'the send could not begin within its window after its intent; not sent, the turn is tried again', { isRetryable: true });
     }
     try {
-      ids.push(await sender.send(part, index, hint));
+      ids.push(await sender.send(part, index, hint, deadline));
     } catch (error) {
       // refused, failed or aborted: nothing of it is on its way any more, a retry need not wait for its deadline
       if (deadline !== undefined) await progress?.sendEnded?.();

@@ -49,7 +49,9 @@ export async function sendApprovalPrompt(clients: SlackClients, to: Conversation
   const key = progress?.key;
   const [ts] = await deliverParts([prompt], progress, {
     hint: () => ({}),
-    async send() {
+    // the post is aborted at the client's timeout and its retries end by the deadline: recorded with the intent
+    sendTimeoutMs: clients.timeoutMs,
+    async send(_prompt, _index, _hint, deadline) {
       try {
         const result = await withRateLimitRetry(() =>
           clients.posting.chat.postMessage({
@@ -59,6 +61,7 @@ export async function sendApprovalPrompt(clients: SlackClients, to: Conversation
             ...(to.threadId !== undefined ? { thread_ts: to.threadId } : {}),
             ...(key !== undefined ? { metadata: partMetadata(key, 0) } : {}),
           }),
+          deadline !== undefined ? { deadline, attemptTimeoutMs: clients.timeoutMs } : undefined,
         );
         if (!result.ts) throw new Error('chat.postMessage answered without a ts');
         return result.ts;

@@ -2,6 +2,11 @@ import type { WebClient } from '@slack/web-api';
 import { BotError, type Attachment, type ConversationRef, type DeliveryProgress, type DeliveryReceipt, type DownloadedFile, type OutboundFile } from '../../src/core/index.js';
 import { deliverParts, downloadError, readCapped } from '../shared/index.js';
 import { slackErrorCode, toPlatformError } from './errors.js';
+import type { SlackClients } from './web-clients.js';
+
+/** The bytes' POST to the upload URL is aborted after this plus their time at 1 MB/s (it shares nothing yet). */
+const UPLOAD_BASE_TIMEOUT_MS = 15_000;
+const UPLOAD_SLOWEST_BYTES_PER_SECOND = 1024 * 1024;
 
 export interface SlackFiles {
   download(attachment: Attachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<DownloadedFile>;
@@ -14,7 +19,9 @@ export interface SlackFiles {
  * POST the bytes → files.completeUploadExternal, which posts the message; the file's id is recorded before that
  * last step, so a takeover asks `files.info` whether the file was shared into the conversation.
  */
-export function createSlackFiles(client: WebClient, botToken: string, apiUrl: string): SlackFiles {
+export function createSlackFiles(clients: SlackClients, botToken: string, apiUrl: string): SlackFiles {
+  // never repeated on a failure: completing the upload shares the file (a message)
+  const client = clients.posting;
   const trustedHosts = new Set(['files.slack.com', new URL(apiUrl).host]);
   return {
     async download(attachment, { maxBytes, signal }) {
@@ -37,6 +44,8 @@ export function createSlackFiles(client: WebClient, botToken: string, apiUrl: st
       const messageIds = await deliverParts([file], progress, {
         // the upload posts nothing yet: the intent names the file that completing it will share
         hint: async () => ({ file: await upload(client, file) }),
+        // completing is one call, aborted at the client's timeout: the intent records the deadline
+        sendTimeoutMs: clients.timeoutMs,
         async send(_file, _index, hint) {
           try {
             await client.files.completeUploadExternal({
@@ -80,7 +89,13 @@ async function upload(client: WebClient, file: OutboundFile): Promise<string> {
   if (!target.upload_url || !target.file_id) throw new BotError('platform', 'Slack files.getUploadURLExternal answered without an upload URL');
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(file.bytes)]), file.fileName);
-  const response = await fetch(target.upload_url, { method: 'POST', body: form });
+  const timeoutMs = UPLOAD_BASE_TIMEOUT_MS + Math.ceil((file.bytes.length / UPLOAD_SLOWEST_BYTES_PER_SECOND) * 1000);
+  let response: Response;
+  try {
+    response = await fetch(target.upload_url, { method: 'POST', body: form, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    throw new BotError('platform', `Slack file upload failed: ${(error as Error).name === 'TimeoutError' ? 'timeout' : 'network error'}`, { cause: error, isRetryable: true });
+  }
   await response.body?.cancel().catch(() => undefined);
   if (!response.ok) throw new BotError('platform', `Slack file upload failed: HTTP ${response.status}`, { isRetryable: response.status >= 500 });
   return target.file_id;

@@ -63,7 +63,7 @@ export async function createSlackChannel(options: SlackChannelOptions): Promise<
   const threads = createThreadMemory(options.state, identity.teamId, logger);
   const outbound = createOutbound(clients, threads, logger);
   // uploads are not idempotent (completeUploadExternal posts the message): the client without retries
-  const files = createSlackFiles(clients.posting, config.botToken, config.apiUrl);
+  const files = createSlackFiles(clients, config.botToken, config.apiUrl);
   let membershipSink: ChatMembershipSink | undefined;
   const channelName = createChannelNames(clients.repeatable, logger);
   const assistant = createAssistantThreads({ clients, outbound, notes: options.state, teamId: identity.teamId, settings: options.assistant, channelName, logger });

@@ -4,11 +4,11 @@ import { deliverParts, type PartSender } from '../shared/index.js';
 import { toPlatformError } from './errors.js';
 import { markdownToMrkdwn } from './format.js';
 import { escapeMrkdwn } from './mrkdwn-text.js';
-import { withRateLimitRetry } from './rate-limit.js';
+import { withRateLimitRetry, type RetryBound } from './rate-limit.js';
 import { partMetadata, settleByMetadata } from './sent-lookup.js';
 import { splitMrkdwn } from './split.js';
 import type { ThreadMemory } from './thread-memory.js';
-import { REQUEST_TIMEOUT_MS, type SlackClients } from './web-clients.js';
+import type { SlackClients } from './web-clients.js';
 
 /** A message already in the conversation that becomes the first part (a live reply's placeholder). */
 export interface FirstPartInPlace {
@@ -31,7 +31,7 @@ export interface SlackOutbound {
 }
 
 export function createOutbound(clients: SlackClients, threads: ThreadMemory, logger: Logger): SlackOutbound {
-  async function postOne(to: ConversationRef, text: string, mrkdwn: boolean, metadata?: ReturnType<typeof partMetadata>): Promise<string> {
+  async function postOne(to: ConversationRef, text: string, mrkdwn: boolean, metadata?: ReturnType<typeof partMetadata>, bound?: RetryBound): Promise<string> {
     let ts: string | undefined;
     try {
       const result = await withRateLimitRetry(() =>
@@ -44,7 +44,7 @@ export function createOutbound(clients: SlackClients, threads: ThreadMemory, log
           ...(to.threadId !== undefined ? { thread_ts: to.threadId } : {}),
           ...(metadata ? { metadata } : {}),
         }),
-      );
+      bound);
       ts = result.ts;
     } catch (error) {
       // a post of a recorded part may be tried again: its metadata tells a retry whether it went out
@@ -66,13 +66,14 @@ export function createOutbound(clients: SlackClients, threads: ThreadMemory, log
     let remembered = false;
     return {
       hint: (_chunk, index): SendHint => (index === 0 && first ? { edit: first.ts } : {}),
-      sendTimeoutMs: REQUEST_TIMEOUT_MS,
-      async send(chunk, index) {
+      sendTimeoutMs: clients.timeoutMs,
+      async send(chunk, index, _hint, deadline) {
         if (index === 0 && first) {
           await first.edit(chunk);
           return first.ts;
         }
-        const ts = await postOne(to, chunk, mrkdwn, key !== undefined ? partMetadata(key, index) : undefined);
+        const bound = deadline !== undefined ? { deadline, attemptTimeoutMs: clients.timeoutMs } : undefined;
+        const ts = await postOne(to, chunk, mrkdwn, key !== undefined ? partMetadata(key, index) : undefined, bound);
         if (!remembered) {
           remembered = true;
           await threads.rememberReply(to);

@@ -8,14 +8,19 @@ import { toSlackLogger } from './sdk-logger.js';
 const REPEATABLE_RETRIES: RetryOptions = { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 4000, randomize: true };
 /** chat.postMessage is not idempotent: a 5xx, a cut connection or a timeout may arrive after Slack posted. */
 const NO_RETRIES: RetryOptions = { retries: 0 };
-/** Every Web API call is aborted after this (the SDK's axios timeout); a post's intent records it (see deliverParts). */
-export const REQUEST_TIMEOUT_MS = 15_000;
+/**
+ * Every Web API call is aborted after `requestMs` (the SDK's fetch timeout, read when the clients are made); a post's
+ * intent records the deadline that follows from it (see deliverParts). An object so that a test can shorten it.
+ */
+export const SLACK_REQUEST_TIMEOUT = { requestMs: 15_000 };
 
 export interface SlackClients {
   /** Everything but posting. */
   repeatable: WebClient;
-  /** chat.postMessage only. */
+  /** chat.postMessage and files.completeUploadExternal: the calls that create a message, never repeated on a failure. */
   posting: WebClient;
+  /** Each call's timeout (ms), as the clients were made with it. */
+  timeoutMs: number;
 }
 
 /**
@@ -25,10 +30,11 @@ export interface SlackClients {
  * re-posting is safe (Slack did not post).
  */
 export function createWebClients(config: SlackConfig, logger: Logger, record?: PlatformCallRecorder): SlackClients {
-  const common = { slackApiUrl: config.apiUrl, logger: toSlackLogger(logger), timeout: REQUEST_TIMEOUT_MS, rejectRateLimitedCalls: true };
+  const common = { slackApiUrl: config.apiUrl, logger: toSlackLogger(logger), timeout: SLACK_REQUEST_TIMEOUT.requestMs, rejectRateLimitedCalls: true };
   return {
     repeatable: counted(new WebClient(config.botToken, { ...common, retryConfig: REPEATABLE_RETRIES }), record),
     posting: counted(new WebClient(config.botToken, { ...common, retryConfig: NO_RETRIES }), record),
+    timeoutMs: common.timeout,
   };
 }
 

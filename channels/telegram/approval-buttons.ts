@@ -12,6 +12,8 @@ import { targetOf } from './conversation-target.js';
 import { deliverParts } from '../shared/index.js';
 import { toPlatformError } from './errors.js';
 import type { MessageIdWatermark } from './message-ids.js';
+import type { CallSignal } from './outbound.js';
+import { TELEGRAM_SEND_TIMEOUTS } from './send-timeouts.js';
 import { sameText, type SentProbe } from './sent-probe.js';
 
 /** What the channel reads of a `callback_query` (https://core.telegram.org/bots/api#callbackquery), checked in update-schema.ts. */
@@ -39,11 +41,15 @@ export async function sendApprovalPrompt(
   const { chat_id: chatId, ...thread } = targetOf(to);
   const text = approvalPromptText(prompt);
   const keyboard = keyboardOf(prompt);
+  // a recorded request's sendMessage is aborted as an answer's is, and its intent records the deadline
+  const timeoutMs = TELEGRAM_SEND_TIMEOUTS.messageMs;
   const [messageId] = await deliverParts([text], progress, {
     hint: () => watermark.hint(to),
+    ...(progress ? { sendTimeoutMs: timeoutMs } : {}),
     async send() {
       try {
-        const message = await api.sendMessage(chatId, text, { ...thread, reply_markup: keyboard });
+        const signal = (progress ? AbortSignal.timeout(timeoutMs) : undefined) as CallSignal;
+        const message = await api.sendMessage(chatId, text, { ...thread, reply_markup: keyboard }, signal);
         watermark.saw(chatId, message.message_id);
         return String(message.message_id);
       } catch (error) {

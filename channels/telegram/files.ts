@@ -4,7 +4,8 @@ import { deliverParts, downloadError, readCapped } from '../shared/index.js';
 import { targetOf } from './conversation-target.js';
 import { toPlatformError } from './errors.js';
 import type { MessageIdWatermark } from './message-ids.js';
-import type { TelegramApis } from './outbound.js';
+import type { CallSignal, TelegramApis } from './outbound.js';
+import { uploadTimeoutMs } from './send-timeouts.js';
 import { sameText, type SentProbe } from './sent-probe.js';
 
 /** The Bot API serves files up to 20 MB through getFile; larger ones are refused before asking. */
@@ -42,14 +43,18 @@ export function createTelegramFiles(apis: TelegramApis, apiRoot: string, token: 
       const { chat_id: chatId, ...thread } = targetOf(to);
       const caption = file.caption ? file.caption.slice(0, 1024) : undefined;
       const method = file.kind === 'photo' ? 'sendPhoto' : 'sendDocument';
+      // a recorded file's upload is aborted at its timeout, which its intent's deadline includes
+      const timeoutMs = uploadTimeoutMs(file.bytes.length);
       const messageIds = await deliverParts([file], progress, {
         hint: () => watermark.hint(to),
+        ...(progress ? { sendTimeoutMs: timeoutMs } : {}),
         async send() {
           const input = new InputFile(file.bytes, file.fileName);
           const options = { ...thread, ...(caption ? { caption } : {}) };
           try {
             const client = progress ? apis.createApi : api;
-            const message = file.kind === 'photo' ? await client.sendPhoto(chatId, input, options) : await client.sendDocument(chatId, input, options);
+            const signal = (progress ? AbortSignal.timeout(timeoutMs) : undefined) as CallSignal;
+            const message = file.kind === 'photo' ? await client.sendPhoto(chatId, input, options, signal) : await client.sendDocument(chatId, input, options, signal);
             watermark.saw(chatId, message.message_id);
             return String(message.message_id);
           } catch (error) {

@@ -8,16 +8,12 @@ import { markdownToTelegramHtml } from './format.js';
 import { escapeHtml, htmlToPlainText } from './html-text.js';
 import type { MessageIdWatermark } from './message-ids.js';
 import { sameText, type SentProbe } from './sent-probe.js';
+import { TELEGRAM_SEND_TIMEOUTS } from './send-timeouts.js';
 import { splitTelegramHtml, TELEGRAM_MESSAGE_LIMIT } from './split.js';
 
 const NO_LINK_PREVIEWS = { link_preview_options: { is_disabled: true } };
-/**
- * A recorded part's sendMessage (its rate-limit retries and HTML fallback included) is aborted after this; its
- * intent records the deadline (see deliverParts), which a takeover waits out before sending a part it cannot find.
- */
-export const TELEGRAM_SEND_TIMEOUT_MS = 15_000;
 /** grammY types a call's signal as the abort-controller polyfill's; Node's own is what it gets and passes to fetch. */
-type CallSignal = Parameters<Api['sendMessage']>[3];
+export type CallSignal = Parameters<Api['sendMessage']>[3];
 
 /** A message already in the chat that becomes the first part (a live reply's preview), and how to put a part into it. */
 export interface FirstPartInPlace {
@@ -91,15 +87,17 @@ export function createOutbound(apis: TelegramApis, logger: Logger, watermark: Me
 
   /** Parts of text: each a new message (or, with `first`, the first one edited into a message already there). */
   function textParts(to: ConversationRef, html: boolean, recorded: boolean, first?: FirstPartInPlace): PartSender<string> {
+    // a recorded part's sendMessage (its rate-limit retries and HTML fallback included) is aborted at this
+    const timeoutMs = TELEGRAM_SEND_TIMEOUTS.messageMs;
     return {
       hint: (_chunk, index) => (index === 0 && first ? { edit: first.messageId } : watermark.hint(to)),
-      ...(recorded ? { sendTimeoutMs: TELEGRAM_SEND_TIMEOUT_MS } : {}),
+      ...(recorded ? { sendTimeoutMs: timeoutMs } : {}),
       async send(chunk, index) {
         if (index === 0 && first) {
           await first.edit(chunk);
           return String(first.messageId);
         }
-        const signal = recorded ? AbortSignal.timeout(TELEGRAM_SEND_TIMEOUT_MS) : undefined;
+        const signal = recorded ? AbortSignal.timeout(timeoutMs) : undefined;
         return html ? sendHtmlChunk(to, chunk, recorded, signal) : sendText(to, chunk, false, recorded, signal);
       },
       async settle(chunk, _index, doubt) {

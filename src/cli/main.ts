@@ -18,9 +18,9 @@ const USAGE = `usage: chatbot <command>
 const COMMANDS = new Set(['start', 'migrate', 'doctor', 'pairing']);
 
 async function start(config: AppConfig): Promise<void> {
-  // A library's stray rejection must not take every running turn down with it: postgres.js leaves the
-  // rejection of its type-fetch query on a new connection unhandled when PostgreSQL drops mid-connect.
-  // Durable state lives in Redis and PostgreSQL, so logging it and carrying on is the safer choice.
+  // A library's stray rejection must not take every running turn down with it (postgres.js's type-fetch query on a
+  // new connection was one: it is no longer asked, see store/postgres-database.ts). Durable state lives in Redis and
+  // PostgreSQL, so logging it and carrying on is the safer choice.
   process.on('unhandledRejection', (reason: unknown) => {
     moduleLogger('process').error({ err: reason }, 'unhandled promise rejection; the service keeps running');
   });

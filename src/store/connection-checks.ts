@@ -19,7 +19,7 @@ interface ServerIdentity {
 export async function describeConnections(options: OpenDatabaseOptions): Promise<string> {
   if (!options.databaseUrl) return '';
   const clauses: string[] = [];
-  const pooled = postgres(options.databaseUrl, { max: 2, prepare: false, onnotice: () => {} });
+  const pooled = postgres(options.databaseUrl, { max: 2, prepare: false, fetch_types: false, onnotice: () => {} });
   try {
     if (options.pooler === 'transaction') {
       const pinning = await probeSessionPinning(pooled);
@@ -30,7 +30,7 @@ export async function describeConnections(options: OpenDatabaseOptions): Promise
       );
     }
     if (options.migrationUrl && options.migrationUrl !== options.databaseUrl) {
-      const direct = postgres(options.migrationUrl, { max: 2, prepare: false, onnotice: () => {} });
+      const direct = postgres(options.migrationUrl, { max: 2, prepare: false, fetch_types: false, onnotice: () => {} });
       try {
         if ((await probeSessionPinning(direct)) === 'shared') throw transactionPoolerError('DATABASE_MIGRATION_URL');
         const [target, migrations] = await Promise.all([identityOf(pooled), identityOf(direct)]);

@@ -3,11 +3,20 @@ import postgres, { type Sql } from 'postgres';
 import { BotError } from '../core/errors.js';
 import type { Database, OpenDatabaseOptions, StoreDatabase } from './database-types.js';
 import * as schema from './schema/index.js';
+import { reserveConnection } from './reserve-connection.js';
 import { probeSessionPinning } from './session-pinning.js';
 
-/** Connections to PostgreSQL per process; each asks once for the array types when it opens (postgres.js). */
+/** Connections to PostgreSQL per process. */
 export const POOL_SIZE = 10;
 const ignoreNotice = () => {};
+/**
+ * postgres.js asks every new connection for the server's array types (`fetch_types`), in a query whose failure it
+ * leaves unhandled: a connection killed in between (a restart, pg_terminate_backend) logged an unhandled rejection
+ * (the PostgreSQL-fault soak). No statement of ours binds or reads a PostgreSQL array
+ * (lists travel as JSON), so the question is not asked. Without it a reserve must not open a connection: see
+ * reserve-connection.ts.
+ */
+const CLIENT_OPTIONS = { onnotice: ignoreNotice, fetch_types: false } as const;
 
 /**
  * PostgreSQL through postgres.js. `databaseUrl` carries every ordinary query (through a pooler, if any);
@@ -20,7 +29,7 @@ export async function openPostgres(options: OpenDatabaseOptions & { databaseUrl:
   // `?prepare=false` in the URL is postgres.js's own switch; an explicit option would override it, so it counts here
   const preparedStatements = pooler === 'none' && !/[?&]prepare=(false|disable)(&|$)/.test(options.databaseUrl);
   const onQuery = options.onQuery;
-  const client = postgres(options.databaseUrl, { max: POOL_SIZE, prepare: preparedStatements, onnotice: ignoreNotice });
+  const client = postgres(options.databaseUrl, { ...CLIENT_OPTIONS, max: POOL_SIZE, prepare: preparedStatements });
   // postgres.js calls `options.debug` for every statement it sends: the statement counter's hook. Given when the
   // client is made, `debug` also has every query capture a stack trace (`new Error()`, read only to decorate a
   // failed query's error): 5 µs a query at saturation, 30 µs between messages. Set on the options the
@@ -45,12 +54,12 @@ export async function openPostgres(options: OpenDatabaseOptions & { databaseUrl:
     close: () => client.end({ timeout: 5 }),
     withAdvisoryLock: async (lockId, work) => {
       const separate = migrationUrl !== options.databaseUrl;
-      const direct = separate ? postgres(migrationUrl, { max: 2, onnotice: ignoreNotice }) : client;
+      const direct = separate ? postgres(migrationUrl, { ...CLIENT_OPTIONS, max: 2 }) : client;
       try {
         if (separate) await refuseTransactionPooler(direct, 'DATABASE_MIGRATION_URL');
         // A session-level lock belongs to one server session, so it is taken and released on a reserved
         // connection while `work` runs on the rest of the direct pool.
-        const connection = await direct.reserve();
+        const connection = await reserveConnection(direct);
         try {
           await connection`select pg_advisory_lock(${lockId}::bigint)`;
           try {

@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { reserveConnection } from './reserve-connection.js';
 
 /**
  * - `pinned`: one client connection kept one server session across transactions (a direct connection, or a
@@ -23,7 +24,7 @@ const PROBE_WAIT_MS = 1_000;
  */
 export async function probeSessionPinning(client: Sql, waitMs = PROBE_WAIT_MS): Promise<SessionPinning> {
   const backendPid = async (query: Promise<Array<Record<string, unknown>>>) => Number((await query)[0]?.pid);
-  const reserved = await client.reserve();
+  const reserved = await reserveConnection(client);
   try {
     const before = await backendPid(reserved.unsafe('select pg_backend_pid() as pid'));
     let during: Promise<number> | undefined;

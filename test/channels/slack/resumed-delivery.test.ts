@@ -32,7 +32,7 @@ describe('slack resumable delivery', () => {
     double = await startSlackDouble();
     const clients = createWebClients({ botToken: double.botToken, signingSecret: double.signingSecret, appToken: undefined, apiUrl: double.apiUrl }, silentLogger);
     outbound = createOutbound(clients, createThreadMemory(memoryState(), TEAM, silentLogger), silentLogger);
-    files = createSlackFiles(clients.posting, double.botToken, double.apiUrl);
+    files = createSlackFiles(clients, double.botToken, double.apiUrl);
   });
   afterEach(() => double.close());
   const clients = () => createWebClients({ botToken: double.botToken, signingSecret: double.signingSecret, appToken: undefined, apiUrl: double.apiUrl }, silentLogger).repeatable;
