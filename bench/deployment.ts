@@ -114,7 +114,7 @@ export async function startDeployment(options: {
  * `BENCH_SERVICE_ENV="NAME=value NAME=value"`: settings for every service child (not the peer), to compare one
  * setting's figures with and without it in runs alike in everything else (e.g. `TYPING_DELAY_MS=0`).
  */
-function serviceEnvironment(): Record<string, string> {
+export function serviceEnvironment(): Record<string, string> {
   const raw = process.env.BENCH_SERVICE_ENV ?? '';
   const entries = raw.split(/\s+/).filter(Boolean).map((pair) => {
     const at = pair.indexOf('=');

@@ -6,7 +6,7 @@ import { startOpenAiDouble } from '../test/doubles/openai-double.js';
 import { startSlackDouble } from '../test/doubles/slack-double.js';
 import { startTelegramDouble } from '../test/doubles/telegram-double.js';
 import { allPlatformsEnv } from '../test/doubles/platform-env.js';
-import { WEBHOOK_SECRET } from './deployment.js';
+import { serviceEnvironment, WEBHOOK_SECRET } from './deployment.js';
 import type { Harness } from './harness.js';
 import { percentile, round } from './percentiles.js';
 import { commandOf, descendantsOf, rssMb } from './process-stats.js';
@@ -79,7 +79,7 @@ export async function runIdleAndStartup(harness: Harness, databaseUrl: string, r
   const { settings } = harness;
   const channels = await allChannels();
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-idle-'));
-  const env = { ...channels.env, ROLE: 'all', DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: harness.prefixFor('idle'), DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  const env = { ...channels.env, ROLE: 'all', DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: harness.prefixFor('idle'), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...serviceEnvironment() };
   let idle: IdleReading | undefined;
   const startupSamplesMs: number[] = [];
   try {
@@ -121,7 +121,7 @@ export async function runEmbedded(harness: Harness): Promise<IdleReading> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-embedded-'));
   try {
     const started = await startServiceChild(
-      { TELEGRAM_BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: openai.baseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+      { TELEGRAM_BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot, OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: openai.baseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...serviceEnvironment() },
       { readyPath: '/readyz', pollMs: 20, timeoutMs: 180_000 },
     );
     let reading: IdleReading;

@@ -1,3 +1,13 @@
+/*
+ * Why a forced collection and a C-heap trim, not a plainer means (issue 54, measured 2026-12-07, bench/HISTORY.md): after
+ * the bench's 10,000 new sessions the process is at 144-147 MB with them; without them 449-456 MB (436-468 MB with
+ * MALLOC_ARENA_MAX=2), and 129-132 MB idle after start-up against 105-111 MB. V8's own memory reducer never runs in
+ * a quiet process after a burst (`--trace-memory-reducer`: "high alloc", its allocation rate is only measured at
+ * collections, and none comes), even with its start delay cut to 1 s. `--optimize-for-size` holds the RSS at 156-157 MB
+ * for 1.4-1.8 times the CPU per message, and 115-116 MB idle. The collection alone, without the trim, leaves
+ * 196-223 MB (175-181 MB with MALLOC_MMAP_THRESHOLD_=65536 too, an environment variable a process cannot set for
+ * itself): glibc keeps the freed Buffers' pages.
+ */
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
