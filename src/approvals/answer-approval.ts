@@ -66,16 +66,21 @@ async function afterDecision(deps: ApprovalAnswerDependencies, record: ApprovalR
 
 /** /stop while a turn waits: its open requests are settled as stopped and the turn resumes only to end. */
 export async function stopWaitingTurn(deps: ApprovalAnswerDependencies, sessionKey: string, turnId: string): Promise<void> {
+  await stopRequestsOfTurn(deps, sessionKey, turnId);
+  await resumeTurn(deps, { sessionKey, turnId });
+}
+
+/** The turn's open requests settled as stopped, each prompt saying so ("Stopped."). */
+export async function stopRequestsOfTurn(deps: Pick<ApprovalAnswerDependencies, 'records' | 'channels' | 'logger'>, sessionKey: string, turnId: string): Promise<void> {
   for (const record of await deps.records.ofTurn(sessionKey, turnId)) {
     const text = decisionText('stopped');
     const decided = await deps.records.decide(record.id, 'stopped', 'stop', text);
     if (decided.kind === 'ok') await settlePrompt(deps, record, decided.promptMessageId, text);
   }
-  await resumeTurn(deps, { sessionKey, turnId });
 }
 
 /** A prompt not posted yet when the decision was stored is settled by the turn that posts it (approval-gate.ts). */
-async function settlePrompt(deps: ApprovalAnswerDependencies, record: ApprovalRecord, promptMessageId: string | undefined, text: string): Promise<void> {
+async function settlePrompt(deps: Pick<ApprovalAnswerDependencies, 'channels' | 'logger'>, record: ApprovalRecord, promptMessageId: string | undefined, text: string): Promise<void> {
   if (!promptMessageId) return;
   const conversation = JSON.parse(record.conversation) as ConversationRef;
   await deps.channels

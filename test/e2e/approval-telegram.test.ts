@@ -165,4 +165,24 @@ describe('approval in chat (Telegram)', () => {
     await waitFor(() => messagesIn(chatId).find((message) => message.text === 'Back to normal.'), { what: 'the next answer' });
     expect(notesOf(chatId)).toBe('');
   });
+
+  it('/stop that lands after the request went out but before the turn parked still stops it: the request says so', async () => {
+    await start();
+    const chatId = 5105;
+    environment.openai.script.push(reply.toolCall('write_file', { path: 'notes.txt', content: 'raced\n', append: true }));
+    // the request, then the turn's "Waiting for your approval" line as it parks: both held on arrival
+    const request = environment.telegram.holdBeforeCommit('sendMessage');
+    await postTelegramUpdate(service!.url, environment.telegram.makeUpdate.privateText(chatId, 'please note raced'));
+    await request.arrived;
+    const line = environment.telegram.holdBeforeCommit('sendMessage');
+    request.release();
+    const prompt = await waitFor(() => messagesIn(chatId).find((message) => buttonsOf(message.replyMarkup).length === 3), { what: 'the approval request' });
+    await line.arrived;
+    await postTelegramUpdate(service!.url, environment.telegram.makeUpdate.command(chatId, chatId, 'stop'));
+    await waitFor(() => messagesIn(chatId).some((message) => message.text === 'Stopped.' || message.text.includes('Stopped')), { what: 'the stop answered' });
+    line.release();
+    await waitFor(() => messagesIn(chatId).find((message) => message.messageId === prompt.messageId)!.text.includes('Stopped.'), { what: 'the request marked stopped' });
+    await waitFor(async () => (await environment.sql`SELECT status FROM runs r JOIN sessions s ON s.id = r.session_id WHERE s.key LIKE ${`%:dm:${chatId}`}`).some((run) => run.status === 'cancelled'), { what: 'the cancelled turn stored' });
+    expect(notesOf(chatId)).toBe('');
+  });
 });

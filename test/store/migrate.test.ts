@@ -43,7 +43,7 @@ describe.each<BackendKind>(BACKEND_KINDS)('migrateDatabase (%s)', (kind) => {
 
     expect(await pendingMigrations(database)).toBe(0);
     expect(await appliedCount(database)).toBe(journal.entries.length);
-    expect(await tableNames(database)).toEqual(['approved_senders', 'memories', 'messages', 'pairing_requests', 'people', 'run_spans', 'runs', 'scheduled_tasks', 'sessions', 'summaries']);
+    expect(await tableNames(database)).toEqual(['approved_senders', 'chat_models', 'memories', 'messages', 'pairing_requests', 'people', 'run_spans', 'runs', 'scheduled_tasks', 'sessions', 'summaries']);
     await database.ping();
     // PGlite's initdb is ~10 s of one core: on a loaded machine (the full suite on two cores) past the 30 s default
   }, 90_000);
