@@ -212,7 +212,8 @@ describe('the operator console in Chromium', () => {
     await page.waitForURL(/\/admin\/approvals\?denied=/);
     expect(await page.getByRole('status').first().textContent()).toMatch(/^Denied request .+: Denied by an operator\. The turn goes on without the call\.$/);
     expect(await page.getByText('No approval requests are waiting.').count()).toBe(1);
-    await waitFor(() => textsTo(FRIEND).includes('I did not write the note: it was denied.'), { what: 'the answer after the denial' });
+    // the answer goes into the message that said "Waiting for your approval" (one message, not a line and an answer)
+    await waitFor(() => environment.telegram.visibleMessages(FRIEND).some((message) => message.text === 'I did not write the note: it was denied.'), { what: 'the answer after the denial' });
     expect(environment.telegram.callsOf('editMessageText').some((call) => String(call.params.text).includes('Denied by an operator.'))).toBe(true);
     // the turn is stored right after its answer is delivered
     const toolResults = await waitFor(
