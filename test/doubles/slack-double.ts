@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { SLACK_BOT_SCOPES } from '../../channels/slack/app-permissions.js';
 import { createSlackHistory, type PostedMessage, type SharedFile } from './slack-history.js';
 import { createEventFactory, signedRequest, type SignedRequest, type SigningOptions } from './slack-requests.js';
+import { callHolds } from './call-holds.js';
 
 export { createEventFactory, signedRequest, type SignedRequest, type SigningOptions, type SlackTestEvent } from './slack-requests.js';
 export type { SlackCall, SlackDoubleOptions, SlackFailure, SlackFileObject, SlackUpload } from './slack-double-types.js';
@@ -35,7 +36,7 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
   /** Calls answered only after a pause, their effect already done (a worker killed meanwhile never learns of it). */
   const stalls = new Map<string, Array<{ ms: number; times: number }>>();
   /** Calls held on arrival, before they take effect, until the test lets them through (a request still on its way). */
-  const holds = new Map<string, Array<{ arrived: () => void; released: Promise<void> }>>();
+  const holds = callHolds();
   const reactions = new Set<string>();
   const channelNames = new Map<string, string>();
   /** Assistant threads' suggested prompts and titles, by `channel:thread_ts` (the latest set). */
@@ -209,11 +210,7 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
       const call: SlackCall = { method, params, at: Date.now(), status: 200, failed: false };
       calls.push(call);
       const authorization = request.headers.authorization ?? (typeof params.token === 'string' ? `Bearer ${params.token}` : undefined);
-      const hold = holds.get(method)?.shift();
-      if (hold) {
-        hold.arrived();
-        await hold.released;
-      }
+      await holds.waitIfHeld(method);
       const planned = takeFailure(method);
       reply = planned ?? answer(method, params, authorization?.replace(/^Bearer /, ''));
       call.status = reply.status;
@@ -310,14 +307,7 @@ export async function startSlackDouble(options: SlackDoubleOptions = {}) {
      * The next call of `method` is held on arrival, before it takes effect (a request on its way while its sender
      * stalls): `arrived` resolves when it is held, `release()` lets it take effect and be answered.
      */
-    holdBeforeCommit(method: string): { arrived: Promise<void>; release: () => void } {
-      let arrived!: () => void;
-      let release!: () => void;
-      const arrival = new Promise<void>((resolve) => (arrived = resolve));
-      const released = new Promise<void>((resolve) => (release = resolve));
-      holds.set(method, [...(holds.get(method) ?? []), { arrived, released }]);
-      return { arrived: arrival, release };
-    },
+    holdBeforeCommit: holds.hold,
     failNext(method: string, failure: SlackFailure = {}): void {
       failures.set(method, [...(failures.get(method) ?? []), { ...failure }]);
     },

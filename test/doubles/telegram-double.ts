@@ -5,6 +5,7 @@ import { parseTelegramHtml } from './telegram-html.js';
 import { createTelegramChats, type TelegramStoredMessage } from './telegram-chats.js';
 import { createUpdateFactory } from './telegram-updates.js';
 import { readParams, UploadedFile, type TelegramUpload } from './telegram-request-body.js';
+import { callHolds } from './call-holds.js';
 
 export { parseTelegramHtml } from './telegram-html.js';
 export { createUpdateFactory } from './telegram-updates.js';
@@ -59,7 +60,7 @@ export async function startTelegramDouble(options: { token?: string; botUsername
   /** Calls answered only after a pause, their effect already done (a reply lost in flight, a worker killed meanwhile). */
   const stalls = new Map<string, Array<{ ms: number; times: number }>>();
   /** Calls held on arrival, before they take effect, until the test lets them through (a request still on its way). */
-  const holds = new Map<string, Array<{ arrived: () => void; released: Promise<void> }>>();
+  const holds = callHolds();
   const queuedUpdates: Update[] = [];
   /** File paths requested from the file route, in order. */
   const downloads: string[] = [];
@@ -246,11 +247,7 @@ export async function startTelegramDouble(options: { token?: string; botUsername
         call.abandoned = true;
         clientGone.abort();
       });
-      const hold = holds.get(method)?.shift();
-      if (hold) {
-        hold.arrived();
-        await hold.released;
-      }
+      await holds.waitIfHeld(method);
       const planned = takeFailure(method);
       if (planned?.committed) await answer(method, params, clientGone.signal);
       reply = planned?.reply ?? (await answer(method, params, clientGone.signal));
@@ -328,14 +325,7 @@ export async function startTelegramDouble(options: { token?: string; botUsername
      * The next call of `method` is held on arrival, before it takes effect (a request on its way while its sender
      * stalls): `arrived` resolves when it is held, `release()` lets it take effect and be answered.
      */
-    holdBeforeCommit(method: string): { arrived: Promise<void>; release: () => void } {
-      let arrived!: () => void;
-      let release!: () => void;
-      const arrival = new Promise<void>((resolve) => (arrived = resolve));
-      const released = new Promise<void>((resolve) => (release = resolve));
-      holds.set(method, [...(holds.get(method) ?? []), { arrived, released }]);
-      return { arrived: arrival, release };
-    },
+    holdBeforeCommit: holds.hold,
     /** Queues an update for getUpdates (an update_id is assigned when missing) and wakes waiting long polls. */
     pushUpdate(update: Partial<Update> & Omit<Update, 'update_id'>): Update {
       const full = { ...update, update_id: update.update_id ?? nextUpdateId } as Update;

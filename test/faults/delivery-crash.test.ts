@@ -3,6 +3,7 @@ import { postFeishu, postSlack, postTelegramUpdate, type E2eEnvironment } from '
 import { waitFor, type ServiceProcess } from '../support/service-process.js';
 import { FAULT_TIMEOUT_MS } from './support/fault-service.js';
 import { ownDeployment } from './support/own-deployment.js';
+import { inDoubt } from './support/in-doubt-metric.js';
 
 /** A platform's side of the scenario: how a user writes, what the chat shows, which send the double holds back. */
 interface Platform {
@@ -48,17 +49,6 @@ const platforms: Array<(environment: E2eEnvironment) => Platform> = [
       [...environment.feishu!.messages.values()].filter((message) => message.parentId === 'om_kill_question' && !message.deleted).map((message) => JSON.stringify(message.content)),
   }),
 ];
-
-/** `bot_deliveries_in_doubt_total` of one process, by resolution. */
-async function inDoubt(service: ServiceProcess, channel: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${service.url}/metrics`)).text();
-  const counts: Record<string, number> = {};
-  for (const match of text.matchAll(/^bot_deliveries_in_doubt_total\{([^}]*)\} (\d+)/gm)) {
-    if (!match[1]!.includes(`channel="${channel}"`)) continue;
-    counts[/resolution="([^"]+)"/.exec(match[1]!)![1]!] = Number(match[2]);
-  }
-  return counts;
-}
 
 const PLATFORM_NAMES: Array<Platform['name']> = ['telegram', 'slack', 'feishu'];
 

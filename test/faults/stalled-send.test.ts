@@ -3,17 +3,7 @@ import { postSlack, postTelegramUpdate, type E2eEnvironment } from '../support/e
 import { waitFor, type ServiceProcess } from '../support/service-process.js';
 import { FAULT_TIMEOUT_MS } from './support/fault-service.js';
 import { ownDeployment } from './support/own-deployment.js';
-
-/** `bot_deliveries_in_doubt_total` of one process, by resolution. */
-async function inDoubt(service: ServiceProcess, channel: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${service.url}/metrics`)).text();
-  const counts: Record<string, number> = {};
-  for (const match of text.matchAll(/^bot_deliveries_in_doubt_total\{([^}]*)\} (\d+)/gm)) {
-    if (!match[1]!.includes(`channel="${channel}"`)) continue;
-    counts[/resolution="([^"]+)"/.exec(match[1]!)![1]!] = Number(match[2]);
-  }
-  return counts;
-}
+import { inDoubt } from './support/in-doubt-metric.js';
 
 /** A platform's side of the scenario: how a user writes, what the chat shows, which call is the takeover's look-up. */
 interface Platform {
