@@ -80,8 +80,9 @@ export async function deliverParts<Part>(parts: Part[], progress: DeliveryProgre
 async function settleInDoubt<Part>(sender: PartSender<Part>, part: Part, index: number, doubt: PartInDoubt): Promise<SettledPart> {
   const settled = await sender.settle(part, index, doubt);
   if (settled.id !== undefined || settled.resolution !== 'not_sent' || doubt.deadline === undefined) return settled;
-  const waitMs = doubt.deadline + SEND_LANDING_MARGIN_MS - Date.now();
-  if (waitMs <= 0) return settled;
-  await sleep(waitMs);
+  const lookAgainAt = doubt.deadline + SEND_LANDING_MARGIN_MS;
+  if (Date.now() >= lookAgainAt) return settled;
+  // a timer runs on the monotonic clock and can fire a millisecond before the wall clock the deadline is on
+  while (Date.now() < lookAgainAt) await sleep(lookAgainAt - Date.now());
   return sender.settle(part, index, doubt);
 }

@@ -35,8 +35,11 @@ export type TurnOutcome =
   | { kind: 'completed' | 'silent' | 'cancelled' | 'failed' | 'skipped' }
   /** Nothing was delivered or stored; the messages go back to the head of the session for another attempt. */
   | { kind: 'retry'; error: unknown }
-  /** A tool call waits for a person's approval: the turn keeps its place without a worker until an answer or `untilMs`. */
-  | { kind: 'parked'; untilMs: number };
+  /**
+   * A tool call waits for a person's approval: the turn keeps its place without a worker until an answer or `untilMs`.
+   * `stopped` ends the turn instead when a /stop marked it before it could park (the queue's park finds the mark).
+   */
+  | { kind: 'parked'; untilMs: number; stopped: () => Promise<TurnOutcome> };
 
 export type TurnRunner = (request: TurnRequest) => Promise<TurnOutcome>;
 

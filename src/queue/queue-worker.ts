@@ -251,7 +251,7 @@ export class QueueWorker {
       logger.warn({ turnId, sessionKey }, 'lease lost mid-turn; another worker takes the turn over');
       return;
     }
-    if (outcome.kind === 'parked') return this.park(claim, sessionKey, outcome.untilMs);
+    if (outcome.kind === 'parked') return this.park(claim, sessionKey, outcome);
     if (outcome.kind === 'retry') return this.retry(claim, sessionKey, outcome.error, abortReasonOf(controller.signal) === 'shutdown');
     await this.release(claim, sessionKey, outcome.kind !== 'skipped' || resumed);
   }
@@ -310,12 +310,19 @@ export class QueueWorker {
   }
 
   /** The turn waits for a person: it keeps its slot without this worker until an answer or its deadline. */
-  private async park(claim: Claim, sessionKey: string, untilMs: number): Promise<void> {
+  private async park(claim: Claim, sessionKey: string, outcome: Extract<TurnOutcome, { kind: 'parked' }>): Promise<void> {
     const { queue, logger } = this.#options;
-    const parked = await queue.park(sessionKey, claim.turnId, claim.holder, untilMs);
-    if (parked === 'parked') logger.info({ turnId: claim.turnId, sessionKey, untilMs }, 'turn parked until a person answers');
-    // stopped while it was asking: the turn ends here; lost: another worker has it; resume: it runs again now
-    if (parked === 'aborted') await this.release(claim, sessionKey, false);
+    const { turnId } = claim;
+    const parked = await queue.park(sessionKey, turnId, claim.holder, outcome.untilMs);
+    if (parked === 'parked') logger.info({ turnId, sessionKey, untilMs: outcome.untilMs }, 'turn parked until a person answers');
+    // lost: another worker has it; resume: it runs again now
+    if (parked !== 'aborted') return;
+    // stopped while it was asking (the mark came before the park): the turn ends here, as a stopped waiting turn does
+    const ended = await outcome.stopped().catch((error: unknown) => {
+      logger.warn({ turnId, sessionKey, err: error }, 'could not end the turn stopped while it parked; it is released with its request open');
+      return { kind: 'skipped' } as const;
+    });
+    await this.release(claim, sessionKey, ended.kind !== 'skipped');
   }
 
   /**

@@ -115,13 +115,13 @@ export function createTurnRunner(deps: TurnDependencies) {
         // the approval prompt is out: "Waiting for your approval" stays until the turn's next run replaces it
         await progress.park();
         // /stop came after the prompt went out but before the turn parked: it found the turn running, not waiting,
-        // so nothing settled the request; the turn ends here as a stop of a waiting turn does
-        if (abortReasonOf(request.signal) === 'stopped' && agentDeps.approvals) {
-          await stopRequestsOfTurn({ records: agentDeps.approvals, channels: deps.channels, logger: log }, sessionKey, turnId);
+        // so nothing settled the request; the turn ends as a stop of a waiting turn does
+        const stopped = async (): Promise<TurnOutcome> => {
+          if (agentDeps.approvals) await stopRequestsOfTurn({ records: agentDeps.approvals, channels: deps.channels, logger: log }, sessionKey, turnId);
           log.info('turn stopped while it parked for an approval');
           return await finishTurn(deps, request, newDelivery(await record({ status: 'cancelled' }, terminal), '', false));
-        }
-        return { kind: 'parked', untilMs: terminal.untilMs };
+        };
+        return { kind: 'parked', untilMs: terminal.untilMs, stopped };
       }
       recordSpans(deps, terminal.spans);
 

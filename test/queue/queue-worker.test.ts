@@ -142,6 +142,31 @@ describe('QueueWorker', () => {
     expect(await queue.depth(key)).toEqual({ pending: 0, active: 0 });
   }, 40_000);
 
+  it('a turn marked stopped before it could park ends through its own stop path and frees the session', async () => {
+    const { queue, worker } = deployment();
+    const message = inboundMessage();
+    const key = sessionKeyOf(message);
+    const ended: string[] = [];
+    const instance = worker(async () => {
+      // the /stop lands between the turn's last look at its signal and the queue's park: only the mark in Redis says so
+      await queue.stop(key);
+      const outcome: TurnOutcome = {
+        kind: 'parked',
+        untilMs: Date.now() + 60_000,
+        stopped: async () => {
+          ended.push('cancelled');
+          return { kind: 'cancelled' };
+        },
+      };
+      return outcome;
+    });
+    await instance.start();
+    await queue.enqueue(key, message);
+    await waitFor(async () => (ended.length === 1 ? true : undefined), { timeoutMs: 5_000, what: 'the stopped turn ended' });
+    await waitFor(async () => ((await queue.depth(key)).active === 0 ? true : undefined), { timeoutMs: 5_000, what: 'the session freed' });
+    expect(ended).toEqual(['cancelled']);
+  });
+
   it('takes over the turns of a worker that died mid-turn within the beat’s deadline, not the turn’s lease', async () => {
     const { queue, worker } = deployment();
     let firstStarted = false;
