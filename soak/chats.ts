@@ -20,6 +20,19 @@ export interface SoakChat {
   message(seq: number, text: string): () => InboundRequest;
   /** The bot's messages in this chat (platform id and text), in the order the chat shows them. */
   answers(): SoakAnswer[];
+  /** For a doubled answer: the platform calls on this chat around it, for a closer look (Telegram only). */
+  trace?(answerIds: string[]): TracedCall[];
+}
+
+/** A platform call as a trace shows it: when (epoch ms), how long it took, and what it carried. */
+export interface TracedCall {
+  method: string;
+  at: number;
+  tookMs?: number;
+  abandoned?: boolean;
+  failed?: boolean;
+  messageId?: unknown;
+  text?: string;
 }
 
 /** One message of the bot as a chat shows it. */
@@ -41,6 +54,7 @@ export function telegramChats(telegram: TelegramDouble, count: number): SoakChat
         return () => ({ path: '/webhooks/telegram', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': WEBHOOK_SECRET }, body: update });
       },
       answers: () => telegram.visibleMessages(userId).map((message) => ({ id: String(message.messageId), text: message.text })),
+      trace: (answerIds) => telegramTrace(telegram, userId, answerIds),
     };
   });
 }
@@ -104,4 +118,28 @@ export function tokenOf(chatIndex: number, platform: Platform, seq: number): str
 export function seqsIn(text: string, chatIndex: number, platform: Platform): number[] {
   const pattern = new RegExp(`q${platform[0]}${chatIndex}n(\\d+)z`, 'g');
   return [...text.matchAll(pattern)].map((match) => Number(match[1]));
+}
+
+/**
+ * The Telegram calls on one chat from 10 s before a doubled answer's first send to 5 s after its last: the sends
+ * (text), the probes and edits (message id), when each came and how long the double took with it.
+ */
+function telegramTrace(telegram: TelegramDouble, userId: number, answerIds: string[]): TracedCall[] {
+  const onChat = telegram.calls.filter((call) => String(call.params.chat_id) === String(userId));
+  const answers = telegram.visibleMessages(userId).filter((message) => answerIds.includes(String(message.messageId)));
+  const sends = onChat.filter((call) => call.method === 'sendMessage' && answers.some((answer) => answer.text === call.params.text));
+  if (sends.length === 0) return [];
+  const from = Math.min(...sends.map((call) => call.at)) - 10_000;
+  const to = Math.max(...sends.map((call) => call.at)) + 5_000;
+  return onChat
+    .filter((call) => call.at >= from && call.at <= to && call.method !== 'sendChatAction')
+    .map((call) => ({
+      method: call.method,
+      at: call.at,
+      ...(call.answeredAt !== undefined ? { tookMs: call.answeredAt - call.at } : {}),
+      ...(call.abandoned ? { abandoned: true } : {}),
+      ...(call.failed ? { failed: true } : {}),
+      ...(call.params.message_id !== undefined ? { messageId: call.params.message_id } : {}),
+      ...(typeof call.params.text === 'string' ? { text: call.params.text.slice(0, 40) } : {}),
+    }));
 }

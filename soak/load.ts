@@ -1,4 +1,4 @@
-import { seqsIn, tokenOf, type InboundRequest, type SoakChat } from './chats.js';
+import { seqsIn, tokenOf, type InboundRequest, type SoakChat, type TracedCall } from './chats.js';
 
 /** One message of the soak, from its first POST to its answer. */
 export interface SoakMessage {
@@ -93,7 +93,7 @@ export interface Verdict {
   /** Chats with a loss, a duplicate or a reordering, for a closer look. */
   examples: string[];
   /** Every message answered more than once: the platform ids of its answers, to find them in the logs (SOAK_LOG_DIR). */
-  duplicates: Array<{ chat: string; seq: number; answerIds: string[] }>;
+  duplicates: Array<{ chat: string; seq: number; answerIds: string[]; trace?: TracedCall[] }>;
 }
 
 /** What the doubles saw, per chat: each accepted message answered exactly once, in the order the chat asked. */
@@ -116,7 +116,8 @@ export function judge(chats: SoakChat[], messages: SoakMessage[]): Verdict {
       else verdict.answered += 1;
       if (count > 1) {
         verdict.duplicated += count - 1;
-        verdict.duplicates.push({ chat: chat.name, seq: message.seq, answerIds: answers.filter((_, index) => answerSeqs[index]!.includes(message.seq)).map(({ id }) => id) });
+        const answerIds = answers.filter((_, index) => answerSeqs[index]!.includes(message.seq)).map(({ id }) => id);
+        verdict.duplicates.push({ chat: chat.name, seq: message.seq, answerIds, ...(chat.trace ? { trace: chat.trace(answerIds) } : {}) });
       }
       if (count !== 1) trouble = true;
     }
