@@ -351,7 +351,10 @@ export class QueueWorker {
     const { turnId, holder } = claim;
     const next = wroteHistory ? newHistoryVersion() : undefined;
     this.#options.releases?.releasing({ turnId, sessionKey, next });
-    const released = await this.#options.queue.release(sessionKey, turnId, holder, next === undefined ? undefined : { base: claim.historyVersion, next });
+    // a stopping worker's own blocking pop may still take the session from its preferred set, and its reply be lost
+    // with the connection: the session is due for every worker at once instead of after the placement grace
+    const history = next === undefined ? undefined : { base: claim.historyVersion, next };
+    const released = await this.#options.queue.release(sessionKey, turnId, holder, history, this.#closing);
     this.#options.releases?.released({ turnId, sessionKey, next, version: released.kind === 'released' ? released.historyVersion : undefined });
   }
 

@@ -193,7 +193,8 @@ export class SessionQueue {
    * `history`: the turn was stored, having started at history version `base`; the session's version moves on to
    * `next` (newHistoryVersion()) when it still stands at `base`, to another new one otherwise.
    */
-  async release(sessionKey: string, turnId: string, holder: string, history?: { base: string; next: string }): Promise<ReleaseResult> {
+  /** `handOff`: the releasing worker is stopping; a session with messages waiting is any worker's at once, not its own first. */
+  async release(sessionKey: string, turnId: string, holder: string, history?: { base: string; next: string }, handOff = false): Promise<ReleaseResult> {
     const keys = this.keys.session(sessionKey);
     const reply = await this.#scripts.run<string[]>(
       'release',
@@ -208,7 +209,7 @@ export class SessionQueue {
         keys.earlyAnswer(turnId),
         keys.preferred(workerOf(holder)),
       ],
-      [turnId, holder, sessionKey, this.limitFor(sessionKey), history?.next ?? '', history?.base ?? '', this.options.placementGraceMs ?? PLACEMENT_GRACE_MS],
+      [turnId, holder, sessionKey, this.limitFor(sessionKey), history?.next ?? '', history?.base ?? '', handOff ? 0 : (this.options.placementGraceMs ?? PLACEMENT_GRACE_MS)],
     );
     return reply[0] === 'released' ? { kind: 'released', historyVersion: reply[1] ?? '' } : { kind: 'lost' };
   }

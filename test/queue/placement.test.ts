@@ -119,4 +119,41 @@ describe('QueueWorker: a session’s turns run on its own worker', () => {
     await waitFor(async () => (ran.includes('b:1') ? true : undefined), { timeoutMs: 5_000, what: 'the handed-back session' });
     expect(ran).toEqual(['a:1', 'b:1']);
   });
+
+  it('a session a stopping worker releases reaches the others at once even if the worker’s own last pop takes it from its set', async () => {
+    const placement = placementOn();
+    const { queue, worker, redis } = deployment({ placement, placementGraceMs: GRACE_MS });
+    const message = inboundMessage({ sender: { id: 'returning' } });
+    const key = sessionKeyOf(message);
+    const ran: string[] = [];
+    let letGo: (() => void) | undefined;
+    const a = worker(
+      async (request) => {
+        ran.push(`a:${request.messages.length}`);
+        await new Promise<void>((resolve) => (letGo = resolve));
+        return { kind: 'completed' };
+      },
+      {
+        // what a blocking pop of the stopping worker does when its reply is lost with its connection: the session
+        // is gone from the worker's preferred set, and nobody was told of it
+        releases: { releasing: () => {}, released: () => void redis.zrem(queue.keys.session(key).preferred(a.workerId), key) },
+      },
+    );
+    await a.start();
+    placement.worker = a.workerId;
+    await queue.enqueue(key, message);
+    await waitFor(async () => (ran.length === 1 ? true : undefined), { timeoutMs: 5_000, what: 'A’s turn' });
+    await queue.enqueue(key, inboundMessage({ sender: { id: 'returning' } }));
+    const b = worker(async (request) => {
+      ran.push(`b:${request.messages.length}`);
+      return { kind: 'completed' };
+    });
+    await b.start();
+    const closing = a.close();
+    letGo!();
+    await closing;
+    // not after the placement grace (a minute here): at once
+    await waitFor(async () => (ran.includes('b:1') ? true : undefined), { timeoutMs: 4_000, what: 'the session at any worker' });
+    expect(ran).toEqual(['a:1', 'b:1']);
+  });
 });
