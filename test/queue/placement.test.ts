@@ -88,39 +88,12 @@ describe('QueueWorker: a session’s turns run on its own worker', () => {
     await waitFor(async () => (ran.includes('b:other') ? true : undefined), { timeoutMs: 5_000, what: 'the takeover of A’s turn' });
   });
 
-  it('a worker that shuts down hands the sessions waiting for it to the others', async () => {
-    const placement = placementOn();
-    const { queue, worker } = deployment({ placement, placementGraceMs: GRACE_MS });
-    const message = inboundMessage({ sender: { id: 'returning' } });
-    const key = sessionKeyOf(message);
-    const ran: string[] = [];
-    let letGo: (() => void) | undefined;
-    const a = worker(async (request) => {
-      ran.push(`a:${request.messages.length}`);
-      // A's turn holds until the test lets it go, while the session's next message arrives
-      await new Promise<void>((resolve) => (letGo = resolve));
-      return { kind: 'completed' };
-    });
-    await a.start();
-    placement.worker = a.workerId;
-    await queue.enqueue(key, message);
-    await waitFor(async () => (ran.length === 1 ? true : undefined), { timeoutMs: 5_000, what: 'A’s turn' });
-    await queue.enqueue(key, inboundMessage({ sender: { id: 'returning' } }));
-    const b = worker(async (request) => {
-      ran.push(`b:${request.messages.length}`);
-      return { kind: 'completed' };
-    });
-    await b.start();
-    // A shuts down: its running turn finishes, its release puts the waiting message in A's preferred set, and A,
-    // taking no more turns, hands it to the others
-    const closing = a.close();
-    letGo!();
-    await closing;
-    await waitFor(async () => (ran.includes('b:1') ? true : undefined), { timeoutMs: 5_000, what: 'the handed-back session' });
-    expect(ran).toEqual(['a:1', 'b:1']);
-  });
-
-  it('a session a stopping worker releases reaches the others at once even if the worker’s own last pop takes it from its set', async () => {
+  /**
+   * A holds the session's turn while its next message arrives, B starts, and A shuts down (its turn finishing during
+   * the close, its release leaving the waiting message in A's preferred set): what ran, on which worker.
+   * `lostPop`: A's own last blocking pop takes the session from that set and its reply is lost with the connection.
+   */
+  async function stopWhileASessionWaits(options: { lostPop?: boolean } = {}): Promise<string[]> {
     const placement = placementOn();
     const { queue, worker, redis } = deployment({ placement, placementGraceMs: GRACE_MS });
     const message = inboundMessage({ sender: { id: 'returning' } });
@@ -130,14 +103,11 @@ describe('QueueWorker: a session’s turns run on its own worker', () => {
     const a = worker(
       async (request) => {
         ran.push(`a:${request.messages.length}`);
+        // A's turn holds until the test lets it go, while the session's next message arrives
         await new Promise<void>((resolve) => (letGo = resolve));
         return { kind: 'completed' };
       },
-      {
-        // what a blocking pop of the stopping worker does when its reply is lost with its connection: the session
-        // is gone from the worker's preferred set, and nobody was told of it
-        releases: { releasing: () => {}, released: () => void redis.zrem(queue.keys.session(key).preferred(a.workerId), key) },
-      },
+      options.lostPop ? { releases: { releasing: () => {}, released: () => void redis.zrem(queue.keys.session(key).preferred(a.workerId), key) } } : {},
     );
     await a.start();
     placement.worker = a.workerId;
@@ -152,8 +122,16 @@ describe('QueueWorker: a session’s turns run on its own worker', () => {
     const closing = a.close();
     letGo!();
     await closing;
-    // not after the placement grace (a minute here): at once
-    await waitFor(async () => (ran.includes('b:1') ? true : undefined), { timeoutMs: 4_000, what: 'the session at any worker' });
-    expect(ran).toEqual(['a:1', 'b:1']);
+    // at once, not after the placement grace (a minute here)
+    await waitFor(async () => (ran.includes('b:1') ? true : undefined), { timeoutMs: 4_000, what: 'the session at another worker' });
+    return ran;
+  }
+
+  it('a worker that shuts down hands the sessions waiting for it to the others', async () => {
+    expect(await stopWhileASessionWaits()).toEqual(['a:1', 'b:1']);
+  });
+
+  it('a session a stopping worker releases reaches the others at once even if the worker’s own last pop takes it from its set', async () => {
+    expect(await stopWhileASessionWaits({ lostPop: true })).toEqual(['a:1', 'b:1']);
   });
 });
