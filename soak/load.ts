@@ -10,6 +10,8 @@ export interface SoakMessage {
   answeredAt?: number;
   /** POSTs it took (a retry follows a 5xx, a refused connection or a timeout, as the platforms do). */
   attempts: number;
+  /** Why the last refused POST was refused: `503`, `ECONNREFUSED`, `timeout`, … (kept for a message never accepted). */
+  lastRefusal?: string;
 }
 
 export interface LoadOptions {
@@ -41,13 +43,23 @@ async function deliver(baseUrl: string, request: () => InboundRequest, message: 
         message.acceptedAt = Date.now();
         return;
       }
-    } catch {
+      message.lastRefusal = String(response.status);
+    } catch (error) {
       // the gateway is unreachable or did not answer in time
+      message.lastRefusal = refusalOf(error);
     }
     if (Date.now() > giveUpAt) return;
     await sleep(delay);
     delay = Math.min(delay * 2, 2_000);
   }
+}
+
+/** A failed fetch in a word: the socket error's code (a dead gateway refuses connections), or a timeout. */
+export function refusalOf(error: unknown): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return 'timeout';
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  if (typeof cause?.code === 'string') return cause.code;
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -90,6 +102,8 @@ export interface Verdict {
   outOfOrder: number;
   /** Never accepted before the soak gave up on them (a 5xx or no gateway for minutes). */
   neverAccepted: number;
+  /** The never-accepted messages by why their last POST was refused (`503`, `ECONNREFUSED`, `timeout`, …). */
+  refusals: Record<string, number>;
   /** Chats with a loss, a duplicate or a reordering, for a closer look. */
   examples: string[];
   /** Every message answered more than once: the platform ids of its answers, to find them in the logs (SOAK_LOG_DIR). */
@@ -98,7 +112,7 @@ export interface Verdict {
 
 /** What the doubles saw, per chat: each accepted message answered exactly once, in the order the chat asked. */
 export function judge(chats: SoakChat[], messages: SoakMessage[]): Verdict {
-  const verdict: Verdict = { messages: 0, answered: 0, lost: 0, duplicated: 0, outOfOrder: 0, neverAccepted: 0, examples: [], duplicates: [] };
+  const verdict: Verdict = { messages: 0, answered: 0, lost: 0, duplicated: 0, outOfOrder: 0, neverAccepted: 0, refusals: {}, examples: [], duplicates: [] };
   chats.forEach((chat, chatIndex) => {
     const answers = chat.answers();
     const answerSeqs = answers.map(({ text }) => seqsIn(text, chatIndex, chat.platform));
@@ -108,6 +122,8 @@ export function judge(chats: SoakChat[], messages: SoakMessage[]): Verdict {
     for (const message of messages.filter((candidate) => candidate.chat === chat.name)) {
       if (message.acceptedAt === undefined) {
         verdict.neverAccepted += 1;
+        const refusal = message.lastRefusal ?? 'not sent';
+        verdict.refusals[refusal] = (verdict.refusals[refusal] ?? 0) + 1;
         continue;
       }
       verdict.messages += 1;

@@ -20,7 +20,8 @@ import { startStallMode } from './stall-faults.js';
  * Telegram, Slack and Feishu each writing one message at a time (webhooks retried as the platforms retry them),
  * while workers and the gateway are killed with SIGKILL and Redis is restarted. It counts, from what the platform
  * doubles saw, the messages lost, answered twice and answered out of order, and how long a dead worker's turns
- * waited for a takeover. Prints one JSON line; exits 1 when anything was lost, doubled or reordered.
+ * waited for a takeover. Prints one JSON line; exits 1 when anything was lost, doubled or reordered, or a process
+ * crashed (exited without being killed; the soak restarts it as a supervisor would).
  * Issue 53's modes add a Redis Cluster with failovers and slot migrations (SOAK_REDIS=cluster), PostgreSQL
  * restarts and killed backends (SOAK_POSTGRES_FAULTS, SOAK_PGBOUNCER) and stalling networks (SOAK_STALLS).
  */
@@ -97,6 +98,16 @@ const summary = {
     redis: [...redis.ports, ...(stalls?.ports.redis ?? [])],
     postgres: [...database.ports, ...(stalls?.ports.postgres ?? [])],
   }),
+  // a process that exited without the soak asking (restarted a second later): a crash is a defect of its own
+  unexpectedExits: [gateway, ...workers].flatMap((service) =>
+    service.unexpectedExits.map((exit) => ({
+      service: service.name,
+      atS: Math.round((exit.at - startedAt) / 1000),
+      code: exit.code,
+      signal: exit.signal,
+      lastLines: exit.lastLines.map((line) => line.slice(0, 400)),
+    })),
+  ),
   faultTimesS: faults.map((fault) => `${Math.round((fault.at - startedAt) / 1000)}-${Math.round((fault.endedAt - startedAt) / 1000)} ${fault.what}: ${fault.target}`),
 };
 
@@ -106,4 +117,4 @@ await stalls?.stop();
 await database.stop();
 await redis.stop();
 console.log(JSON.stringify(summary));
-process.exit(verdict.lost + verdict.duplicated + verdict.outOfOrder + verdict.neverAccepted > 0 ? 1 : 0);
+process.exit(verdict.lost + verdict.duplicated + verdict.outOfOrder + verdict.neverAccepted + summary.unexpectedExits.length > 0 ? 1 : 0);

@@ -8,6 +8,17 @@ const ROOT = join(import.meta.dirname, '..', '..');
 /** What `npm start` runs: the bundle (scripts/bundle.mjs). */
 const CLI = join(ROOT, 'dist', 'bundle', 'cli.js');
 
+/** A process that exited without the soak asking: a crash, with the last lines it wrote (a stack trace is not JSON). */
+export interface UnexpectedExit {
+  at: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  lastLines: string[];
+}
+
+/** How many of a life's last output lines an unexpected exit reports. */
+const TAIL_LINES = 20;
+
 /** A log line the soak looks for in a process's output (pino JSON). */
 export interface LogLine {
   time: number;
@@ -23,7 +34,18 @@ export class SupervisedService {
   #child: ChildProcess | undefined;
   #exited: Promise<void> = Promise.resolve();
   readonly lines: LogLine[] = [];
+  readonly unexpectedExits: UnexpectedExit[] = [];
   restarts = 0;
+  /**
+   * The soak sent the signal the process is exiting on, or the process never became healthy (a start that fails
+   * while Redis is away is retried, not a crash): its exit is no crash.
+   */
+  #exitExpected = true;
+  #stopped = false;
+  /** The current life's last lines, whatever their level or form. */
+  #tail: string[] = [];
+  /** Restarts run one at a time: the chaos's and the supervisor's after a crash. */
+  #restarting: Promise<void> = Promise.resolve();
   /** Every line of every life (SOAK_LOG_DIR), buffered: the doubles share this process's event loop. */
   #logFile: WriteStream | undefined;
 
@@ -31,11 +53,13 @@ export class SupervisedService {
     readonly name: string,
     readonly port: number,
     private readonly env: Record<string, string>,
+    private readonly args: string[],
   ) {}
 
-  static async start(name: string, env: Record<string, string>): Promise<SupervisedService> {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build)`);
-    const service = new SupervisedService(name, await freePort(), env);
+  /** `args`: what node runs, `npm start`'s bundle unless a test supervises a stand-in. */
+  static async start(name: string, env: Record<string, string>, args: string[] = [CLI, 'start']): Promise<SupervisedService> {
+    if (!existsSync(args[0]!)) throw new Error(`${args[0]} is missing: build first (npm run build)`);
+    const service = new SupervisedService(name, await freePort(), env, args);
     await service.launch();
     return service;
   }
@@ -49,13 +73,20 @@ export class SupervisedService {
   }
 
   private async launch(): Promise<void> {
-    const child = spawn(process.execPath, [CLI, 'start'], {
+    const child = spawn(process.execPath, this.args, {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: process.env.SOAK_LOG_LEVEL || 'warn', ...this.env, HOST: '127.0.0.1', PORT: String(this.port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.#child = child;
-    this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.#exitExpected = true;
+    this.#tail = [];
+    this.#exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        resolve();
+        if (!this.#exitExpected) this.crashed({ at: Date.now(), code, signal, lastLines: this.#tail });
+      }),
+    );
     let pending = '';
     const keep = (chunk: Buffer) => {
       pending += chunk.toString();
@@ -69,16 +100,39 @@ export class SupervisedService {
     for (;;) {
       if (!this.running) throw new Error(`${this.name} exited while starting`);
       try {
-        if ((await fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok) return;
+        if ((await fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok) {
+          this.#exitExpected = false;
+          return;
+        }
       } catch {
         // not listening yet
       }
-      if (Date.now() > deadline) throw new Error(`${this.name} did not become healthy within 60 s`);
+      if (Date.now() > deadline) {
+        // the next attempt starts another on the same port: this one must not linger
+        await this.kill('SIGKILL');
+        throw new Error(`${this.name} did not become healthy within 60 s`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 
+  /** A crash is counted and the process started again a second later, as a supervisor (systemd, Kubernetes) would. */
+  private crashed(exit: UnexpectedExit): void {
+    this.unexpectedExits.push(exit);
+    this.#restarting = this.#restarting
+      .then(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        if (this.running || this.#stopped) return;
+        await this.relaunch();
+      })
+      .catch((error: unknown) => {
+        process.stderr.write(`[soak] ${this.name} could not be restarted after a crash: ${String(error)}\n`);
+      });
+  }
+
   private keepLine(line: string): void {
+    this.#tail.push(line);
+    if (this.#tail.length > TAIL_LINES) this.#tail.shift();
     if (process.env.SOAK_LOG_DIR && !this.#logFile) {
       mkdirSync(process.env.SOAK_LOG_DIR, { recursive: true });
       this.#logFile = createWriteStream(join(process.env.SOAK_LOG_DIR, `${this.name}.log`), { flags: 'a' });
@@ -97,6 +151,7 @@ export class SupervisedService {
 
   /** Sends `signal` and waits for the process to be gone. */
   async kill(signal: NodeJS.Signals): Promise<void> {
+    this.#exitExpected = true;
     if (this.running) this.#child!.kill(signal);
     const killer = setTimeout(() => this.#child?.kill('SIGKILL'), 60_000);
     await this.#exited;
@@ -105,7 +160,15 @@ export class SupervisedService {
 
   /** Starts it again on the same port (the supervisor's restart). */
   async restart(): Promise<void> {
-    await this.kill('SIGKILL');
+    const restarted = this.#restarting.then(async () => {
+      await this.kill('SIGKILL');
+      await this.relaunch();
+    });
+    this.#restarting = restarted.catch(() => undefined);
+    await restarted;
+  }
+
+  private async relaunch(): Promise<void> {
     this.restarts += 1;
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -120,6 +183,7 @@ export class SupervisedService {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
     await this.kill('SIGTERM');
     await new Promise<void>((resolve) => (this.#logFile ? this.#logFile.end(resolve) : resolve()));
   }
