@@ -24,6 +24,11 @@ async function start(config: AppConfig): Promise<void> {
   process.on('unhandledRejection', (reason: unknown) => {
     moduleLogger('process').error({ err: reason }, 'unhandled promise rejection; the service keeps running');
   });
+  // A thrown exception still ends the process (its state is unknown; the supervisor starts it again), but as a log
+  // line of its own, with the stack, where operators and log shippers look, not only as Node's text on stderr.
+  process.on('uncaughtExceptionMonitor', (error, origin) => {
+    moduleLogger('process').fatal({ err: error, origin }, 'uncaught exception: the service exits');
+  });
   const signals = new StopSignals({
     graceMs: config.shutdownGraceMs,
     write: (line) => process.stderr.write(`${line}\n`),
