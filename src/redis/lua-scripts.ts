@@ -25,16 +25,8 @@ function scriptOf(name: string): Script {
 
 const isNoScript = (error: unknown) => error instanceof Error && error.message.startsWith('NOSCRIPT');
 
-/**
- * A reply that says the script did not run on this node and where to send it: `MOVED <slot> <host>:<port>`,
- * `ASK <slot> <host>:<port>`, or `READONLY` (the node became a replica: a planned failover). Nothing was written.
- */
-function redirectionOf(error: unknown): { kind: 'MOVED' | 'ASK' | 'READONLY'; host: string; port: number } | undefined {
-  if (!(error instanceof Error)) return undefined;
-  if (error.message.startsWith('READONLY')) return { kind: 'READONLY', host: '', port: 0 };
-  const match = /^(MOVED|ASK) \d+ (.+):(\d+)/.exec(error.message);
-  return match ? { kind: match[1] as 'MOVED' | 'ASK', host: match[2]!, port: Number(match[3]) } : undefined;
-}
+/** A reply that says the script did not run on this node: `MOVED <slot> <host>:<port>`, or `READONLY` (a replica). */
+const isRedirection = (error: unknown) => error instanceof Error && /^(MOVED|READONLY)/.test(error.message);
 
 /** How many redirections one script call follows before it gives up (a cluster that keeps moving the slot). */
 const MAX_REDIRECTIONS = 5;
@@ -75,39 +67,17 @@ export class LuaScripts<Name extends string> {
   }
 
   /**
-   * ioredis follows MOVED and ASK for a command sent alone, but an auto-pipelined batch (the commands of one
-   * node, whatever their slots) whose other commands went through hands the redirection to the caller, and
-   * goes on routing the slot to the old node until its next slots refresh (ioredis issue 2075): after a
-   * failover or a slot migration every script call to that slot failed for seconds. Here MOVED and READONLY
-   * refresh the slots and send again; ASK (the slot is being migrated and these keys already moved) sends
-   * `ASKING` and the script to the node named, on one connection. None of them ran the script.
+   * ioredis follows MOVED and ASK (cluster connections send each command alone: see redis-client.ts), but not
+   * READONLY: after a planned failover the old master, now a replica, refuses the script until ioredis's next
+   * slots refresh. READONLY (and a MOVED ioredis gave up on) refresh the slots and send again; the script did
+   * not run.
    */
   #follow(script: Script, keys: string[], args: Array<string | number>, redirections: number): Promise<unknown> {
     return this.#send(script, keys, args).catch(async (error: unknown) => {
-      const redirection = redirectionOf(error);
       const cluster = this.redis;
-      if (!redirection || !(cluster instanceof Cluster) || redirections >= MAX_REDIRECTIONS) throw error;
-      if (redirection.kind === 'ASK') {
-        const node = cluster.nodes('master').find((candidate) => candidate.options.port === redirection.port && candidate.options.host === redirection.host);
-        if (node) return this.#ask(node, script, keys, args);
-      }
+      if (!isRedirection(error) || !(cluster instanceof Cluster) || redirections >= MAX_REDIRECTIONS) throw error;
       await refreshSlots(cluster);
       return this.#follow(script, keys, args, redirections + 1);
-    });
-  }
-
-  /** `ASKING` then the script, on the one connection to the node that imports the slot. */
-  async #ask(node: ReturnType<Cluster['nodes']>[number], script: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
-    const sent = async (body: (pipeline: ReturnType<typeof node.pipeline>) => void) => {
-      const pipeline = node.pipeline().asking();
-      body(pipeline);
-      const [, [error, reply]] = (await pipeline.exec()) as [[Error | null, unknown], [Error | null, unknown]];
-      if (error) throw error;
-      return reply;
-    };
-    return sent((pipeline) => pipeline.evalsha(script.sha, keys.length, ...keys, ...args)).catch((error: unknown) => {
-      if (!isNoScript(error)) throw error;
-      return sent((pipeline) => pipeline.eval(script.source, keys.length, ...keys, ...args));
     });
   }
 }

@@ -48,7 +48,12 @@ export function createRedisClient(target: RedisTarget, purpose: ConnectionPurpos
   const options = optionsFor(purpose, shouldReconnect);
   if (!target.cluster) return new Redis(target.url, options);
   const seeds = clusterSeeds(target.url);
-  const { enableOfflineQueue, enableAutoPipelining, ...redisOptions } = options;
+  // No auto-pipelining on a cluster: ioredis batches the commands of one tick per node, whatever their slots, and
+  // when a slot moves (a migration, a failover) the batch hands MOVED and ASK to the callers instead of following
+  // them (ioredis issue 2075), and its reply bookkeeping can throw out of a callback and end the process
+  // ("results[i] is not iterable", issue 1931; both seen in the cluster soak). Each command goes alone, and
+  // ioredis follows its redirections.
+  const { enableOfflineQueue, enableAutoPipelining: _batchesPerNode, ...redisOptions } = options;
   const clusterOptions: ClusterOptions = {
     redisOptions: {
       ...redisOptions,
@@ -58,7 +63,6 @@ export function createRedisClient(target: RedisTarget, purpose: ConnectionPurpos
     },
     enableReadyCheck: true,
     ...(enableOfflineQueue === false ? { enableOfflineQueue: false } : {}),
-    ...(enableAutoPipelining ? { enableAutoPipelining } : {}),
     clusterRetryStrategy: (attempt) => (shouldReconnect() ? Math.min(attempt * 200, 2_000) : null),
     slotsRefreshTimeout: 2_000,
   };

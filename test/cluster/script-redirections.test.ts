@@ -6,12 +6,10 @@ import { clusterNodes, migrateSlot, shardOf } from '../support/redis-cluster-ope
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
 
 /**
- * Issue 53 (found by the cluster soak): the service's worker connections auto-pipeline, and ioredis batches the
- * commands of one tick per node, whatever their slots. When a slot moves (a migration, a failover), a batch
- * in which the moved slot's script got MOVED or ASK while another slot's script ran hands the redirection to
- * the caller, and ioredis goes on sending that slot to the old node until its next slots refresh: heartbeats,
- * takes and turn steps failed for seconds. The session queue's scripts now follow the redirection themselves.
- * A cluster of this file's own: its slots are moved about.
+ * Issue 53 (found by the cluster soak): the session queue's scripts run while their slot moves, MOVED once it has
+ * moved and ASK while it is half-way, also when another slot's script goes to the same master in the same tick.
+ * Auto-pipelined, such a batch handed the redirection to the caller; cluster connections now send each command
+ * alone (src/redis/redis-client.ts) and ioredis follows it. A cluster of this file's own: its slots are moved about.
  */
 let cluster: RedisCluster;
 let redis: RedisClient;
@@ -29,7 +27,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** Two keys of different slots served by one master (so one auto-pipelined batch carries both). */
+/** Two keys of different slots served by one master (a batch per node would carry both). */
 async function twoKeysOnOneMaster(tag: string): Promise<{ moving: string; staying: string; slot: number }> {
   const slotOf = async (key: string) => Number(await redis.call('CLUSTER', 'KEYSLOT', key));
   const moving = `{${tag}-moving}:alive`;
@@ -51,7 +49,7 @@ describe('the session queue’s scripts while slots move', () => {
     const keys = await twoKeysOnOneMaster('moved');
     await beatBoth(keys);
     await migrateSlot(cluster, keys.slot);
-    // ioredis still routes the moved slot to its old master: the batch gets MOVED for it and OK for the other
+    // the client still routes the moved slot to its old master: MOVED for it, OK for the other
     const [moving, staying] = await beatBoth(keys);
     expect(moving[0]).toMatch(/^\d+$/);
     expect(staying[0]).toMatch(/^\d+$/);
