@@ -16,14 +16,27 @@ afterAll(async () => {
 /**
  * Issue 53 (a soak's gateway went away after a restart and left nothing in the JSON log): an exception thrown
  * outside any request (a library's timer, an event handler) ends the process with a fatal log line that carries
- * the stack. A module preloaded with `--import` throws from a timer once the service is up.
+ * the stack. A module preloaded with `--import` throws from a timer once the service is up and the test says so
+ * (a file appears).
  */
 describe('an uncaught exception', () => {
   it('is logged as one fatal JSON line with its stack before the process exits', async () => {
-    const preload = join(mkdtempSync(join(tmpdir(), 'uncaught-')), 'throw-later.mjs');
-    writeFileSync(preload, `setTimeout(() => { throw new TypeError('slots[slot] is undefined'); }, 1500);\n`);
+    const directory = mkdtempSync(join(tmpdir(), 'uncaught-'));
+    const [preload, trigger] = [join(directory, 'throw-later.mjs'), join(directory, 'throw-now')];
+    writeFileSync(
+      preload,
+      `import { existsSync } from 'node:fs';
+const poll = setInterval(() => {
+  if (!existsSync(${JSON.stringify(trigger)})) return;
+  clearInterval(poll);
+  throw new TypeError('slots[slot] is undefined');
+}, 20);
+poll.unref();
+`,
+    );
     const service = await startServiceProcess(environment.env({ ROLE: 'gateway', OPENAI_API_KEY: '', NODE_OPTIONS: `--import=${preload}` }));
 
+    writeFileSync(trigger, '');
     const code = await service.exited;
 
     expect(code).not.toBe(0);

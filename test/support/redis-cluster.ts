@@ -93,14 +93,22 @@ async function clusterInfo(port: number): Promise<Record<string, string> | undef
 }
 
 /** Waits until `CLUSTER NODES` on `port` lists `count` replicas (`redis-cli --cluster create` attaches them after the slots). */
-async function waitForReplicas(port: number, count: number, timeoutMs: number): Promise<void> {
+/**
+ * Until every replica is attached and in sync: `count` replicas online in their masters' INFO replication (a
+ * replica CLUSTER NODES already names may still be loading its first copy, and a WAIT would find none).
+ */
+async function waitForReplicas(ports: number[], count: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const replication = async (port: number) => {
     const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });
     client.on('error', () => {});
-    const text = await client.connect().then(() => client.call('CLUSTER', 'NODES')).then(String, () => '').finally(() => client.disconnect());
-    if (text.split('\n').filter((line) => / (myself,)?slave /.test(line)).length >= count) return;
-    if (Date.now() > deadline) throw new Error(`the Redis Cluster's ${count} replicas were not attached within ${timeoutMs} ms`);
+    return client.connect().then(() => client.info('replication')).then(String, () => '').finally(() => client.disconnect());
+  };
+  for (;;) {
+    const infos = await Promise.all(ports.map(replication));
+    const online = infos.join('\n').split('\n').filter((line) => /^slave\d+:.*state=online/.test(line)).length;
+    if (online >= count) return;
+    if (Date.now() > deadline) throw new Error(`the Redis Cluster's ${count} replicas were not in sync within ${timeoutMs} ms (${online} online)`);
     await sleep(100);
   }
 }
@@ -203,7 +211,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       timeout: options.timeoutMs ?? 30_000,
     });
     await waitUntilHealthy();
-    if (replicas > 0) await waitForReplicas(nodes[0]!.port, masters * replicas, options.timeoutMs ?? 30_000);
+    if (replicas > 0) await waitForReplicas(nodes.map((node) => node.port), masters * replicas, options.timeoutMs ?? 30_000);
   } catch (error) {
     await stop();
     throw error;
