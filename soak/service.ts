@@ -171,6 +171,8 @@ export class SupervisedService {
   private async relaunch(): Promise<void> {
     this.restarts += 1;
     for (let attempt = 1; ; attempt += 1) {
+      // a stop during a restart ends it: no new life after the stop
+      if (this.#stopped) return;
       try {
         await this.launch();
         return;
@@ -184,6 +186,9 @@ export class SupervisedService {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    await this.kill('SIGTERM');
+    // a restart under way may have started a life after that kill
+    await this.#restarting;
     await this.kill('SIGTERM');
     await new Promise<void>((resolve) => (this.#logFile ? this.#logFile.end(resolve) : resolve()));
   }

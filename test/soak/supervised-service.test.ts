@@ -6,7 +6,8 @@ import { SupervisedService } from '../../soak/service.js';
 
 /**
  * A stand-in for the service: answers /healthz on PORT and, unless the file CRASH_MARK names is there, writes it and
- * throws from a timer 300 ms in (an uncaught exception: a stack trace on stderr, not a JSON log line). While the count in
+ * throws from a timer 300 ms in (an uncaught exception: a stack trace on stderr, not a JSON log line); once the mark
+ * is there it listens only after SLOW_START_AFTER_CRASH_MS (a restart that takes a while). While the count in
  * FAIL_STARTS_FILE is above 0 it exits before it listens (and counts down), as the service does when Redis is away
  * at its start.
  */
@@ -19,8 +20,10 @@ if (failures > 0) {
   console.error('Redis did not become ready');
   process.exit(1);
 }
-http.createServer((request, response) => response.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');
-if (process.env.CRASH_MARK && !fs.existsSync(process.env.CRASH_MARK)) {
+const crashed = process.env.CRASH_MARK && fs.existsSync(process.env.CRASH_MARK);
+const server = http.createServer((request, response) => response.end('ok'));
+setTimeout(() => server.listen(Number(process.env.PORT), '127.0.0.1'), crashed ? Number(process.env.SLOW_START_AFTER_CRASH_MS ?? 0) : 0);
+if (process.env.CRASH_MARK && !crashed) {
   setTimeout(() => {
     fs.writeFileSync(process.env.CRASH_MARK, '');
     throw new TypeError('slots[slot] is undefined');
@@ -56,6 +59,18 @@ describe('soak supervisor: unexpected exits', () => {
     expect(exit!.code).toBe(1);
     expect(exit!.lastLines.join('\n')).toContain('TypeError: slots[slot] is undefined');
     expect(service.restarts).toBe(1);
+  });
+
+  it('leaves nothing running when stopped while a crashed process is being started again', async () => {
+    service = await SupervisedService.start('gateway', { CRASH_MARK: join(script, '..', 'crashed-then-stopped'), SLOW_START_AFTER_CRASH_MS: '3000' }, [script]);
+    await until(() => service!.unexpectedExits.length === 1);
+    // the supervisor restarts it a second after the crash; its new life takes 3 s to answer
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+    await service.stop();
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+
+    expect(service.running).toBe(false);
   });
 
   it('does not count the kills and restarts the soak makes, nor its stop', async () => {
