@@ -161,20 +161,38 @@ export class QueueWorker {
       try {
         const batch = Math.min(POP_BATCH, concurrency - this.#running.size);
         const due = await queue.popDue(shard, batch, workerId);
+        if (this.#closing) {
+          await this.handBack(shard, due.sessionKeys);
+          break;
+        }
         for (const sessionKey of due.sessionKeys) this.take(sessionKey);
         // a full batch: more may be due right now; fewer: the shard is drained until its marker says otherwise
         if (due.sessionKeys.length === batch) continue;
         waitMs = due.nextDueAt === undefined ? IDLE_WAIT_MS : Math.min(IDLE_WAIT_MS, due.nextDueAt - due.now);
         if (waitMs <= 0) continue;
         const woken = await blocking.bzpopmin(wakeKey, preferredKey, Math.max(waitMs, 1) / 1000);
+        const mine = woken?.[0] === preferredKey ? woken[1] : undefined;
+        if (mine && this.#closing) await this.handBack(shard, [mine]);
         // paused meanwhile (the wait lasts up to IDLE_WAIT_MS): the session stays in the shard's schedule for later
-        if (woken?.[0] === preferredKey && woken[1] && !this.#options.isPaused?.()) this.take(woken[1]);
+        else if (mine && !this.#options.isPaused?.()) this.take(mine);
       } catch (error) {
         if (this.#closing) break;
         logger.warn({ err: error, shard }, 'could not take work from the queue; trying again');
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
+  }
+
+  /**
+   * A pop that returned after the close began: its sessions are not run here (a turn started now would only be cut
+   * short by the grace period) but made due for the other workers at once; left alone they would wait out the pop's
+   * claim (the lease) or the placement grace.
+   */
+  private async handBack(shard: number, sessionKeys: string[]): Promise<void> {
+    if (sessionKeys.length === 0) return;
+    await this.#options.queue.handBack(shard, sessionKeys).catch((error: unknown) =>
+      this.#options.logger.warn({ err: error, shard, sessions: sessionKeys.length }, 'could not hand back the sessions a stopping worker popped; they wait for their schedule'),
+    );
   }
 
   private wakeWaiters(): void {

@@ -18,6 +18,7 @@ const QUEUE_SCRIPTS = {
   'save-delivery': 3,
   'reap-worker': 5,
   'hand-back-preferred': 3,
+  'hand-back': 2,
   beat: 1,
   'new-conversation': 1,
   'record-failure': 2,

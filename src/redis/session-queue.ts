@@ -223,6 +223,12 @@ export class SessionQueue {
     return handed;
   }
 
+  /** A worker that stops: sessions its last pop took and it will not run are due now for any worker. */
+  async handBack(shard: number, sessionKeys: string[]): Promise<number> {
+    const keys = this.keys.shard(shard);
+    return this.#scripts.run<number>('hand-back', [keys.sched, keys.wake], sessionKeys);
+  }
+
   /** A failed turn goes back to the head, same id, to run again after `delayMs` (0: handed back on shutdown). */
   async requeue(sessionKey: string, turnId: string, holder: string, retry: { delayMs: number; attempt: number; round: number }): Promise<'requeued' | 'dropped' | 'lost'> {
     const keys = this.keys.session(sessionKey);

@@ -127,6 +127,49 @@ describe('QueueWorker: a session’s turns run on its own worker', () => {
     return ran;
   }
 
+  it('a pop that returns after its worker began to stop hands its sessions to the others at once, unrun there', async () => {
+    const { queue, worker } = deployment({ placementGraceMs: GRACE_MS });
+    const ran: string[] = [];
+    let holding = false;
+    let letPopReturn!: () => void;
+    const popReturns = new Promise<void>((resolve) => (letPopReturn = resolve));
+    const a = worker(
+      async () => {
+        ran.push('a');
+        return { kind: 'completed' };
+      },
+      {
+        // A's pop that finds the session is answered only once A has begun to stop
+        adjustQueue: (workerQueue) => {
+          const pop = workerQueue.popDue.bind(workerQueue);
+          workerQueue.popDue = async (...args) => {
+            const due = await pop(...args);
+            if (due.sessionKeys.length > 0) {
+              holding = true;
+              await popReturns;
+            }
+            return due;
+          };
+        },
+      },
+    );
+    const message = inboundMessage();
+    await queue.enqueue(sessionKeyOf(message), message);
+    await a.start();
+    await waitFor(async () => (holding ? true : undefined), { timeoutMs: 5_000, what: 'A’s pop of the session' });
+    const closing = a.close();
+    letPopReturn();
+    await closing;
+    const b = worker(async () => {
+      ran.push('b');
+      return { kind: 'completed' };
+    });
+    await b.start();
+    // at once: not after the pop's claim (the 30 s lease) ran out
+    await waitFor(async () => (ran.includes('b') ? true : undefined), { timeoutMs: 4_000, what: 'the session at another worker' });
+    expect(ran).toEqual(['b']);
+  });
+
   it('a worker that shuts down hands the sessions waiting for it to the others', async () => {
     expect(await stopWhileASessionWaits()).toEqual(['a:1', 'b:1']);
   });

@@ -35,6 +35,8 @@ export function queueDeployments() {
     leaseMs?: number;
     concurrency?: number;
     releases?: ReleaseObserver;
+    /** Changes the worker's own session queue before the worker gets it (a test holding a call back, say). */
+    adjustQueue?: (queue: SessionQueue) => void;
   }
 
   /**
@@ -68,7 +70,9 @@ export function queueDeployments() {
 
     function worker(runTurn: (request: TurnRequest) => Promise<TurnOutcome>, options: HarnessOptions = {}) {
       const workerId = uniqueName('w');
+      const { adjustQueue, ...workerOptions } = options;
       const workerQueue = new SessionQueue(redis, keys, { ...queue.options, leaseMs: options.leaseMs ?? 30_000 });
+      adjustQueue?.(workerQueue);
       const abortBus = new AbortBus(keys.abortChannel, redis, undefined, logger);
       const beat = new WorkerBeat(redis, keys, workerId, logger, { intervalMs: 200, ttlMs: 1_000 });
       const instance = new QueueWorker({
@@ -83,7 +87,7 @@ export function queueDeployments() {
         abortBus,
         runTurn,
         logger,
-        ...options,
+        ...workerOptions,
       });
       let closed = false;
       const start = async () => {
