@@ -191,9 +191,9 @@ export class SessionQueue {
 
   /**
    * `history`: the turn was stored, having started at history version `base`; the session's version moves on to
-   * `next` (newHistoryVersion()) when it still stands at `base`, to another new one otherwise.
+   * `next` (newHistoryVersion()) when it still stands at `base`, to another new one otherwise. `handOff`: the
+   * releasing worker is stopping; a session with messages waiting is any worker's at once, not its own first.
    */
-  /** `handOff`: the releasing worker is stopping; a session with messages waiting is any worker's at once, not its own first. */
   async release(sessionKey: string, turnId: string, holder: string, history?: { base: string; next: string }, handOff = false): Promise<ReleaseResult> {
     const keys = this.keys.session(sessionKey);
     const reply = await this.#scripts.run<string[]>(
